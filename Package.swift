@@ -1,0 +1,63 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+/// Every Swift target gets the same upcoming features (STYLE 1.1).
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "Rampart",
+    products: [
+        .library(name: "RampartCrypto", targets: ["RampartCrypto"]),
+        .library(name: "RampartX509", targets: ["RampartX509"]),
+        .executable(name: "rampart", targets: ["rampart"]),
+        .executable(name: "rampart-bench", targets: ["rampart-bench"]),
+    ],
+    targets: [
+        // MARK: C libraries (Debian packages, linked from the system)
+        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "CSecret", pkgConfig: "libsecret-1", providers: [.apt(["libsecret-1-dev"])]),
+        .systemLibrary(name: "CArgon2", pkgConfig: "libargon2", providers: [.apt(["libargon2-dev"])]),
+
+        // MARK: Libraries
+        .target(name: "RampartCrypto", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
+        .target(name: "RampartX509", dependencies: ["RampartCrypto"], swiftSettings: swiftSettings),
+        .target(
+            name: "RampartCLI",
+            dependencies: ["RampartCrypto", "RampartX509"],
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: Executables
+        .executableTarget(name: "rampart", dependencies: ["RampartCLI"], swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "rampart-bench",
+            dependencies: ["RampartCrypto", "RampartX509"],
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: Tests
+        .target(name: "TestSupport", dependencies: ["RampartCrypto"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "RampartCryptoTests",
+            dependencies: ["RampartCrypto", "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RampartX509Tests",
+            dependencies: ["RampartX509", "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RampartCLITests",
+            dependencies: ["RampartCLI", "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
+    ]
+)

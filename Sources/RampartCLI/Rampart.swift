@@ -1,0 +1,64 @@
+import Foundation
+
+/// The `rampart` command-line tool: dispatches to subcommands and turns errors into one-line messages and exit codes.
+public enum Rampart {
+    /// Every subcommand, in the order `rampart --help` lists them.
+    public static let commands: [any Command.Type] = []
+
+    /// The top-level help text.
+    public static var help: String {
+        var lines = [
+            "rampart: security tooling for iOS apps and their servers",
+            "",
+            "USAGE: rampart <subcommand> [options]",
+            "",
+            "SUBCOMMANDS:",
+        ]
+        let width = (commands.map { $0.name.count }.max() ?? 0) + 2
+        for command in commands {
+            lines.append("  " + command.name.padding(toLength: width, withPad: " ", startingAt: 0) + command.abstract)
+        }
+        lines += [
+            "",
+            "Every subcommand takes --help and --json. Exit codes: 0 success, 1 negative verdict, 2 bad usage or input.",
+        ]
+        return lines.joined(separator: "\n")
+    }
+
+    /// Runs `rampart` with `arguments` (without the program name).
+    ///
+    /// - Parameters:
+    ///   - arguments: The command line after `rampart`.
+    ///   - context: The streams and clock to use.
+    /// - Returns: The process exit status.
+    public static func main(_ arguments: [String], context: CommandContext = .process) async -> Int32 {
+        guard let name = arguments.first, name != "--help", name != "-h", name != "help" else {
+            if arguments.count >= 2, let command = commands.first(where: { $0.name == arguments[1] }) {
+                context.print(command.help)
+            } else {
+                context.print(help)
+            }
+            return arguments.isEmpty ? ExitCode.usage.rawValue : ExitCode.success.rawValue
+        }
+        guard let command = commands.first(where: { $0.name == name }) else {
+            context.printError("rampart: unknown subcommand '\(name)'; run 'rampart --help' for the list")
+            return ExitCode.usage.rawValue
+        }
+        var rest = Arguments(Array(arguments.dropFirst()))
+        if rest.wantsHelp() {
+            context.print(command.help)
+            return ExitCode.success.rawValue
+        }
+        do {
+            return try await command.run(&rest, context: context).rawValue
+        } catch let error as UsageError {
+            context.printError("rampart \(name): \(error.message) (see 'rampart \(name) --help')")
+            return ExitCode.usage.rawValue
+        } catch let code as ExitCode {
+            return code.rawValue
+        } catch {
+            context.printError("rampart \(name): \(error)")
+            return ExitCode.usage.rawValue
+        }
+    }
+}

@@ -1,0 +1,184 @@
+internal import COpenSSL
+internal import Foundation
+
+/// Owns one `EVP_PKEY`, released with `EVP_PKEY_free` in `deinit`.
+///
+/// `@unchecked Sendable`: the key is never mutated after `init`; OpenSSL allows concurrent use of a const `EVP_PKEY`
+/// for signing and verification from several threads.
+final class EVPKey: @unchecked Sendable {
+    let pointer: OpaquePointer
+
+    init(taking pointer: OpaquePointer) { self.pointer = pointer }
+
+    deinit { EVP_PKEY_free(pointer) }
+
+    /// The curve of an EC key on a supported named curve; nil for anything else.
+    var ecCurve: ECCurve? {
+        guard EVP_PKEY_get_base_id(pointer) == EVP_PKEY_EC else { return nil }
+        var buffer = [CChar](repeating: 0, count: 64)
+        var length = 0
+        guard EVP_PKEY_get_utf8_string_param(pointer, OSSL_PKEY_PARAM_GROUP_NAME, &buffer, buffer.count, &length) == 1
+        else {
+            _ = drainOpenSSLErrors()
+            return nil
+        }
+        let name = String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        switch name {
+        case "prime256v1", "P-256", "secp256r1": return .p256
+        case "secp384r1", "P-384": return .p384
+        case "secp521r1", "P-521": return .p521
+        default: return nil
+        }
+    }
+
+    /// The public key as OpenSSL encodes it for its type (X9.63 uncompressed point for EC, raw bytes for EdDSA).
+    var encodedPublicPoint: [UInt8] {
+        var length = 0
+        guard EVP_PKEY_get_octet_string_param(pointer, OSSL_PKEY_PARAM_ENCODED_PUBLIC_KEY, nil, 0, &length) == 1 else {
+            preconditionFailure("EVP_PKEY has no encoded public key: \(drainOpenSSLErrors())")
+        }
+        var out = [UInt8](repeating: 0, count: length)
+        guard EVP_PKEY_get_octet_string_param(pointer, OSSL_PKEY_PARAM_ENCODED_PUBLIC_KEY, &out, length, &length) == 1
+        else { preconditionFailure("EVP_PKEY_get_octet_string_param failed: \(drainOpenSSLErrors())") }
+        return Array(out.prefix(length))
+    }
+
+    /// The DER SubjectPublicKeyInfo (`i2d_PUBKEY`).
+    var spkiDER: [UInt8] {
+        // i2d_PUBKEY with a NULL output pointer returns the length; with a pointer it writes and advances it.
+        let length = i2d_PUBKEY(pointer, nil)
+        guard length > 0 else { preconditionFailure("i2d_PUBKEY failed: \(drainOpenSSLErrors())") }
+        var out = [UInt8](repeating: 0, count: Int(length))
+        out.withUnsafeMutableBufferPointer { buffer in
+            var cursor = buffer.baseAddress
+            _ = i2d_PUBKEY(pointer, &cursor)
+        }
+        return out
+    }
+}
+
+func importECPublicKey(curve: ECCurve, point: [UInt8]) throws -> EVPKey {
+    let builder = try ParameterBuilder()
+    try builder.addString(OSSL_PKEY_PARAM_GROUP_NAME, curve.rawValue)
+    try builder.addBytes(OSSL_PKEY_PARAM_PUB_KEY, point)
+    return try keyFromData(type: "EC", selection: COpenSSL_EVP_PKEY_PUBLIC_KEY(), builder: builder) {
+        CryptoError.invalidKey("the bytes are not a point on \(curve.rawValue)")
+    }
+}
+
+/// Builds an `EVP_PKEY` of `type` from parameters with `EVP_PKEY_fromdata` (which checks EC points lie on the curve).
+func keyFromData(
+    type: String,
+    selection: Int32,
+    builder: ParameterBuilder,
+    failure: () -> CryptoError
+) throws -> EVPKey {
+    // EVP_PKEY_CTX_new_from_name returns an owned context released with EVP_PKEY_CTX_free.
+    guard let context = EVP_PKEY_CTX_new_from_name(nil, type, nil) else {
+        throw CryptoError.unsupportedAlgorithm("OpenSSL has no key type \(type)")
+    }
+    defer { EVP_PKEY_CTX_free(context) }
+    guard EVP_PKEY_fromdata_init(context) == 1 else { throw CryptoError.openSSL("EVP_PKEY_fromdata_init failed") }
+    var key: OpaquePointer?
+    let status = try builder.withParameters { (params) throws -> Int32 in
+        EVP_PKEY_fromdata(context, &key, selection, UnsafeMutablePointer(mutating: params))
+    }
+    guard status == 1, let key else {
+        _ = drainOpenSSLErrors()
+        throw failure()
+    }
+    return EVPKey(taking: key)
+}
+
+func importSPKI(_ der: [UInt8]) throws -> EVPKey {
+    guard !der.isEmpty, der.count <= 1 << 20 else {
+        throw CryptoError.invalidKey("a SubjectPublicKeyInfo must be 1 byte…1 MiB")
+    }
+    // d2i_PUBKEY returns an owned EVP_PKEY (freed by EVPKey) and advances the cursor past what it consumed.
+    let result: (OpaquePointer?, Int) = der.withUnsafeBufferPointer { buffer in
+        var cursor = buffer.baseAddress
+        let key = d2i_PUBKEY(nil, &cursor, buffer.count)
+        let consumed = cursor.map { buffer.baseAddress?.distance(to: $0) ?? 0 } ?? 0
+        return (key, consumed)
+    }
+    guard let key = result.0 else {
+        _ = drainOpenSSLErrors()
+        throw CryptoError.invalidKey("the bytes are not a DER SubjectPublicKeyInfo")
+    }
+    let owned = EVPKey(taking: key)
+    guard result.1 == der.count else { throw CryptoError.invalidKey("trailing bytes after the SubjectPublicKeyInfo") }
+    return owned
+}
+
+func generateECKey(curve: ECCurve) -> EVPKey {
+    guard let context = EVP_PKEY_CTX_new_from_name(nil, "EC", nil) else {
+        preconditionFailure("OpenSSL has no EC keys: \(drainOpenSSLErrors())")
+    }
+    defer { EVP_PKEY_CTX_free(context) }
+    var key: OpaquePointer?
+    guard EVP_PKEY_keygen_init(context) == 1,
+        EVP_PKEY_CTX_set_group_name(context, curve.rawValue) == 1,
+        EVP_PKEY_generate(context, &key) == 1,
+        let key
+    else { preconditionFailure("EC key generation failed: \(drainOpenSSLErrors())") }
+    return EVPKey(taking: key)
+}
+
+/// Owns an `EVP_MD_CTX` used for one sign or verify operation.
+private final class SignatureContext {
+    let ctx: OpaquePointer
+
+    init() {
+        guard let ctx = EVP_MD_CTX_new() else { preconditionFailure("EVP_MD_CTX_new failed") }
+        self.ctx = ctx
+    }
+
+    deinit { EVP_MD_CTX_free(ctx) }
+}
+
+/// Verifies `signature` over `message` (hashed with `digest`; nil for one-shot schemes such as Ed25519).
+func verifySignature(
+    _ key: EVPKey,
+    digest: DigestAlgorithm?,
+    signature: some ContiguousBytes,
+    message: some ContiguousBytes,
+    configure: (OpaquePointer) -> Bool = { _ in true }
+) -> Bool {
+    let context = SignatureContext()
+    var pkeyContext: OpaquePointer?
+    guard EVP_DigestVerifyInit(context.ctx, &pkeyContext, digest?.evpMD, nil, key.pointer) == 1,
+        let pkeyContext, configure(pkeyContext)
+    else {
+        _ = drainOpenSSLErrors()
+        return false
+    }
+    let status = signature.withUnsafeBytes { sig in
+        message.withUnsafeBytes { msg in
+            EVP_DigestVerify(
+                context.ctx, sig.baseAddress?.assumingMemoryBound(to: UInt8.self), sig.count,
+                msg.baseAddress?.assumingMemoryBound(to: UInt8.self), msg.count)
+        }
+    }
+    // 1 = valid, 0 = invalid, negative = malformed or error: anything but 1 is a rejection.
+    if status != 1 { _ = drainOpenSSLErrors() }
+    return status == 1
+}
+
+func signMessage(_ key: EVPKey, digest: DigestAlgorithm?, message: some ContiguousBytes) throws -> [UInt8] {
+    let context = SignatureContext()
+    guard EVP_DigestSignInit(context.ctx, nil, digest?.evpMD, nil, key.pointer) == 1 else {
+        throw CryptoError.openSSL("EVP_DigestSignInit failed")
+    }
+    return try message.withUnsafeBytes { (msg) throws -> [UInt8] in
+        let input = msg.baseAddress?.assumingMemoryBound(to: UInt8.self)
+        var length = 0
+        guard EVP_DigestSign(context.ctx, nil, &length, input, msg.count) == 1 else {
+            throw CryptoError.openSSL("EVP_DigestSign (size) failed")
+        }
+        var out = [UInt8](repeating: 0, count: length)
+        guard EVP_DigestSign(context.ctx, &out, &length, input, msg.count) == 1 else {
+            throw CryptoError.openSSL("EVP_DigestSign failed")
+        }
+        return Array(out.prefix(length))
+    }
+}

@@ -1,0 +1,146 @@
+internal import COpenSSL
+
+/// Builds an `OSSL_PARAM` array. Every pushed value is copied into memory the builder owns, so no Swift pointer has
+/// to outlive a closure; `OSSL_PARAM_BLD_to_param` copies again into the returned block.
+final class ParameterBuilder {
+    private let builder: OpaquePointer
+    private var owned: [UnsafeMutableRawBufferPointer] = []
+
+    init() throws {
+        // OSSL_PARAM_BLD_new returns an owned builder freed with OSSL_PARAM_BLD_free.
+        guard let builder = OSSL_PARAM_BLD_new() else { throw CryptoError.openSSL("OSSL_PARAM_BLD_new failed") }
+        self.builder = builder
+    }
+
+    deinit {
+        OSSL_PARAM_BLD_free(builder)
+        for buffer in owned {
+            cleanse(buffer)
+            buffer.deallocate()
+        }
+    }
+
+    private func keep(_ bytes: [UInt8], terminate: Bool) -> UnsafeMutableRawBufferPointer {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(
+            byteCount: max(bytes.count + (terminate ? 1 : 0), 1), alignment: 1)
+        buffer.initializeMemory(as: UInt8.self, repeating: 0)
+        bytes.withUnsafeBytes { source in
+            if let base = source.baseAddress, let target = buffer.baseAddress {
+                target.copyMemory(from: base, byteCount: source.count)
+            }
+        }
+        owned.append(buffer)
+        return buffer
+    }
+
+    func addString(_ key: String, _ value: String) throws {
+        let name = keep(Array(key.utf8), terminate: true)
+        let text = keep(Array(value.utf8), terminate: true)
+        guard
+            OSSL_PARAM_BLD_push_utf8_string(
+                builder, name.baseAddress?.assumingMemoryBound(to: CChar.self),
+                text.baseAddress?.assumingMemoryBound(to: CChar.self), value.utf8.count) == 1
+        else { throw CryptoError.openSSL("could not set parameter \(key)") }
+    }
+
+    func addBytes(_ key: String, _ value: [UInt8]) throws {
+        let name = keep(Array(key.utf8), terminate: true)
+        let bytes = keep(value, terminate: false)
+        guard
+            OSSL_PARAM_BLD_push_octet_string(
+                builder, name.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.baseAddress, value.count) == 1
+        else { throw CryptoError.openSSL("could not set parameter \(key)") }
+    }
+
+    func addUInt64(_ key: String, _ value: UInt64) throws {
+        let name = keep(Array(key.utf8), terminate: true)
+        guard OSSL_PARAM_BLD_push_uint64(builder, name.baseAddress?.assumingMemoryBound(to: CChar.self), value) == 1
+        else { throw CryptoError.openSSL("could not set parameter \(key)") }
+    }
+
+    func addUInt32(_ key: String, _ value: UInt32) throws {
+        let name = keep(Array(key.utf8), terminate: true)
+        guard OSSL_PARAM_BLD_push_uint32(builder, name.baseAddress?.assumingMemoryBound(to: CChar.self), value) == 1
+        else { throw CryptoError.openSSL("could not set parameter \(key)") }
+    }
+
+    /// Calls `body` with the finished parameter array; the array is freed afterwards.
+    func withParameters<R>(_ body: (UnsafePointer<OSSL_PARAM>) throws -> R) throws -> R {
+        // OSSL_PARAM_BLD_to_param returns an owned array released with OSSL_PARAM_free.
+        guard let params = OSSL_PARAM_BLD_to_param(builder) else {
+            throw CryptoError.openSSL("OSSL_PARAM_BLD_to_param failed")
+        }
+        defer { OSSL_PARAM_free(params) }
+        return try body(params)
+    }
+}
+
+/// Runs an `EVP_KDF` by name with the given parameters and returns `length` bytes.
+func deriveWithKDF(
+    _ name: String,
+    length: Int,
+    parameters: (ParameterBuilder) throws -> Void
+) throws -> [UInt8] {
+    // EVP_KDF_fetch returns a reference released with EVP_KDF_free; EVP_KDF_CTX_new takes its own reference.
+    guard let kdf = EVP_KDF_fetch(nil, name, nil) else {
+        throw CryptoError.unsupportedAlgorithm("OpenSSL has no KDF \(name)")
+    }
+    defer { EVP_KDF_free(kdf) }
+    guard let context = EVP_KDF_CTX_new(kdf) else { throw CryptoError.openSSL("EVP_KDF_CTX_new failed") }
+    defer { EVP_KDF_CTX_free(context) }
+    let builder = try ParameterBuilder()
+    try parameters(builder)
+    var out = [UInt8](repeating: 0, count: length)
+    let status = try builder.withParameters { (params) throws -> Int32 in
+        out.withUnsafeMutableBytes { buffer in
+            EVP_KDF_derive(context, buffer.baseAddress?.assumingMemoryBound(to: UInt8.self), length, params)
+        }
+    }
+    guard status == 1 else {
+        throw CryptoError.openSSLFailure("\(name) derivation failed", detail: drainOpenSSLErrors())
+    }
+    return out
+}
+
+func hkdf(
+    _ algorithm: DigestAlgorithm,
+    key: [UInt8],
+    salt: [UInt8],
+    info: [UInt8],
+    length: Int
+) throws -> [UInt8] {
+    try deriveWithKDF("HKDF", length: length) { (builder) throws in
+        try builder.addString(OSSL_KDF_PARAM_DIGEST, algorithm.openSSLName)
+        try builder.addBytes(OSSL_KDF_PARAM_KEY, key)
+        if !salt.isEmpty { try builder.addBytes(OSSL_KDF_PARAM_SALT, salt) }
+        if !info.isEmpty { try builder.addBytes(OSSL_KDF_PARAM_INFO, info) }
+    }
+}
+
+func hmac(_ algorithm: DigestAlgorithm, key: UnsafeRawBufferPointer, data: UnsafeRawBufferPointer) -> [UInt8] {
+    var out = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+    var length: UInt32 = 0
+    let empty: [UInt8] = [0]
+    let result = empty.withUnsafeBufferPointer { emptyBuffer -> UnsafeMutablePointer<UInt8>? in
+        guard let emptyPointer = emptyBuffer.baseAddress else { return nil }
+        // HMAC() is OpenSSL 3's non-deprecated one-shot; it writes at most EVP_MAX_MD_SIZE bytes into `out`.
+        return COpenSSL.HMAC(
+            algorithm.evpMD,
+            key.baseAddress ?? UnsafeRawPointer(emptyPointer), Int32(key.count),
+            data.baseAddress?.assumingMemoryBound(to: UInt8.self) ?? emptyPointer, data.count,
+            &out, &length)
+    }
+    guard result != nil else { preconditionFailure("HMAC failed: \(drainOpenSSLErrors())") }
+    return Array(out.prefix(Int(length)))
+}
+
+extension DigestAlgorithm {
+    /// The name OpenSSL's providers know the digest by.
+    var openSSLName: String {
+        switch self {
+        case .sha256: "SHA2-256"
+        case .sha384: "SHA2-384"
+        case .sha512: "SHA2-512"
+        }
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+
+/// RFC 7468 textual encoding: `-----BEGIN LABEL-----`, base64 lines, `-----END LABEL-----`.
+public struct PEMDocument: Sendable, Hashable {
+    /// The label, e.g. `CERTIFICATE`.
+    public let label: String
+    /// The decoded bytes.
+    public let derBytes: [UInt8]
+
+    /// Wraps DER bytes under a label.
+    ///
+    /// - Parameters:
+    ///   - label: The label.
+    ///   - derBytes: The DER.
+    public init(label: String, derBytes: [UInt8]) {
+        self.label = label
+        self.derBytes = derBytes
+    }
+
+    /// The most PEM bytes Rampart reads in one input (DoS bound): 16 MiB.
+    public static let maximumInputByteCount = 16 << 20
+    /// The most documents one input may hold (DoS bound).
+    public static let maximumDocumentCount = 1024
+
+    /// Parses every PEM block in `text`, in order. Text between blocks (such as `openssl s_client` chatter or
+    /// `subject=` lines) is ignored, as RFC 7468 section 5.2 allows explanatory text.
+    ///
+    /// - Parameter text: The PEM text.
+    /// - Returns: The documents; empty when there is none.
+    /// - Throws: ``X509Error`` with code `invalidPEM` for an unterminated block, mismatched labels, bad base64, or
+    ///   inputs beyond the limits.
+    public static func parseAll(_ text: String) throws -> [PEMDocument] {
+        guard text.utf8.count <= maximumInputByteCount else {
+            throw X509Error.invalidPEM("the input is larger than \(maximumInputByteCount) bytes")
+        }
+        var documents: [PEMDocument] = []
+        var current: (label: String, body: String)?
+        for rawLine in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline) {
+            let line = rawLine.trimmingCharacters(in: .whitespaces)
+            if let label = Self.label(of: line, marker: "BEGIN") {
+                guard current == nil else { throw X509Error.invalidPEM("BEGIN \(label) inside another PEM block") }
+                current = (label, "")
+            } else if let label = Self.label(of: line, marker: "END") {
+                guard let open = current else { throw X509Error.invalidPEM("END \(label) without a BEGIN") }
+                guard open.label == label else {
+                    throw X509Error.invalidPEM("BEGIN \(open.label) closed by END \(label)")
+                }
+                guard let bytes = Data(base64Encoded: open.body), !bytes.isEmpty else {
+                    throw X509Error.invalidPEM("the body of the \(label) block is not valid base64")
+                }
+                documents.append(PEMDocument(label: label, derBytes: Array(bytes)))
+                guard documents.count <= maximumDocumentCount else {
+                    throw X509Error.invalidPEM("more than \(maximumDocumentCount) PEM blocks")
+                }
+                current = nil
+            } else if var open = current {
+                guard !line.contains(":") else {
+                    throw X509Error.invalidPEM("RFC 1421 headers inside the \(open.label) block are not supported")
+                }
+                open.body += line
+                current = open
+            }
+        }
+        if let open = current { throw X509Error.invalidPEM("the \(open.label) block has no END line") }
+        return documents
+    }
+
+    /// Parses text that must hold exactly one PEM block.
+    ///
+    /// - Parameter pemEncoded: The PEM text.
+    /// - Throws: ``X509Error`` with code `invalidPEM` when there is not exactly one block.
+    public init(pemEncoded: String) throws {
+        let all = try Self.parseAll(pemEncoded)
+        guard all.count == 1, let only = all.first else {
+            throw X509Error.invalidPEM("expected exactly one PEM block; found \(all.count)")
+        }
+        self = only
+    }
+
+    /// The PEM text, with 64-character base64 lines and a trailing newline.
+    public var pemString: String {
+        let base64 = Data(derBytes).base64EncodedString(options: [.lineLength64Characters, .endLineWithLineFeed])
+        return "-----BEGIN \(label)-----\n\(base64)\n-----END \(label)-----\n"
+    }
+
+    private static func label(of line: String, marker: String) -> String? {
+        let prefix = "-----\(marker) "
+        guard line.hasPrefix(prefix), line.hasSuffix("-----"), line.count >= prefix.count + 5 else { return nil }
+        return String(line.dropFirst(prefix.count).dropLast(5))
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import RampartCrypto
+
+/// One benchmark: a name, a description for `--help`, and the function that runs it and prints its results.
+struct Benchmark: Sendable {
+    let name: String
+    let summary: String
+    let run: @Sendable (BenchOptions) -> Void
+}
+
+/// Options shared by every benchmark.
+struct BenchOptions: Sendable {
+    /// How long each measured loop runs, in seconds.
+    var seconds: Double = 2
+}
+
+enum Bench {
+    static let benchmarks: [Benchmark] = [
+        Benchmark(name: "crypto", summary: "OpenSSL primitive costs (the floors other ratios divide by)") { options in
+            CryptoBenchmarks.run(options)
+        }
+    ]
+
+    static let help = """
+        rampart-bench: measures Rampart against the cost of the OpenSSL primitives it uses, and against peers
+
+        USAGE: rampart-bench [--seconds S] [NAME...]
+
+        With no NAME every benchmark runs. Benchmarks:
+        \(benchmarks.map { "  \($0.name.padding(toLength: 10, withPad: " ", startingAt: 0))\($0.summary)" }.joined(separator: "\n"))
+        """
+
+    static func main(_ arguments: [String]) -> Int32 {
+        var options = BenchOptions()
+        var names: [String] = []
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            switch argument {
+            case "--help", "-h":
+                print(help)
+                return 0
+            case "--seconds":
+                guard index + 1 < arguments.count, let value = Double(arguments[index + 1]), value > 0 else {
+                    FileHandle.standardError.write(Data("rampart-bench: --seconds needs a positive number\n".utf8))
+                    return 2
+                }
+                options.seconds = value
+                index += 1
+            default:
+                guard benchmarks.contains(where: { $0.name == argument }) else {
+                    FileHandle.standardError.write(
+                        Data("rampart-bench: unknown benchmark '\(argument)'; see --help\n".utf8))
+                    return 2
+                }
+                names.append(argument)
+            }
+            index += 1
+        }
+        for benchmark in benchmarks where names.isEmpty || names.contains(benchmark.name) {
+            print("== \(benchmark.name): \(benchmark.summary)")
+            benchmark.run(options)
+        }
+        return 0
+    }
+}
+
+/// Runs `body` repeatedly for about `seconds` and returns operations per second.
+func measure(seconds: Double, _ body: () -> Void) -> Double {
+    // Warm up once so lazy initialisation is not measured.
+    body()
+    let clock = ContinuousClock()
+    let start = clock.now
+    var iterations = 0
+    var elapsed = Duration.zero
+    while elapsed < .milliseconds(Int(seconds * 1000)) {
+        for _ in 0..<16 { body() }
+        iterations += 16
+        elapsed = clock.now - start
+    }
+    let total = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    return Double(iterations) / total
+}
+
+/// Formats a rate with thousands separators.
+func formatRate(_ value: Double) -> String {
+    String(format: "%12.0f", value)
+}

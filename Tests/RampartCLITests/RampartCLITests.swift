@@ -1,0 +1,56 @@
+import Foundation
+import RampartCLI
+import Testing
+
+/// Runs `rampart` in-process and captures what it prints.
+func runRampart(_ arguments: [String], stdin: Data = Data()) async -> (status: Int32, stdout: String, stderr: String) {
+    let output = Captured()
+    let error = Captured()
+    let context = CommandContext(
+        standardOutput: { output.append($0) },
+        standardError: { error.append($0) },
+        readStandardInput: { stdin },
+        environment: [:],
+        now: { Date(timeIntervalSince1970: 1_790_000_000) }
+    )
+    let status = await Rampart.main(arguments, context: context)
+    return (status, output.text, error.text)
+}
+
+/// A thread-safe text sink.
+final class Captured: @unchecked Sendable {
+    private let lock = NSLock()
+    private var buffer = ""
+
+    func append(_ text: String) { lock.withLock { buffer += text } }
+
+    var text: String { lock.withLock { buffer } }
+}
+
+struct RampartCLITests {
+    @Test("no arguments prints help and exits 2; --help exits 0")
+    func help() async {
+        let bare = await runRampart([])
+        #expect(bare.status == 2)
+        #expect(bare.stdout.contains("USAGE: rampart"))
+        let help = await runRampart(["--help"])
+        #expect(help.status == 0)
+    }
+
+    @Test("an unknown subcommand is exit 2 with one line on stderr")
+    func unknown() async {
+        let result = await runRampart(["frobnicate"])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("unknown subcommand 'frobnicate'"))
+        #expect(result.stderr.split(separator: "\n").count == 1)
+    }
+
+    @Test("every subcommand answers --help with exit 0 and a USAGE line")
+    func subcommandHelp() async {
+        for command in Rampart.commands {
+            let result = await runRampart([command.name, "--help"])
+            #expect(result.status == 0, "\(command.name)")
+            #expect(result.stdout.contains("USAGE:"), "\(command.name)")
+        }
+    }
+}

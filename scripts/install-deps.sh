@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages Rampart builds and tests against. Safe to run repeatedly: packages already present
+# are skipped without touching the network.
+set -euo pipefail
+
+packages=(
+    libssl-dev openssl          # every primitive, X.509 path validation, TLS
+    libsqlite3-dev              # the embedded store
+    libpq-dev postgresql        # the shared store and its server for tests
+    libmicrohttpd-dev           # the HTTP server under `rampart serve`
+    libsecret-1-dev gnome-keyring dbus-x11 libglib2.0-bin   # the Secret Service backend, tested headless
+    libargon2-dev               # Argon2id
+    libclang-rt-14-dev          # sanitizer runtimes for the fuzz targets
+    pkg-config ca-certificates
+)
+
+missing=()
+for package in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    echo "installing: ${missing[*]}" >&2
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+command -v swift >/dev/null || export PATH="/opt/swift/usr/bin:$PATH"
+command -v swift >/dev/null || { echo "swift 6.1+ is required (https://swift.org/install)" >&2; exit 1; }

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Runs Rampart's whole test suite on a fresh Debian 12 machine: installs packages, starts a throwaway PostgreSQL
+# cluster for the PostgreSQL store tests, builds with warnings as errors, and runs `swift test`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/install-deps.sh
+source scripts/postgres.sh
+
+swift build --build-tests -Xswiftc -warnings-as-errors \
+    --explicit-target-dependency-import-check error -Xswiftc -require-explicit-sendable
+swift test --skip-build --parallel --num-workers 2 "$@"
