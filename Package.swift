@@ -13,6 +13,7 @@ let package = Package(
     products: [
         .library(name: "RampartCrypto", targets: ["RampartCrypto"]),
         .library(name: "RampartX509", targets: ["RampartX509"]),
+        .library(name: "RampartAttestService", targets: ["RampartAttestService"]),
         .executable(name: "rampart", targets: ["rampart"]),
         .executable(name: "rampart-bench", targets: ["rampart-bench"]),
     ],
@@ -28,9 +29,15 @@ let package = Package(
         // MARK: Libraries
         .target(name: "RampartCrypto", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
         .target(name: "RampartX509", dependencies: ["RampartCrypto"], swiftSettings: swiftSettings),
+        .target(name: "RampartSQLite", dependencies: ["CSQLite"], swiftSettings: swiftSettings),
+        .target(
+            name: "RampartAttestService",
+            dependencies: ["RampartCrypto", "RampartSQLite", "CPostgres", "CMicroHTTPD"],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "RampartCLI",
-            dependencies: ["RampartCrypto", "RampartX509"],
+            dependencies: ["RampartCrypto", "RampartX509", "RampartAttestService"],
             swiftSettings: swiftSettings
         ),
 
@@ -38,7 +45,7 @@ let package = Package(
         .executableTarget(name: "rampart", dependencies: ["RampartCLI"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "rampart-bench",
-            dependencies: ["RampartCrypto", "RampartX509"],
+            dependencies: ["RampartCrypto", "RampartX509", "RampartAttestService"],
             swiftSettings: swiftSettings
         ),
 
@@ -52,6 +59,16 @@ let package = Package(
         .testTarget(
             name: "RampartX509Tests",
             dependencies: ["RampartX509", "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RampartSQLiteTests",
+            dependencies: ["RampartSQLite"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RampartAttestServiceTests",
+            dependencies: ["RampartAttestService", "RampartSQLite", "RampartCrypto", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
