@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "RampartCrypto", targets: ["RampartCrypto"]),
         .library(name: "RampartX509", targets: ["RampartX509"]),
         .library(name: "RampartAttestService", targets: ["RampartAttestService"]),
+        .library(name: "RampartVault", targets: ["RampartVault"]),
         .executable(name: "rampart", targets: ["rampart"]),
         .executable(name: "rampart-bench", targets: ["rampart-bench"]),
     ],
@@ -36,8 +37,13 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "RampartVault",
+            dependencies: ["RampartCrypto", "CSQLite", "CArgon2", "CSecret"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "RampartCLI",
-            dependencies: ["RampartCrypto", "RampartX509", "RampartAttestService"],
+            dependencies: ["RampartCrypto", "RampartX509", "RampartAttestService", "RampartVault"],
             swiftSettings: swiftSettings
         ),
 
@@ -45,7 +51,7 @@ let package = Package(
         .executableTarget(name: "rampart", dependencies: ["RampartCLI"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "rampart-bench",
-            dependencies: ["RampartCrypto", "RampartX509", "RampartAttestService"],
+            dependencies: ["RampartCrypto", "RampartX509", "RampartAttestService", "RampartVault"],
             swiftSettings: swiftSettings
         ),
 
@@ -59,6 +65,17 @@ let package = Package(
         .testTarget(
             name: "RampartX509Tests",
             dependencies: ["RampartX509", "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "rampart-vault-helper",
+            dependencies: ["RampartVault"],
+            path: "Tests/VaultHelper",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RampartVaultTests",
+            dependencies: ["RampartVault", "RampartCrypto", "TestSupport", "rampart-vault-helper"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
