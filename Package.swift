@@ -34,6 +34,7 @@ let package = Package(
         .target(
             name: "RampartAttestService",
             dependencies: ["RampartCrypto", "RampartSQLite", "CPostgres", "CMicroHTTPD"],
+            exclude: ["OpenAPI/openapi.json"],
             swiftSettings: swiftSettings
         ),
         .target(

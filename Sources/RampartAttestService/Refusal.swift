@@ -2,7 +2,7 @@
 ///
 /// Refusals are values, not errors (STYLE 4.3): the request parsed, and the answer is "no". ``reason``'s
 /// description is the stable `error` string of the HTTP body; ``message`` says what to do and never echoes
-/// challenges, assertions or keys.
+/// challenges, assertions or keys. Refusals compare by ``reason`` only.
 public struct Refusal: Sendable, Hashable, CustomStringConvertible {
     /// The refusal's stable code.
     public struct Reason: Hashable, Sendable, CustomStringConvertible {
@@ -72,4 +72,10 @@ public struct Refusal: Sendable, Hashable, CustomStringConvertible {
 
     /// `reason: message`.
     public var description: String { "\(reason): \(message)" }
+
+    /// Compares reasons only, like the module's errors.
+    public static func == (lhs: Refusal, rhs: Refusal) -> Bool { lhs.reason == rhs.reason }
+
+    /// Hashes the reason only.
+    public func hash(into hasher: inout Hasher) { hasher.combine(reason) }
 }
