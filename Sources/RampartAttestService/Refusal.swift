@@ -6,7 +6,7 @@
 public struct Refusal: Sendable, Hashable, CustomStringConvertible {
     /// The refusal's stable code.
     public struct Reason: Hashable, Sendable, CustomStringConvertible {
-        enum Backing: String, Hashable, Sendable {
+        enum Backing: String, Hashable, Sendable, CaseIterable {
             case challengeUsed
             case challengeExpired
             case challengeMismatch
@@ -50,6 +50,9 @@ public struct Refusal: Sendable, Hashable, CustomStringConvertible {
 
         /// The code's stable name, e.g. `counterReplay`.
         public var description: String { backing.rawValue }
+
+        /// Every reason, for the OpenAPI check.
+        static var allCases: [Reason] { Backing.allCases.map { Reason(backing: $0) } }
 
         /// Whether the client should generate and attest a new key (the re-registration path).
         public var requiresReattestation: Bool { self == .unknownKey || self == .keyBlocked }

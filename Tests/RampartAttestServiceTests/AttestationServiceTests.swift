@@ -33,7 +33,9 @@ struct AttestationServiceTests {
         return keyID
     }
 
-    func assertion(keyID: [UInt8], counter: UInt32, subject: String = "alice", challenge: String? = nil)
+    func assertion(
+        keyID: [UInt8], counter: UInt32, subject: String = "alice", challenge: String? = nil
+    )
         async throws -> AssertionSubmission
     {
         let issued = try await service.issueChallenge(purpose: .assertion, subject: subject).challenge
@@ -153,11 +155,13 @@ struct AttestationServiceTests {
         }
         #expect(try await attempt(Array("development-only".utf8)) == .refused(Refusal(.wrongEnvironment, "")))
         #expect(try await attempt([1, 2, 3]) == .refused(Refusal(.invalidAttestation, "")))
-        #expect(try await attempt(FakeVerifier.attestation(keyID: keyID), challenge: "never-issued")
-            == .refused(Refusal(.challengeUsed, "")))
+        #expect(
+            try await attempt(FakeVerifier.attestation(keyID: keyID), challenge: "never-issued")
+                == .refused(Refusal(.challengeUsed, "")))
         let assertionChallenge = try await service.issueChallenge(purpose: .assertion, subject: "alice")
-        #expect(try await attempt(FakeVerifier.attestation(keyID: keyID), challenge: assertionChallenge.challenge)
-            == .refused(Refusal(.challengeMismatch, "")))
+        #expect(
+            try await attempt(FakeVerifier.attestation(keyID: keyID), challenge: assertionChallenge.challenge)
+                == .refused(Refusal(.challengeMismatch, "")))
         guard case .registered = try await attempt(FakeVerifier.attestation(keyID: keyID)) else {
             Issue.record("a valid attestation was refused")
             return

@@ -6,7 +6,9 @@ import RampartCrypto
 /// 4-byte big-endian counter ‖ clientDataHash ‖ publicKey. It checks nothing cryptographic — the end-to-end tests
 /// use RampartAppAttest's real verifier and device simulator.
 struct FakeVerifier: AppAttestVerifying {
-    func verifyAttestation(_ attestationObject: [UInt8], keyID: [UInt8], clientDataHash: [UInt8]) throws
+    func verifyAttestation(
+        _ attestationObject: [UInt8], keyID: [UInt8], clientDataHash: [UInt8]
+    ) throws
         -> AttestationCheck
     {
         if attestationObject == Array("development-only".utf8) {
@@ -18,7 +20,9 @@ struct FakeVerifier: AppAttestVerifying {
         return .valid(publicKey: keyID, environment: "production", receipt: [1, 2, 3])
     }
 
-    func verifyAssertion(_ assertion: [UInt8], clientDataHash: [UInt8], publicKey: [UInt8], previousCounter: UInt32)
+    func verifyAssertion(
+        _ assertion: [UInt8], clientDataHash: [UInt8], publicKey: [UInt8], previousCounter: UInt32
+    )
         throws -> AssertionCheck
     {
         guard assertion.count == 4 + clientDataHash.count + publicKey.count,
