@@ -27,7 +27,7 @@ let package = Package(
 
         // MARK: Libraries
         .target(name: "RampartCrypto", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
-        .target(name: "RampartX509", dependencies: ["RampartCrypto"], swiftSettings: swiftSettings),
+        .target(name: "RampartX509", dependencies: ["RampartCrypto", "COpenSSL"], swiftSettings: swiftSettings),
         .target(
             name: "RampartCLI",
             dependencies: ["RampartCrypto", "RampartX509"],
