@@ -13,6 +13,8 @@ let package = Package(
     products: [
         .library(name: "RampartCrypto", targets: ["RampartCrypto"]),
         .library(name: "RampartX509", targets: ["RampartX509"]),
+        .library(name: "RampartAttestService", targets: ["RampartAttestService"]),
+        .library(name: "RampartVault", targets: ["RampartVault"]),
         .executable(name: "rampart", targets: ["rampart"]),
         .executable(name: "rampart-bench", targets: ["rampart-bench"]),
     ],
@@ -28,9 +30,20 @@ let package = Package(
         // MARK: Libraries
         .target(name: "RampartCrypto", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
         .target(name: "RampartX509", dependencies: ["RampartCrypto", "COpenSSL"], swiftSettings: swiftSettings),
+        .target(name: "RampartSQLite", dependencies: ["CSQLite"], swiftSettings: swiftSettings),
+        .target(
+            name: "RampartAttestService",
+            dependencies: ["RampartCrypto", "RampartSQLite", "CPostgres", "CMicroHTTPD"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "RampartVault",
+            dependencies: ["RampartCrypto", "CSQLite", "CArgon2", "CSecret"],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "RampartCLI",
-            dependencies: ["RampartCrypto", "RampartX509"],
+            dependencies: ["RampartCrypto", "RampartX509", "RampartAttestService", "RampartVault"],
             swiftSettings: swiftSettings
         ),
 
@@ -38,7 +51,7 @@ let package = Package(
         .executableTarget(name: "rampart", dependencies: ["RampartCLI"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "rampart-bench",
-            dependencies: ["RampartCrypto", "RampartX509"],
+            dependencies: ["RampartCrypto", "RampartX509", "RampartAttestService", "RampartVault"],
             swiftSettings: swiftSettings
         ),
 
@@ -52,6 +65,27 @@ let package = Package(
         .testTarget(
             name: "RampartX509Tests",
             dependencies: ["RampartX509", "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "rampart-vault-helper",
+            dependencies: ["RampartVault"],
+            path: "Tests/VaultHelper",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RampartVaultTests",
+            dependencies: ["RampartVault", "RampartCrypto", "TestSupport", "rampart-vault-helper"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RampartSQLiteTests",
+            dependencies: ["RampartSQLite"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RampartAttestServiceTests",
+            dependencies: ["RampartAttestService", "RampartSQLite", "RampartCrypto", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
