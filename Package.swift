@@ -13,6 +13,8 @@ let package = Package(
     products: [
         .library(name: "RampartCrypto", targets: ["RampartCrypto"]),
         .library(name: "RampartX509", targets: ["RampartX509"]),
+        .library(name: "RampartPinning", targets: ["RampartPinning"]),
+        .library(name: "RampartTLS", targets: ["RampartTLS"]),
         .executable(name: "rampart", targets: ["rampart"]),
         .executable(name: "rampart-bench", targets: ["rampart-bench"]),
     ],
@@ -27,10 +29,12 @@ let package = Package(
 
         // MARK: Libraries
         .target(name: "RampartCrypto", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
-        .target(name: "RampartX509", dependencies: ["RampartCrypto"], swiftSettings: swiftSettings),
+        .target(name: "RampartX509", dependencies: ["RampartCrypto", "COpenSSL"], swiftSettings: swiftSettings),
+        .target(name: "RampartPinning", dependencies: ["RampartCrypto", "RampartX509"], swiftSettings: swiftSettings),
+        .target(name: "RampartTLS", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
         .target(
             name: "RampartCLI",
-            dependencies: ["RampartCrypto", "RampartX509"],
+            dependencies: ["RampartCrypto", "RampartX509", "RampartPinning", "RampartTLS"],
             swiftSettings: swiftSettings
         ),
 
@@ -38,7 +42,7 @@ let package = Package(
         .executableTarget(name: "rampart", dependencies: ["RampartCLI"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "rampart-bench",
-            dependencies: ["RampartCrypto", "RampartX509"],
+            dependencies: ["RampartCrypto", "RampartX509", "RampartPinning"],
             swiftSettings: swiftSettings
         ),
 
@@ -52,6 +56,16 @@ let package = Package(
         .testTarget(
             name: "RampartX509Tests",
             dependencies: ["RampartX509", "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RampartPinningTests",
+            dependencies: ["RampartPinning", "RampartX509", "RampartCrypto", "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RampartTLSTests",
+            dependencies: ["RampartTLS", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
