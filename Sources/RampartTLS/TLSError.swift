@@ -67,11 +67,13 @@ public struct TLSError: Error, Hashable, CustomStringConvertible, CustomDebugStr
     /// Hashes the code only.
     public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
-    static func invalidEndpoint(_ reason: String, file: String = #fileID, line: UInt = #line) -> TLSError {
+    /// A malformed endpoint or server name.
+    public static func invalidEndpoint(_ reason: String, file: String = #fileID, line: UInt = #line) -> TLSError {
         TLSError(code: .invalidEndpoint, reason: reason, file: file, line: line)
     }
 
-    static func resolutionFailed(
+    /// The host did not resolve.
+    public static func resolutionFailed(
         _ reason: String,
         detail: String = "",
         file: String = #fileID,
@@ -80,7 +82,8 @@ public struct TLSError: Error, Hashable, CustomStringConvertible, CustomDebugStr
         TLSError(code: .resolutionFailed, reason: reason, detail: detail, file: file, line: line)
     }
 
-    static func connectionFailed(
+    /// No address accepted the TCP connection.
+    public static func connectionFailed(
         _ reason: String,
         detail: String = "",
         file: String = #fileID,
@@ -89,11 +92,13 @@ public struct TLSError: Error, Hashable, CustomStringConvertible, CustomDebugStr
         TLSError(code: .connectionFailed, reason: reason, detail: detail, file: file, line: line)
     }
 
-    static func timedOut(_ reason: String, file: String = #fileID, line: UInt = #line) -> TLSError {
+    /// The connection or handshake exceeded the timeout.
+    public static func timedOut(_ reason: String, file: String = #fileID, line: UInt = #line) -> TLSError {
         TLSError(code: .timedOut, reason: reason, file: file, line: line)
     }
 
-    static func handshakeFailed(
+    /// The TLS handshake failed.
+    public static func handshakeFailed(
         _ reason: String,
         detail: String = "",
         file: String = #fileID,
@@ -102,7 +107,8 @@ public struct TLSError: Error, Hashable, CustomStringConvertible, CustomDebugStr
         TLSError(code: .handshakeFailed, reason: reason, detail: detail, file: file, line: line)
     }
 
-    static func noCertificate(_ reason: String, file: String = #fileID, line: UInt = #line) -> TLSError {
+    /// The server presented no certificate.
+    public static func noCertificate(_ reason: String, file: String = #fileID, line: UInt = #line) -> TLSError {
         TLSError(code: .noCertificate, reason: reason, file: file, line: line)
     }
 }

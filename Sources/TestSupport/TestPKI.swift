@@ -202,4 +202,9 @@ public struct PKIError: Error, CustomStringConvertible {
     public let message: String
     /// The message.
     public var description: String { message }
+
+    /// Creates the error.
+    ///
+    /// - Parameter message: What failed.
+    public init(message: String) { self.message = message }
 }
