@@ -112,7 +112,7 @@ public struct PinConfiguration: Hashable, Sendable {
         }
     }
 
-    /// The format of `data`, from its first bytes: `{` is JSON, `<?xml`, `<plist` or `bplist` a property list.
+    /// The format of `data`, from its first bytes: `{` or `[` is JSON, `<?xml`, `<plist` or `bplist` a property list.
     ///
     /// - Parameter data: The configuration bytes.
     /// - Returns: The format.
@@ -125,7 +125,7 @@ public struct PinConfiguration: Hashable, Sendable {
         let start = data.drop { byte in byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 }
         let skippedBOM = start.starts(with: [0xEF, 0xBB, 0xBF]) ? start.dropFirst(3) : start
         switch skippedBOM.first {
-        case UInt8(ascii: "{"): return .json
+        case UInt8(ascii: "{"), UInt8(ascii: "["): return .json
         case UInt8(ascii: "<"): return .plist
         default:
             throw PinningError.unsupportedFormat(
