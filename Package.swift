@@ -15,6 +15,8 @@ let package = Package(
         .library(name: "RampartX509", targets: ["RampartX509"]),
         .library(name: "RampartPinning", targets: ["RampartPinning"]),
         .library(name: "RampartTLS", targets: ["RampartTLS"]),
+        .library(name: "RampartAttestService", targets: ["RampartAttestService"]),
+        .library(name: "RampartVault", targets: ["RampartVault"]),
         .executable(name: "rampart", targets: ["rampart"]),
         .executable(name: "rampart-bench", targets: ["rampart-bench"]),
     ],
@@ -32,9 +34,22 @@ let package = Package(
         .target(name: "RampartX509", dependencies: ["RampartCrypto", "COpenSSL"], swiftSettings: swiftSettings),
         .target(name: "RampartPinning", dependencies: ["RampartCrypto", "RampartX509"], swiftSettings: swiftSettings),
         .target(name: "RampartTLS", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
+        .target(name: "RampartSQLite", dependencies: ["CSQLite"], swiftSettings: swiftSettings),
+        .target(
+            name: "RampartAttestService",
+            dependencies: ["RampartCrypto", "RampartSQLite", "CPostgres", "CMicroHTTPD"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "RampartVault",
+            dependencies: ["RampartCrypto", "CSQLite", "CArgon2", "CSecret"],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "RampartCLI",
-            dependencies: ["RampartCrypto", "RampartX509", "RampartPinning", "RampartTLS"],
+            dependencies: [
+                "RampartCrypto", "RampartX509", "RampartPinning", "RampartTLS", "RampartAttestService", "RampartVault",
+            ],
             swiftSettings: swiftSettings
         ),
 
@@ -42,7 +57,7 @@ let package = Package(
         .executableTarget(name: "rampart", dependencies: ["RampartCLI"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "rampart-bench",
-            dependencies: ["RampartCrypto", "RampartX509", "RampartPinning"],
+            dependencies: ["RampartCrypto", "RampartX509", "RampartPinning", "RampartAttestService", "RampartVault"],
             swiftSettings: swiftSettings
         ),
 
@@ -56,6 +71,27 @@ let package = Package(
         .testTarget(
             name: "RampartX509Tests",
             dependencies: ["RampartX509", "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "rampart-vault-helper",
+            dependencies: ["RampartVault"],
+            path: "Tests/VaultHelper",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RampartVaultTests",
+            dependencies: ["RampartVault", "RampartCrypto", "TestSupport", "rampart-vault-helper"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RampartSQLiteTests",
+            dependencies: ["RampartSQLite"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RampartAttestServiceTests",
+            dependencies: ["RampartAttestService", "RampartSQLite", "RampartCrypto", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

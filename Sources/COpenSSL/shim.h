@@ -60,4 +60,3 @@ static inline int COpenSSL_EVP_PKEY_KEYPAIR(void) { return EVP_PKEY_KEYPAIR; }
 static inline long COpenSSL_SSL_CTX_set_min_proto_version(SSL_CTX *ctx, int version) {
     return SSL_CTX_set_min_proto_version(ctx, version);
 }
-static inline int COpenSSL_X509_up_ref(X509 *x) { return X509_up_ref(x); }
