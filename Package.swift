@@ -13,6 +13,7 @@ let package = Package(
     products: [
         .library(name: "RampartCrypto", targets: ["RampartCrypto"]),
         .library(name: "RampartX509", targets: ["RampartX509"]),
+        .library(name: "RampartSeal", targets: ["RampartSeal"]),
         .executable(name: "rampart", targets: ["rampart"]),
         .executable(name: "rampart-bench", targets: ["rampart-bench"]),
     ],
@@ -28,9 +29,10 @@ let package = Package(
         // MARK: Libraries
         .target(name: "RampartCrypto", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
         .target(name: "RampartX509", dependencies: ["RampartCrypto"], swiftSettings: swiftSettings),
+        .target(name: "RampartSeal", dependencies: ["RampartCrypto", "CArgon2"], swiftSettings: swiftSettings),
         .target(
             name: "RampartCLI",
-            dependencies: ["RampartCrypto", "RampartX509"],
+            dependencies: ["RampartCrypto", "RampartX509", "RampartSeal"],
             swiftSettings: swiftSettings
         ),
 
@@ -38,7 +40,7 @@ let package = Package(
         .executableTarget(name: "rampart", dependencies: ["RampartCLI"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "rampart-bench",
-            dependencies: ["RampartCrypto", "RampartX509"],
+            dependencies: ["RampartCrypto", "RampartX509", "RampartSeal"],
             swiftSettings: swiftSettings
         ),
 
@@ -52,6 +54,11 @@ let package = Package(
         .testTarget(
             name: "RampartX509Tests",
             dependencies: ["RampartX509", "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RampartSealTests",
+            dependencies: ["RampartSeal", "RampartCrypto", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
