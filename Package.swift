@@ -13,6 +13,7 @@ let package = Package(
     products: [
         .library(name: "RampartCrypto", targets: ["RampartCrypto"]),
         .library(name: "RampartX509", targets: ["RampartX509"]),
+        .library(name: "RampartAttestService", targets: ["RampartAttestService"]),
         .library(name: "RampartSeal", targets: ["RampartSeal"]),
         .executable(name: "rampart", targets: ["rampart"]),
         .executable(name: "rampart-bench", targets: ["rampart-bench"]),
@@ -29,10 +30,16 @@ let package = Package(
         // MARK: Libraries
         .target(name: "RampartCrypto", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
         .target(name: "RampartX509", dependencies: ["RampartCrypto"], swiftSettings: swiftSettings),
+        .target(name: "RampartSQLite", dependencies: ["CSQLite"], swiftSettings: swiftSettings),
+        .target(
+            name: "RampartAttestService",
+            dependencies: ["RampartCrypto", "RampartSQLite", "CPostgres", "CMicroHTTPD"],
+            swiftSettings: swiftSettings
+        ),
         .target(name: "RampartSeal", dependencies: ["RampartCrypto", "CArgon2"], swiftSettings: swiftSettings),
         .target(
             name: "RampartCLI",
-            dependencies: ["RampartCrypto", "RampartX509", "RampartSeal"],
+            dependencies: ["RampartCrypto", "RampartX509", "RampartAttestService", "RampartSeal"],
             swiftSettings: swiftSettings
         ),
 
@@ -40,7 +47,7 @@ let package = Package(
         .executableTarget(name: "rampart", dependencies: ["RampartCLI"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "rampart-bench",
-            dependencies: ["RampartCrypto", "RampartX509", "RampartSeal"],
+            dependencies: ["RampartCrypto", "RampartX509", "RampartAttestService", "RampartSeal"],
             swiftSettings: swiftSettings
         ),
 
@@ -54,6 +61,16 @@ let package = Package(
         .testTarget(
             name: "RampartX509Tests",
             dependencies: ["RampartX509", "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RampartSQLiteTests",
+            dependencies: ["RampartSQLite"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RampartAttestServiceTests",
+            dependencies: ["RampartAttestService", "RampartSQLite", "RampartCrypto", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
