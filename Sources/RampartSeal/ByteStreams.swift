@@ -93,6 +93,7 @@ public struct MemorySource: ByteSource {
     ///
     /// - Parameter buffer: Where to put them.
     /// - Returns: How many were copied; 0 at the end.
+    /// - Throws: Never; the signature is the protocol's.
     public mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         let count = min(buffer.count, bytes.count - offset)
         guard count > 0 else { return 0 }
@@ -117,6 +118,7 @@ public struct MemorySink: ByteSink {
     /// Appends `bytes`.
     ///
     /// - Parameter bytes: The bytes.
+    /// - Throws: Never; the signature is the protocol's.
     public mutating func write(_ bytes: UnsafeRawBufferPointer) throws { self.bytes.append(contentsOf: bytes) }
 }
 

@@ -166,7 +166,8 @@ extension Keyset {
         let primary = try reader.readUInt32()
         let count = Int(try reader.readUInt16())
         guard count <= Self.maximumKeyCount else {
-            throw SealError.limitExceeded("a keyset holds at most \(Self.maximumKeyCount) keys; this one claims \(count)")
+            throw SealError.limitExceeded(
+                "a keyset holds at most \(Self.maximumKeyCount) keys; this one claims \(count)")
         }
         var entries: [Entry] = []
         for _ in 0..<count {

@@ -103,7 +103,8 @@ public struct SealError: Error, Hashable, CustomStringConvertible, CustomDebugSt
     /// Whether this is a verdict on well-formed but untrusted data (wrong key or tampering), not bad input or usage.
     public var isIntegrityFailure: Bool {
         switch code.backing {
-        case .authenticationFailure, .wrongKey, .headerTampered, .segmentTampered, .truncated, .extended, .unknownKeyID: true
+        case .authenticationFailure, .wrongKey, .headerTampered, .segmentTampered, .truncated, .extended, .unknownKeyID:
+            true
         default: false
         }
     }
@@ -149,14 +150,18 @@ public struct SealError: Error, Hashable, CustomStringConvertible, CustomDebugSt
     }
 
     /// The format version is not one this library reads.
-    public static func unsupportedVersion(_ reason: String = "", file: String = #fileID, line: UInt = #line)
+    public static func unsupportedVersion(
+        _ reason: String = "", file: String = #fileID, line: UInt = #line
+    )
         -> SealError
     {
         SealError(code: .unsupportedVersion, reason: reason, file: file, line: line)
     }
 
     /// An algorithm or KDF is not implemented.
-    public static func unsupportedAlgorithm(_ reason: String = "", file: String = #fileID, line: UInt = #line)
+    public static func unsupportedAlgorithm(
+        _ reason: String = "", file: String = #fileID, line: UInt = #line
+    )
         -> SealError
     {
         SealError(code: .unsupportedAlgorithm, reason: reason, file: file, line: line)
@@ -227,15 +232,16 @@ public struct SealError: Error, Hashable, CustomStringConvertible, CustomDebugSt
     }
 
     /// A PHC string was malformed.
-    public static func malformedPasswordHash(_ reason: String = "", file: String = #fileID, line: UInt = #line)
+    public static func malformedPasswordHash(
+        _ reason: String = "", file: String = #fileID, line: UInt = #line
+    )
         -> SealError
     {
         SealError(code: .malformedPasswordHash, reason: reason, file: file, line: line)
     }
 
     /// A serialized keyset was malformed.
-    public static func malformedKeyset(_ reason: String = "", file: String = #fileID, line: UInt = #line) -> SealError
-    {
+    public static func malformedKeyset(_ reason: String = "", file: String = #fileID, line: UInt = #line) -> SealError {
         SealError(code: .malformedKeyset, reason: reason, file: file, line: line)
     }
 

@@ -14,7 +14,10 @@ import RampartCrypto
 /// salt          32   HKDF salt of the file's keys
 /// nonce prefix   7   first 7 bytes of every segment nonce
 /// key source     1   1 = passphrase, 2 = key-encryption key
-/// stanza         …   passphrase: kdf (1 = Argon2id) ‖ m u32 ‖ t u32 ‖ p u32 ‖ 16-byte KDF salt
+/// stanza         …   passphrase: kdf ‖ costs ‖ 16-byte KDF salt, where kdf ‖ costs is one of
+///                      1 (Argon2id) ‖ m u32 ‖ t u32 ‖ p u32
+///                      2 (scrypt)   ‖ log2 N u8 ‖ r u32 ‖ p u32
+///                      3 (PBKDF2-HMAC-SHA256) ‖ iterations u32
 ///                    key:        id length u8 (1…255) ‖ id (ASCII [A-Za-z0-9._:/@+-])
 /// wrapped key   60   AES-256-GCM(KEK, data key; AD = magic ‖ version ‖ key source ‖ stanza) as nonce ‖ ct ‖ tag
 /// MAC           32   HMAC-SHA256(HKDF(data key, salt, "rampart-seal v1 header"), every byte before it)
@@ -144,7 +147,8 @@ public struct SealHeader: Sendable, Hashable {
         _ = try reader.readBytes(Self.magic.count + 1)
         let algorithmID = try reader.readByte()
         guard let algorithm = SealAlgorithm(headerID: algorithmID) else {
-            throw SealError.unsupportedAlgorithm("the header names cipher \(algorithmID), which this build does not know")
+            throw SealError.unsupportedAlgorithm(
+                "the header names cipher \(algorithmID), which this build does not know")
         }
         _ = try reader.readUInt16()
         let segmentSize = Int(try reader.readUInt32())
@@ -196,6 +200,7 @@ public struct SealHeader: Sendable, Hashable {
     ///   - keySource: Passphrase KDF or key id.
     ///   - dataKey: The file's random data key.
     ///   - keyEncryptionKey: The key that wraps it.
+    /// - Throws: ``SealError/Code/invalidParameter`` for a bad segment size or key id.
     init(
         algorithm: SealAlgorithm,
         segmentSize: Int,
@@ -291,7 +296,9 @@ enum FileKeys {
         SymmetricKey(bytes: try expand(dataKey, salt: salt, info: "rampart-seal v1 payload", algorithm.headerID))
     }
 
-    private static func expand(_ key: SymmetricKey, salt: [UInt8], info: String, _ extra: UInt8? = nil) throws
+    private static func expand(
+        _ key: SymmetricKey, salt: [UInt8], info: String, _ extra: UInt8? = nil
+    ) throws
         -> [UInt8]
     {
         var infoBytes = Array(info.utf8)

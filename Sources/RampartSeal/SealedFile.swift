@@ -33,6 +33,27 @@ public enum SealedFile {
     ) throws -> SealHeader {
         let reader = try OpenFile(reading: input)
         var source = FileDescriptorSource(descriptor: reader.descriptor)
+        return try seal(from: &source, to: output, key: key, options: options, progress: progress)
+    }
+
+    /// Seals everything `source` yields (standard input, for example) into the file `output`.
+    ///
+    /// - Parameters:
+    ///   - source: The plaintext.
+    ///   - output: The sealed file to create or replace.
+    ///   - key: Wraps the file's fresh data key.
+    ///   - options: Cipher and segment size.
+    ///   - progress: Called after each segment with the plaintext bytes consumed so far.
+    /// - Returns: The header written.
+    /// - Throws: As ``SealedStream/seal(from:to:key:options:progress:)``, and ``SealError/Code/ioFailure``.
+    @discardableResult
+    public static func seal(
+        from source: inout some ByteSource,
+        to output: URL,
+        key: SealKey,
+        options: SealOptions = SealOptions(),
+        progress: (UInt64) -> Void = { _ in }
+    ) throws -> SealHeader {
         let writer = try AtomicFile(replacing: output)
         var sink = FileDescriptorSink(descriptor: writer.descriptor)
         let header = try SealedStream.seal(from: &source, to: &sink, key: key, options: options, progress: progress)
@@ -58,6 +79,26 @@ public enum SealedFile {
     ) throws -> SealHeader {
         let reader = try OpenFile(reading: input)
         var source = FileDescriptorSource(descriptor: reader.descriptor)
+        return try open(from: &source, to: output, key: key, progress: progress)
+    }
+
+    /// Opens a sealed stream (standard input, for example) into the file `output`, which appears only if every
+    /// segment authenticates.
+    ///
+    /// - Parameters:
+    ///   - source: The sealed stream.
+    ///   - output: The plaintext file to create or replace.
+    ///   - key: The passphrase, key or keyset.
+    ///   - progress: Called after each segment with the sealed bytes consumed so far.
+    /// - Returns: The authenticated header.
+    /// - Throws: As ``SealedStream/open(from:to:key:progress:)``, and ``SealError/Code/ioFailure``.
+    @discardableResult
+    public static func open(
+        from source: inout some ByteSource,
+        to output: URL,
+        key: SealKey,
+        progress: (UInt64) -> Void = { _ in }
+    ) throws -> SealHeader {
         let writer = try AtomicFile(replacing: output)
         var sink = FileDescriptorSink(descriptor: writer.descriptor)
         let header = try SealedStream.open(from: &source, to: &sink, key: key, progress: progress)
@@ -124,7 +165,8 @@ final class AtomicFile {
         guard rename(temporaryPath, destination.path) == 0 else {
             let reason = String(cString: strerror(errno))
             unlink(temporaryPath)
-            throw SealError.ioFailure("cannot move the output into place at \(destination.lastPathComponent): \(reason)")
+            throw SealError.ioFailure(
+                "cannot move the output into place at \(destination.lastPathComponent): \(reason)")
         }
     }
 

@@ -78,12 +78,18 @@ public enum SealedStream {
         let got = try prefix.withUnsafeMutableBytes { try fill(&source, $0) }
         guard got == prefix.count else {
             if got == 0 { throw SealError.malformedHeader("the input is empty: it is not a Rampart sealed file") }
+            guard prefix.prefix(min(got, SealHeader.magic.count)).elementsEqual(SealHeader.magic.prefix(got)) else {
+                throw SealError.malformedHeader(
+                    "this is not a Rampart sealed file: it does not start with the \\x89RSEAL magic")
+            }
             throw SealError.truncated(index: nil, "the input ends inside the sealed header")
         }
         let length = try SealHeader.declaredByteCount(prefix: prefix)
         var rest = [UInt8](repeating: 0, count: length - prefix.count)
         let restGot = try rest.withUnsafeMutableBytes { try fill(&source, $0) }
-        guard restGot == rest.count else { throw SealError.truncated(index: nil, "the input ends inside the sealed header") }
+        guard restGot == rest.count else {
+            throw SealError.truncated(index: nil, "the input ends inside the sealed header")
+        }
         return try SealHeader(bytes: prefix + rest)
     }
 
@@ -122,7 +128,9 @@ public enum SealedStream {
     ///   - options: Cipher and segment size.
     /// - Returns: The sealed stream.
     /// - Throws: As ``seal(from:to:key:options:progress:)``.
-    public static func seal(_ plaintext: [UInt8], key: SealKey, options: SealOptions = SealOptions()) throws
+    public static func seal(
+        _ plaintext: [UInt8], key: SealKey, options: SealOptions = SealOptions()
+    ) throws
         -> [UInt8]
     {
         var source = MemorySource(plaintext)
@@ -203,7 +211,9 @@ struct Segmenter: ~Copyable {
         nonce[11] = isLast ? 1 : 0
     }
 
-    mutating func seal(from source: inout some ByteSource, to sink: inout some ByteSink, progress: (UInt64) -> Void)
+    mutating func seal(
+        from source: inout some ByteSource, to sink: inout some ByteSink, progress: (UInt64) -> Void
+    )
         throws
     {
         let tag = AEADAlgorithm.tagByteCount
@@ -240,7 +250,9 @@ struct Segmenter: ~Copyable {
         }
     }
 
-    mutating func open(from source: inout some ByteSource, to sink: inout some ByteSink, progress: (UInt64) -> Void)
+    mutating func open(
+        from source: inout some ByteSource, to sink: inout some ByteSink, progress: (UInt64) -> Void
+    )
         throws
     {
         let tag = AEADAlgorithm.tagByteCount

@@ -80,7 +80,8 @@ struct PasswordHashTests {
             Malformed(phc: "$argon2id$v=19$m=64,t=1,p=1$\(salt)$AAAA", code: .malformedPasswordHash),
             Malformed(phc: "$argon2id$v=19$m=64,t=1,p=1$\(salt)$\(hash)$", code: .malformedPasswordHash),
             Malformed(phc: "$argon2id$v=19$m=64,t=1,p=1$\(salt)$\(hash)\n", code: .malformedPasswordHash),
-            Malformed(phc: "$argon2id$v=19$m=64,t=1,p=1$\(salt)$" + String(repeating: "A", count: 300), code: .limitExceeded),
+            Malformed(
+                phc: "$argon2id$v=19$m=64,t=1,p=1$\(salt)$" + String(repeating: "A", count: 300), code: .limitExceeded),
         ])
     func malformed(_ entry: Malformed) throws {
         let error = try #require(throws: SealError.self) { try PasswordHash(phcString: entry.phc) }

@@ -32,7 +32,9 @@ struct SealedStreamTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let plain = directory.appendingPathComponent("plain.bin")
         var bytes = [UInt8](repeating: 0, count: 100_000_000)
-        for index in stride(from: 0, to: bytes.count, by: 4096) { bytes[index] = UInt8(truncatingIfNeeded: index >> 12) }
+        for index in stride(from: 0, to: bytes.count, by: 4096) {
+            bytes[index] = UInt8(truncatingIfNeeded: index >> 12)
+        }
         bytes.replaceSubrange(0..<64, with: SecureRandom.bytes(count: 64))
         try Data(bytes).write(to: plain)
         let sealed = directory.appendingPathComponent("plain.sealed")
@@ -62,7 +64,9 @@ struct SealedStreamTests {
         #expect(throws: SealError.invalidParameter()) {
             try SealedStream.seal([1], key: .passphrase("pw", kdf: weak))
         }
-        #expect(throws: SealError.invalidParameter()) { try SealedStream.seal([1], key: .passphrase("", kdf: cheapKDF)) }
+        #expect(throws: SealError.invalidParameter()) {
+            try SealedStream.seal([1], key: .passphrase("", kdf: cheapKDF))
+        }
     }
 
     @Test("a wrong key is wrongKey; another key id is unknownKeyID")
@@ -108,4 +112,66 @@ func temporaryDirectory() throws -> URL {
     let url = FileManager.default.temporaryDirectory.appendingPathComponent("rampart-seal-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     return url
+}
+
+struct PasswordKDFTests {
+    @Test("the real defaults: Argon2id at OWASP's 19 MiB, t=2, p=1 seals and opens")
+    func argon2idDefaults() throws {
+        #expect(PasswordKDF.argon2id.description == "Argon2id m=19456,t=2,p=1")
+        let sealed = try SealedStream.seal(Array("secret".utf8), key: .passphrase("pass phrase"))
+        #expect(try SealedStream.open(sealed, key: .passphrase("pass phrase")) == Array("secret".utf8))
+    }
+
+    @Test("scrypt and PBKDF2 passphrases round-trip and record their costs in the header")
+    func otherKDFs() throws {
+        for kdf in [
+            PasswordKDF.unsafeScrypt(Scrypt.Parameters(cost: 1 << 4, blockSize: 8, parallelism: 1)),
+            PasswordKDF.unsafePBKDF2SHA256(iterations: 1_000),
+        ] {
+            let sealed = try SealedStream.seal([1, 2, 3], key: .passphrase("pw", kdf: kdf))
+            var source = MemorySource(sealed)
+            #expect(try SealedStream.readHeader(from: &source).passwordKDF == kdf)
+            #expect(try SealedStream.open(sealed, key: .passphrase("pw")) == [1, 2, 3])
+            #expect(throws: SealError.wrongKey()) { try SealedStream.open(sealed, key: .passphrase("pW")) }
+        }
+    }
+
+    @Test("OWASP floors: scrypt N=2^17 r=8 p=1 and PBKDF2 600,000 pass, weaker costs are refused when sealing")
+    func floors() throws {
+        #expect(PasswordKDF.scrypt.meetsOWASPMinimum)
+        #expect(PasswordKDF.pbkdf2SHA256.meetsOWASPMinimum)
+        #expect(PasswordKDF.argon2id.meetsOWASPMinimum)
+        #expect(!PasswordKDF.pbkdf2SHA256(iterations: 10_000).meetsOWASPMinimum)
+        #expect(!PasswordKDF.scrypt(Scrypt.Parameters(cost: 1 << 14, blockSize: 8, parallelism: 1)).meetsOWASPMinimum)
+        #expect(PasswordKDF.scrypt(Scrypt.Parameters(cost: 1 << 16, blockSize: 8, parallelism: 2)).meetsOWASPMinimum)
+        #expect(
+            PasswordKDF.argon2id(Argon2Parameters(memoryKiB: 12_288, iterations: 3, parallelism: 1)).meetsOWASPMinimum)
+        #expect(
+            !PasswordKDF.argon2id(Argon2Parameters(memoryKiB: 19_456, iterations: 1, parallelism: 1)).meetsOWASPMinimum)
+        #expect(throws: SealError.invalidParameter()) {
+            try SealedStream.seal([1], key: .passphrase("pw", kdf: .pbkdf2SHA256(iterations: 10_000)))
+        }
+        #expect(throws: SealError.invalidParameter()) {
+            try SealedStream.seal(
+                [1],
+                key: .passphrase("pw", kdf: .unsafeScrypt(Scrypt.Parameters(cost: 1000, blockSize: 8, parallelism: 1))))
+        }
+    }
+
+    @Test("header KDF costs above the limits are limitExceeded before any derivation")
+    func headerLimits() throws {
+        let scrypt = try SealedStream.seal(
+            [1],
+            key: .passphrase("pw", kdf: .unsafeScrypt(Scrypt.Parameters(cost: 1 << 4, blockSize: 8, parallelism: 1))))
+        var huge = scrypt
+        huge[57] = 30  // log2 N = 30 with r = 8: 128 GiB
+        #expect(throws: SealError.limitExceeded()) { try SealedStream.open(huge, key: .passphrase("pw")) }
+        var zero = scrypt
+        zero[57] = 0
+        #expect(throws: SealError.malformedHeader()) { try SealedStream.open(zero, key: .passphrase("pw")) }
+        let pbkdf2 = try SealedStream.seal([1], key: .passphrase("pw", kdf: .unsafePBKDF2SHA256(iterations: 1)))
+        var many = pbkdf2
+        many[57] = 0xFF
+        #expect(throws: SealError.limitExceeded()) { try SealedStream.open(many, key: .passphrase("pw")) }
+    }
 }

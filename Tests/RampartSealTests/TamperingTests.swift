@@ -70,6 +70,8 @@ struct TamperingTests {
         #expect(throws: SealError.truncated()) { try Self.open(Array(bytes.prefix(headerCount))) }
         #expect(throws: SealError.truncated()) { try Self.open(Array(bytes.prefix(headerCount - 1))) }
         #expect(throws: SealError.truncated()) { try Self.open(Array(bytes.prefix(5))) }
+        #expect(throws: SealError.malformedHeader()) { try Self.open([1, 2, 3]) }
+        #expect(throws: SealError.malformedHeader()) { try Self.open([]) }
     }
 
     @Test("bytes after a full final segment are extended; after a short one, segmentTampered")
