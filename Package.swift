@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "RampartCrypto", targets: ["RampartCrypto"]),
         .library(name: "RampartX509", targets: ["RampartX509"]),
         .library(name: "RampartAttestService", targets: ["RampartAttestService"]),
+        .library(name: "RampartVault", targets: ["RampartVault"]),
         .library(name: "RampartSeal", targets: ["RampartSeal"]),
         .executable(name: "rampart", targets: ["rampart"]),
         .executable(name: "rampart-bench", targets: ["rampart-bench"]),
@@ -36,10 +37,15 @@ let package = Package(
             dependencies: ["RampartCrypto", "RampartSQLite", "CPostgres", "CMicroHTTPD"],
             swiftSettings: swiftSettings
         ),
-        .target(name: "RampartSeal", dependencies: ["RampartCrypto", "CArgon2"], swiftSettings: swiftSettings),
+        .target(
+            name: "RampartVault",
+            dependencies: ["RampartCrypto", "CSQLite", "CArgon2", "CSecret"],
+            swiftSettings: swiftSettings
+        ),
+        .target(name: "RampartSeal", dependencies: ["RampartCrypto", "RampartVault"], swiftSettings: swiftSettings),
         .target(
             name: "RampartCLI",
-            dependencies: ["RampartCrypto", "RampartX509", "RampartAttestService", "RampartSeal"],
+            dependencies: ["RampartCrypto", "RampartX509", "RampartAttestService", "RampartVault", "RampartSeal"],
             swiftSettings: swiftSettings
         ),
 
@@ -47,7 +53,7 @@ let package = Package(
         .executableTarget(name: "rampart", dependencies: ["RampartCLI"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "rampart-bench",
-            dependencies: ["RampartCrypto", "RampartX509", "RampartAttestService", "RampartSeal"],
+            dependencies: ["RampartCrypto", "RampartX509", "RampartAttestService", "RampartVault", "RampartSeal"],
             swiftSettings: swiftSettings
         ),
 
@@ -63,6 +69,17 @@ let package = Package(
             dependencies: ["RampartX509", "TestSupport"],
             swiftSettings: swiftSettings
         ),
+        .executableTarget(
+            name: "rampart-vault-helper",
+            dependencies: ["RampartVault"],
+            path: "Tests/VaultHelper",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RampartVaultTests",
+            dependencies: ["RampartVault", "RampartCrypto", "TestSupport", "rampart-vault-helper"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "RampartSQLiteTests",
             dependencies: ["RampartSQLite"],
@@ -75,7 +92,7 @@ let package = Package(
         ),
         .testTarget(
             name: "RampartSealTests",
-            dependencies: ["RampartSeal", "RampartCrypto", "TestSupport"],
+            dependencies: ["RampartSeal", "RampartVault", "RampartCrypto", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

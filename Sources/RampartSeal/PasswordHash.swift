@@ -1,5 +1,6 @@
 public import Foundation
 import RampartCrypto
+public import RampartVault
 
 /// A stored password hash: Argon2id in the PHC string format, `$argon2id$v=19$m=19456,t=2,p=1$<salt>$<hash>`.
 ///
@@ -44,8 +45,9 @@ public struct PasswordHash: Sendable, Hashable, CustomStringConvertible {
     /// - Throws: ``SealError/Code/invalidParameter`` or ``SealError/Code/limitExceeded`` for invalid costs.
     public init(password: some ContiguousBytes, parameters: Argon2Parameters = .owasp) throws {
         let salt = SecureRandom.bytes(count: Self.saltByteCount)
-        self.hash = try Argon2id.deriveKey(
-            password: password, salt: salt, parameters: parameters, outputByteCount: Self.hashByteCount)
+        self.hash = try password.withUnsafeBytes { bytes in
+            try parameters.derive(password: bytes, salt: salt, count: Self.hashByteCount)
+        }
         self.salt = salt
         self.parameters = parameters
     }
@@ -93,7 +95,7 @@ public struct PasswordHash: Sendable, Hashable, CustomStringConvertible {
         let parallelism = try Self.decimal(costs[2], name: "p")
         let parameters = Argon2Parameters(memoryKiB: memory, iterations: iterations, parallelism: parallelism)
         do {
-            try parameters.validate()
+            try parameters.validateForSeal()
         } catch let error as SealError where error.code == .invalidParameter {
             throw SealError.malformedPasswordHash("the PHC parameters are invalid: \(error.reason)")
         }
@@ -110,12 +112,12 @@ public struct PasswordHash: Sendable, Hashable, CustomStringConvertible {
 
     /// The PHC string to store.
     public var phcString: String {
-        "$argon2id$v=19$m=\(parameters.memoryKiB),t=\(parameters.iterations),p=\(parameters.parallelism)$"
+        "$argon2id$v=19$\(parameters.phcText)$"
             + Self.encode(salt) + "$" + Self.encode(hash)
     }
 
     /// `PasswordHash(argon2id m=…,t=…,p=…)`; never the salt or hash.
-    public var description: String { "PasswordHash(argon2id \(parameters))" }
+    public var description: String { "PasswordHash(argon2id \(parameters.phcText))" }
 
     /// Checks a password attempt, comparing in constant time.
     ///
@@ -123,8 +125,9 @@ public struct PasswordHash: Sendable, Hashable, CustomStringConvertible {
     /// - Returns: `true` when it matches.
     /// - Throws: ``SealError/Code/limitExceeded`` when Argon2id cannot allocate its memory.
     public func isValid(password: some ContiguousBytes) throws -> Bool {
-        let candidate = try Argon2id.deriveKey(
-            password: password, salt: salt, parameters: parameters, outputByteCount: hash.count)
+        let candidate = try password.withUnsafeBytes { bytes in
+            try parameters.derive(password: bytes, salt: salt, count: hash.count)
+        }
         return ConstantTime.isEqual(candidate, hash)
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 public import RampartCrypto
+public import RampartVault
 
 /// How a passphrase becomes a key-encryption key, with its costs; the choice is stored in the sealed header.
 ///
@@ -101,7 +102,7 @@ public struct PasswordKDF: Sendable, Hashable, CustomStringConvertible {
     /// A short name with the costs, e.g. `Argon2id m=19456,t=2,p=1`.
     public var description: String {
         switch kind {
-        case .argon2id(let parameters): "Argon2id \(parameters)"
+        case .argon2id(let parameters): "Argon2id \(parameters.phcText)"
         case .scrypt(let parameters):
             "scrypt N=\(parameters.cost),r=\(parameters.blockSize),p=\(parameters.parallelism)"
         case .pbkdf2SHA256(let iterations): "PBKDF2-HMAC-SHA256 i=\(iterations)"
@@ -131,7 +132,7 @@ public struct PasswordKDF: Sendable, Hashable, CustomStringConvertible {
         switch kind {
         case .argon2id(let parameters):
             bytes = try passphrase.withUnsafeBytes { password in
-                try Argon2id.deriveKey(password: password, salt: salt, parameters: parameters)
+                try parameters.derive(password: password, salt: salt, count: 32)
             }
         case .scrypt(let parameters):
             bytes = try passphrase.withUnsafeBytes { password in
@@ -209,7 +210,7 @@ extension PasswordKDF {
                 memoryKiB: try reader.readUInt32(), iterations: try reader.readUInt32(),
                 parallelism: try reader.readUInt32())
             do {
-                try parameters.validate()
+                try parameters.validateForSeal()
             } catch let error as SealError where error.code == .invalidParameter {
                 throw SealError.malformedHeader("the header's Argon2id parameters are invalid: \(error.reason)")
             }

@@ -53,8 +53,15 @@ public struct SealKey: Sendable {
         SealKey(kind: .keyset(keyset))
     }
 
-    /// Builds the header of a new stream around `dataKey`.
-    func makeHeader(algorithm: SealAlgorithm, segmentSize: Int, dataKey: SymmetricKey) throws -> SealHeader {
+    /// Builds the header of a stream around `dataKey`; a fresh salt and nonce prefix unless given (re-wrapping keeps
+    /// the old ones, which the body's keys and nonces depend on).
+    func makeHeader(
+        algorithm: SealAlgorithm,
+        segmentSize: Int,
+        dataKey: SymmetricKey,
+        salt: [UInt8] = SecureRandom.bytes(count: SealHeader.saltByteCount),
+        noncePrefix: [UInt8] = SecureRandom.bytes(count: SealHeader.noncePrefixByteCount)
+    ) throws -> SealHeader {
         let source: SealHeader.KeySource
         let keyEncryptionKey: SymmetricKey
         switch kind {
@@ -75,9 +82,7 @@ public struct SealKey: Sendable {
             throw SealError.invalidParameter("a key-encryption key must be 32 bytes; got \(keyEncryptionKey.byteCount)")
         }
         return try SealHeader(
-            algorithm: algorithm, segmentSize: segmentSize,
-            salt: SecureRandom.bytes(count: SealHeader.saltByteCount),
-            noncePrefix: SecureRandom.bytes(count: SealHeader.noncePrefixByteCount), keySource: source,
+            algorithm: algorithm, segmentSize: segmentSize, salt: salt, noncePrefix: noncePrefix, keySource: source,
             dataKey: dataKey, keyEncryptionKey: keyEncryptionKey)
     }
 

@@ -106,6 +106,58 @@ public enum SealedFile {
         return header
     }
 
+    /// Re-wraps a sealed file's data key under a keyset's primary key in place (temporary file and rename), without
+    /// re-encrypting its body.
+    ///
+    /// A file already wrapped under the primary is left untouched.
+    ///
+    /// - Parameters:
+    ///   - url: The sealed file.
+    ///   - keyset: A keyset holding both the file's current key and the primary it moves to.
+    /// - Returns: The file's header after the call.
+    /// - Throws: As ``SealedStream/rewrap(from:to:oldKey:newKey:)``.
+    @discardableResult
+    public static func rewrap(at url: URL, using keyset: Keyset) throws -> SealHeader {
+        try rewrap(at: url, oldKey: .keyset(keyset), newKey: .keyset(keyset)) { $0.keyID == keyset.primaryID }
+    }
+
+    /// Re-wraps a sealed file's data key with another key (a new passphrase, for example) in place.
+    ///
+    /// - Parameters:
+    ///   - url: The sealed file.
+    ///   - oldKey: Unwraps the current data key.
+    ///   - newKey: Wraps it again.
+    /// - Returns: The new header.
+    /// - Throws: As ``SealedStream/rewrap(from:to:oldKey:newKey:)``.
+    @discardableResult
+    public static func rewrap(at url: URL, oldKey: SealKey, newKey: SealKey) throws -> SealHeader {
+        try rewrap(at: url, oldKey: oldKey, newKey: newKey) { _ in false }
+    }
+
+    private static func rewrap(
+        at url: URL,
+        oldKey: SealKey,
+        newKey: SealKey,
+        isCurrent: (SealHeader) -> Bool
+    ) throws -> SealHeader {
+        let reader = try OpenFile(reading: url)
+        var probe = FileDescriptorSource(descriptor: reader.descriptor)
+        let header = try SealedStream.readHeader(from: &probe)
+        if isCurrent(header) {
+            _ = try oldKey.unwrapDataKey(of: header)
+            return header
+        }
+        guard lseek(reader.descriptor, 0, SEEK_SET) == 0 else {
+            throw SealError.ioFailure("cannot rewind \(url.lastPathComponent): \(String(cString: strerror(errno)))")
+        }
+        var source = FileDescriptorSource(descriptor: reader.descriptor)
+        let writer = try AtomicFile(replacing: url)
+        var sink = FileDescriptorSink(descriptor: writer.descriptor)
+        let newHeader = try SealedStream.rewrap(from: &source, to: &sink, oldKey: oldKey, newKey: newKey)
+        try writer.commit()
+        return newHeader
+    }
+
     /// The size of a file, for progress bars.
     ///
     /// - Parameter url: The file.

@@ -120,6 +120,46 @@ public enum SealedStream {
         return header
     }
 
+    /// Re-wraps a stream's data key under another key, copying the segments unchanged.
+    ///
+    /// Only the header changes: the data key is unwrapped with `oldKey` (checking the header MAC) and wrapped with
+    /// `newKey` in a new header that keeps the cipher, segment size, salt and nonce prefix, so the body, whose keys
+    /// and nonces derive from those, stays valid byte for byte. Use it after a keyset rotation (`oldKey` and
+    /// `newKey` both `.keyset(rotated)`) or to change a passphrase. The segments are copied, not authenticated; they
+    /// are checked when the stream is next opened.
+    ///
+    /// - Parameters:
+    ///   - source: The sealed stream.
+    ///   - sink: Receives the new header and the unchanged segments.
+    ///   - oldKey: Unwraps the current data key.
+    ///   - newKey: Wraps it again (a keyset's primary key, a new passphrase).
+    /// - Returns: The new header.
+    /// - Throws: The errors of ``readHeader(from:)``; ``SealError/Code/wrongKey``, ``SealError/Code/unknownKeyID``,
+    ///   ``SealError/Code/headerTampered``; ``SealError/Code/invalidParameter`` for a weak new KDF;
+    ///   ``SealError/Code/ioFailure``.
+    @discardableResult
+    public static func rewrap(
+        from source: inout some ByteSource,
+        to sink: inout some ByteSink,
+        oldKey: SealKey,
+        newKey: SealKey
+    ) throws -> SealHeader {
+        let header = try readHeader(from: &source)
+        let dataKey = try oldKey.unwrapDataKey(of: header)
+        let newHeader = try newKey.makeHeader(
+            algorithm: header.algorithm, segmentSize: header.segmentSize, dataKey: dataKey, salt: header.salt,
+            noncePrefix: header.noncePrefix)
+        try newHeader.bytes.withUnsafeBytes { try sink.write($0) }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
+        defer { buffer.deallocate() }
+        while true {
+            let count = try source.read(into: buffer)
+            if count == 0 { break }
+            try sink.write(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+        }
+        return newHeader
+    }
+
     /// Seals bytes in memory.
     ///
     /// - Parameters:

@@ -99,3 +99,42 @@ struct SealCommandTests {
         #expect(!FileManager.default.fileExists(atPath: path("x")))
     }
 }
+
+struct SealVaultCommandTests {
+    @Test("--vault seals with a keyset kept in the vault, creating both; open finds the key by id")
+    func vault() async throws {
+        let directory = try SealCommandTests.workspace(size: 70_000)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = { (name: String) in directory.appendingPathComponent(name).path }
+        let vaultOptions = [
+            "--vault", path("keys.vault"), "--vault-passphrase-file", path("pass.txt"), "--key", "backups",
+        ]
+        let sealed = await runRampart(["seal", path("plain.bin"), path("plain.sealed"), "--json"] + vaultOptions)
+        #expect(sealed.status == 0, "\(sealed.stderr)")
+        #expect(sealed.stdout.contains("key backups/v1"))
+        #expect(FileManager.default.fileExists(atPath: path("keys.vault")))
+        let opened = await runRampart(["open", path("plain.sealed"), path("opened.bin")] + vaultOptions)
+        #expect(opened.status == 0, "\(opened.stderr)")
+        #expect(
+            FileManager.default.contents(atPath: path("opened.bin"))
+                == FileManager.default.contents(atPath: path("plain.bin")))
+        let wrongVault = await runRampart([
+            "open", path("plain.sealed"), path("x.bin"), "--vault", path("keys.vault"), "--vault-passphrase-file",
+            path("wrong.txt"), "--key", "backups",
+        ])
+        #expect(wrongVault.status == 1, "\(wrongVault.stderr)")
+        let missingKeyset = await runRampart([
+            "open", path("plain.sealed"), path("x.bin"), "--vault", path("keys.vault"), "--vault-passphrase-file",
+            path("pass.txt"), "--key", "other",
+        ])
+        #expect(missingKeyset.status == 2, "\(missingKeyset.stderr)")
+        let passphrase = await runRampart([
+            "open", path("plain.sealed"), path("x.bin"), "--passphrase-file", path("pass.txt"),
+        ])
+        #expect(passphrase.status == 1, "\(passphrase.stderr)")
+        let mixed = await runRampart(
+            ["open", path("plain.sealed"), path("x.bin"), "--passphrase-file", path("pass.txt")] + vaultOptions)
+        #expect(mixed.status == 2)
+        #expect(!FileManager.default.fileExists(atPath: path("x.bin")))
+    }
+}

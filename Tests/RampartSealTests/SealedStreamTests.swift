@@ -1,6 +1,7 @@
 import Foundation
 import RampartCrypto
 import RampartSeal
+import RampartVault
 import Testing
 
 /// A cheap passphrase KDF for tests (the real defaults are exercised once, in PasswordKDFTests).

@@ -9,18 +9,25 @@ public enum SealCommand: Command {
     public static let abstract = "encrypt a file of any size (AES-256-GCM segments, passphrase or vault key)"
     /// The `--help` text.
     public static let help = """
-        USAGE: rampart seal IN OUT --passphrase-file F [--kdf argon2id|scrypt|pbkdf2]
+        USAGE: rampart seal IN OUT (--passphrase-file F [--kdf argon2id|scrypt|pbkdf2]
+                                    | --vault FILE --vault-passphrase-file F --key NAME)
                                    [--algorithm aes-256-gcm|chacha20-poly1305] [--segment-size N] [--json]
 
         Encrypts IN into OUT in the Rampart sealed format (docs/seal-format.md): a header (magic, version, cipher,
         segment size, salt, nonce prefix, key stanza, MAC) and authenticated segments, in constant memory. Every
-        file gets a fresh random data key; the passphrase is stretched with Argon2id (OWASP: 19 MiB, t=2, p=1) to
-        wrap it, and the KDF and its costs are stored in the header. '-' is standard input or output. OUT is written
+        file gets a fresh random data key, wrapped either by a key derived from a passphrase (Argon2id by default,
+        OWASP's 19 MiB, t=2, p=1; the KDF and its costs are stored in the header) or by the primary key of keyset
+        NAME kept in an encrypted vault file (envelope encryption: the header names the key id, e.g. NAME/v1; the
+        vault and the keyset are created when missing). '-' is standard input or output. OUT is written
         to a temporary file and renamed into place when complete. A progress bar is drawn on standard error when it
         is a terminal.
 
         OPTIONS:
           --passphrase-file F  a file holding the passphrase (one trailing newline is ignored)
+          --vault FILE         an encrypted vault file holding keysets (created when missing)
+          --vault-passphrase-file F
+                               a file holding the vault's passphrase
+          --key NAME           the keyset in the vault whose primary key wraps the data key
           --kdf K              argon2id (default), scrypt (N=2^17, r=8, p=1) or pbkdf2 (HMAC-SHA256, 600,000)
           --algorithm A        aes-256-gcm (default) or chacha20-poly1305
           --segment-size N     plaintext bytes per segment: 256 … 4M, default 64K
@@ -29,12 +36,14 @@ public enum SealCommand: Command {
 
         EXIT CODES:
           0  OUT was written
+          1  the vault passphrase is wrong
           2  bad usage, an unreadable input or passphrase file, or a write failure (nothing is left at OUT)
 
         EXAMPLE:
           echo 'correct horse battery staple' > pass.txt
           rampart seal backup.tar backup.tar.sealed --passphrase-file pass.txt
           rampart open backup.tar.sealed backup.tar --passphrase-file pass.txt
+          rampart seal db.dump db.sealed --vault keys.vault --vault-passphrase-file vault-pass.txt --key backups
         """
 
     /// The `--json` output.
@@ -58,7 +67,12 @@ public enum SealCommand: Command {
         let options = SealOptions(
             algorithm: try SealIO.algorithm(arguments.option("--algorithm")),
             segmentSize: try SealIO.segmentSize(arguments.option("--segment-size")))
-        let key = try SealIO.key(&arguments, kdf: kdf)
+        let key: SealKey
+        do {
+            key = try await SealIO.key(&arguments, kdf: kdf, createIfMissing: true)
+        } catch let error as SealError {
+            return SealIO.report(error, command: name, context: context)
+        }
         let paths = try arguments.positionals()
         guard paths.count == 2 else { throw UsageError("give IN and OUT ('-' for standard input or output)") }
         guard !(json && paths[1] == "-") else { throw UsageError("--json cannot be used when OUT is '-'") }

@@ -1,5 +1,6 @@
 import Foundation
 import RampartSeal
+import RampartVault
 
 #if canImport(Glibc)
 import Glibc
@@ -10,12 +11,51 @@ import Darwin
 /// What `rampart seal` and `rampart open` share: reading the key options, the `-` streams, the progress bar and the
 /// mapping of ``SealError`` to exit codes. No cryptography happens here.
 enum SealIO {
-    /// Reads `--passphrase-file` and returns the key.
-    static func key(_ arguments: inout Arguments, kdf: PasswordKDF) throws -> SealKey {
-        guard let file = try arguments.option("--passphrase-file") else {
-            throw UsageError("give --passphrase-file F (a file holding the passphrase)")
+    /// Reads `--passphrase-file`, or `--vault FILE --vault-passphrase-file F --key NAME`, and returns the key.
+    ///
+    /// With the vault, the key is the keyset NAME kept in the vault; `createIfMissing` creates both the vault file
+    /// and the keyset when absent (sealing), and opening requires both to exist.
+    static func key(
+        _ arguments: inout Arguments,
+        kdf: PasswordKDF,
+        createIfMissing: Bool
+    ) async throws -> SealKey {
+        let passphraseFile = try arguments.option("--passphrase-file")
+        let vault = try arguments.option("--vault")
+        let vaultPassphraseFile = try arguments.option("--vault-passphrase-file")
+        let keyName = try arguments.option("--key")
+        switch (passphraseFile, vault) {
+        case (let file?, nil):
+            guard vaultPassphraseFile == nil, keyName == nil else {
+                throw UsageError("--vault-passphrase-file and --key go with --vault, not --passphrase-file")
+            }
+            return .passphrase(try readSecretFile(file, what: "passphrase"), kdf: kdf)
+        case (nil, let vaultPath?):
+            guard let vaultPassphraseFile, let keyName else {
+                throw UsageError("--vault needs --vault-passphrase-file F and --key NAME")
+            }
+            let store = try openVault(vaultPath, passphraseFile: vaultPassphraseFile, create: createIfMissing)
+            return .keyset(try await store.keyset(named: keyName, createIfMissing: createIfMissing))
+        case (nil, nil):
+            throw UsageError("give --passphrase-file F, or --vault FILE --vault-passphrase-file F --key NAME")
+        case (.some, .some):
+            throw UsageError("give either --passphrase-file or --vault, not both")
         }
-        return .passphrase(try readSecretFile(file, what: "passphrase"), kdf: kdf)
+    }
+
+    /// Opens a file vault with the passphrase in a file, as a ``KeysetStore``.
+    static func openVault(_ path: String, passphraseFile: String, create: Bool) throws -> KeysetStore {
+        let passphrase = String(decoding: try readSecretFile(passphraseFile, what: "vault passphrase"), as: UTF8.self)
+        do {
+            let backend = try FileVault.open(at: path, credential: .passphrase(passphrase), create: create)
+            return KeysetStore(Vault(backend: backend))
+        } catch let error as VaultError where error.code == .authFailed {
+            throw SealError.wrongKey("the vault \(path) did not open: wrong vault passphrase, or not a Rampart vault")
+        } catch let error as VaultError where error.code == .itemNotFound {
+            throw UsageError("there is no vault at \(path); seal a file with --vault first to create it")
+        } catch let error as VaultError {
+            throw UsageError("the vault \(path) could not be opened: \(error)")
+        }
     }
 
     /// A secret file's bytes without one trailing newline (`\n` or `\r\n`), as `echo secret > file` writes it.
