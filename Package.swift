@@ -13,7 +13,10 @@ let package = Package(
     products: [
         .library(name: "RampartCrypto", targets: ["RampartCrypto"]),
         .library(name: "RampartX509", targets: ["RampartX509"]),
+        .library(name: "RampartPinning", targets: ["RampartPinning"]),
+        .library(name: "RampartTLS", targets: ["RampartTLS"]),
         .library(name: "RampartAttestService", targets: ["RampartAttestService"]),
+        .library(name: "RampartVault", targets: ["RampartVault"]),
         .executable(name: "rampart", targets: ["rampart"]),
         .executable(name: "rampart-bench", targets: ["rampart-bench"]),
     ],
@@ -28,7 +31,9 @@ let package = Package(
 
         // MARK: Libraries
         .target(name: "RampartCrypto", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
-        .target(name: "RampartX509", dependencies: ["RampartCrypto"], swiftSettings: swiftSettings),
+        .target(name: "RampartX509", dependencies: ["RampartCrypto", "COpenSSL"], swiftSettings: swiftSettings),
+        .target(name: "RampartPinning", dependencies: ["RampartCrypto", "RampartX509"], swiftSettings: swiftSettings),
+        .target(name: "RampartTLS", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
         .target(name: "RampartSQLite", dependencies: ["CSQLite"], swiftSettings: swiftSettings),
         .target(
             name: "RampartAttestService",
@@ -36,8 +41,15 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "RampartVault",
+            dependencies: ["RampartCrypto", "CSQLite", "CArgon2", "CSecret"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "RampartCLI",
-            dependencies: ["RampartCrypto", "RampartX509", "RampartAttestService"],
+            dependencies: [
+                "RampartCrypto", "RampartX509", "RampartPinning", "RampartTLS", "RampartAttestService", "RampartVault",
+            ],
             swiftSettings: swiftSettings
         ),
 
@@ -45,7 +57,7 @@ let package = Package(
         .executableTarget(name: "rampart", dependencies: ["RampartCLI"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "rampart-bench",
-            dependencies: ["RampartCrypto", "RampartX509", "RampartAttestService"],
+            dependencies: ["RampartCrypto", "RampartX509", "RampartPinning", "RampartAttestService", "RampartVault"],
             swiftSettings: swiftSettings
         ),
 
@@ -61,6 +73,17 @@ let package = Package(
             dependencies: ["RampartX509", "TestSupport"],
             swiftSettings: swiftSettings
         ),
+        .executableTarget(
+            name: "rampart-vault-helper",
+            dependencies: ["RampartVault"],
+            path: "Tests/VaultHelper",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RampartVaultTests",
+            dependencies: ["RampartVault", "RampartCrypto", "TestSupport", "rampart-vault-helper"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "RampartSQLiteTests",
             dependencies: ["RampartSQLite"],
@@ -69,6 +92,16 @@ let package = Package(
         .testTarget(
             name: "RampartAttestServiceTests",
             dependencies: ["RampartAttestService", "RampartSQLite", "RampartCrypto", "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RampartPinningTests",
+            dependencies: ["RampartPinning", "RampartX509", "RampartCrypto", "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RampartTLSTests",
+            dependencies: ["RampartTLS", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
