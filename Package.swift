@@ -13,8 +13,11 @@ let package = Package(
     products: [
         .library(name: "RampartCrypto", targets: ["RampartCrypto"]),
         .library(name: "RampartX509", targets: ["RampartX509"]),
+        .library(name: "RampartPinning", targets: ["RampartPinning"]),
+        .library(name: "RampartTLS", targets: ["RampartTLS"]),
         .library(name: "RampartAttestService", targets: ["RampartAttestService"]),
         .library(name: "RampartVault", targets: ["RampartVault"]),
+        .library(name: "RampartSeal", targets: ["RampartSeal"]),
         .executable(name: "rampart", targets: ["rampart"]),
         .executable(name: "rampart-bench", targets: ["rampart-bench"]),
     ],
@@ -29,7 +32,9 @@ let package = Package(
 
         // MARK: Libraries
         .target(name: "RampartCrypto", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
-        .target(name: "RampartX509", dependencies: ["RampartCrypto"], swiftSettings: swiftSettings),
+        .target(name: "RampartX509", dependencies: ["RampartCrypto", "COpenSSL"], swiftSettings: swiftSettings),
+        .target(name: "RampartPinning", dependencies: ["RampartCrypto", "RampartX509"], swiftSettings: swiftSettings),
+        .target(name: "RampartTLS", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
         .target(name: "RampartSQLite", dependencies: ["CSQLite"], swiftSettings: swiftSettings),
         .target(
             name: "RampartAttestService",
@@ -42,9 +47,13 @@ let package = Package(
             dependencies: ["RampartCrypto", "CSQLite", "CArgon2", "CSecret"],
             swiftSettings: swiftSettings
         ),
+        .target(name: "RampartSeal", dependencies: ["RampartCrypto", "RampartVault"], swiftSettings: swiftSettings),
         .target(
             name: "RampartCLI",
-            dependencies: ["RampartCrypto", "RampartX509", "RampartAttestService", "RampartVault"],
+            dependencies: [
+                "RampartCrypto", "RampartX509", "RampartPinning", "RampartTLS", "RampartAttestService", "RampartVault",
+                "RampartSeal",
+            ],
             swiftSettings: swiftSettings
         ),
 
@@ -52,7 +61,9 @@ let package = Package(
         .executableTarget(name: "rampart", dependencies: ["RampartCLI"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "rampart-bench",
-            dependencies: ["RampartCrypto", "RampartX509", "RampartAttestService", "RampartVault"],
+            dependencies: [
+                "RampartCrypto", "RampartX509", "RampartPinning", "RampartAttestService", "RampartVault", "RampartSeal",
+            ],
             swiftSettings: swiftSettings
         ),
 
@@ -87,6 +98,21 @@ let package = Package(
         .testTarget(
             name: "RampartAttestServiceTests",
             dependencies: ["RampartAttestService", "RampartSQLite", "RampartCrypto", "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RampartPinningTests",
+            dependencies: ["RampartPinning", "RampartX509", "RampartCrypto", "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RampartTLSTests",
+            dependencies: ["RampartTLS", "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RampartSealTests",
+            dependencies: ["RampartSeal", "RampartVault", "RampartCrypto", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
