@@ -85,7 +85,7 @@ enum CryptoBenchmarks {
         ]
         for (name, body) in slow {
             let seconds = measureEach(seconds: options.seconds, body)
-            print("  \(pad(name)) \(formatRate(1 / seconds)) ops/s  \(formatLatency(seconds))")
+            print("  \(pad(name)) \(String(format: "%12.2f", 1 / seconds)) ops/s  \(formatLatency(seconds))")
         }
     }
 
