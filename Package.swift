@@ -91,6 +91,12 @@ let package = Package(
             exclude: ["Seeds"],
             swiftSettings: swiftSettings
         ),
+        .executableTarget(
+            name: "FuzzSealHeader",
+            dependencies: ["FuzzSupport", "RampartSeal", "RampartCrypto"],
+            path: "Fuzz/SealHeader",
+            swiftSettings: swiftSettings
+        ),
 
         // MARK: Tests
         .target(name: "TestSupport", dependencies: ["RampartCrypto"], swiftSettings: swiftSettings),

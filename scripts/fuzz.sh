@@ -6,7 +6,7 @@
 #   bash scripts/fuzz.sh 30 FuzzDER               only the named targets
 #
 # How a target is built
-#   Each target is an executable target `Fuzz<Thing>` in Fuzz/<Fuzz<Thing>>/ (declared in Package.swift under
+#   Each target is an executable target `Fuzz<Thing>` in Fuzz/Fuzz<Thing>/ or Fuzz/<Thing>/ (declared in Package.swift under
 #   "Fuzz targets", depending on FuzzSupport) with one function `check(_ bytes: [UInt8])` that must never crash.
 #   - A plain `swift build` / `swift test` builds it as a replay tool: `swift run FuzzDER crash-file-or-dir...`.
 #   - This script builds it in its own scratch path (.build/fuzz, so normal builds are not invalidated) with
@@ -19,7 +19,7 @@
 #   `targets` below.
 #
 # Seeds
-#   Fuzz/<Target>/Seeds/ holds small inputs made by us (committed). Each run starts from a copy of them in
+#   Fuzz/<Target>/Seeds/ (or Fuzz/<Thing>/Seeds/ for a target in Fuzz/<Thing>/) holds small inputs made by us. Each run starts from a copy of them in
 #   .build/fuzz/corpus/<Target> (kept between local runs, so coverage accumulates); crashes are written to
 #   .build/fuzz/artifacts/<Target>/ and the script prints how to replay them.
 set -euo pipefail
@@ -31,6 +31,7 @@ targets=(
     FuzzDER
     FuzzPEM
     FuzzCertificate
+    FuzzSealHeader
 )
 
 seconds="${1:-60}"
@@ -55,7 +56,9 @@ for target in "${targets[@]}"; do
     artifacts=".build/fuzz/artifacts/$target"
     log=".build/fuzz/$target.log"
     mkdir -p "$corpus" "$artifacts"
-    if [ -d "Fuzz/$target/Seeds" ]; then cp -n "Fuzz/$target/Seeds/"* "$corpus/" 2>/dev/null || true; fi
+    for seeds in "Fuzz/$target/Seeds" "Fuzz/${target#Fuzz}/Seeds"; do
+        if [ -d "$seeds" ]; then cp -n "$seeds/"* "$corpus/" 2>/dev/null || true; fi
+    done
     echo "== fuzzing $target for ${seconds}s (corpus $corpus)"
     if ".build/fuzz/debug/$target" "$corpus" \
         -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=16384 \
