@@ -13,6 +13,8 @@ let package = Package(
     products: [
         .library(name: "RampartCrypto", targets: ["RampartCrypto"]),
         .library(name: "RampartX509", targets: ["RampartX509"]),
+        .library(name: "RampartPinning", targets: ["RampartPinning"]),
+        .library(name: "RampartTLS", targets: ["RampartTLS"]),
         .library(name: "RampartAttestService", targets: ["RampartAttestService"]),
         .library(name: "RampartVault", targets: ["RampartVault"]),
         .executable(name: "rampart", targets: ["rampart"]),
@@ -29,7 +31,9 @@ let package = Package(
 
         // MARK: Libraries
         .target(name: "RampartCrypto", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
-        .target(name: "RampartX509", dependencies: ["RampartCrypto"], swiftSettings: swiftSettings),
+        .target(name: "RampartX509", dependencies: ["RampartCrypto", "COpenSSL"], swiftSettings: swiftSettings),
+        .target(name: "RampartPinning", dependencies: ["RampartCrypto", "RampartX509"], swiftSettings: swiftSettings),
+        .target(name: "RampartTLS", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
         .target(name: "RampartSQLite", dependencies: ["CSQLite"], swiftSettings: swiftSettings),
         .target(
             name: "RampartAttestService",
@@ -43,7 +47,9 @@ let package = Package(
         ),
         .target(
             name: "RampartCLI",
-            dependencies: ["RampartCrypto", "RampartX509", "RampartAttestService", "RampartVault"],
+            dependencies: [
+                "RampartCrypto", "RampartX509", "RampartPinning", "RampartTLS", "RampartAttestService", "RampartVault",
+            ],
             swiftSettings: swiftSettings
         ),
 
@@ -51,7 +57,7 @@ let package = Package(
         .executableTarget(name: "rampart", dependencies: ["RampartCLI"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "rampart-bench",
-            dependencies: ["RampartCrypto", "RampartX509", "RampartAttestService", "RampartVault"],
+            dependencies: ["RampartCrypto", "RampartX509", "RampartPinning", "RampartAttestService", "RampartVault"],
             swiftSettings: swiftSettings
         ),
 
@@ -86,6 +92,16 @@ let package = Package(
         .testTarget(
             name: "RampartAttestServiceTests",
             dependencies: ["RampartAttestService", "RampartSQLite", "RampartCrypto", "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RampartPinningTests",
+            dependencies: ["RampartPinning", "RampartX509", "RampartCrypto", "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RampartTLSTests",
+            dependencies: ["RampartTLS", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
