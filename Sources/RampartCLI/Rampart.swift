@@ -6,6 +6,8 @@ public enum Rampart {
     public static let commands: [any Command.Type] = [
         PinsCommand.self,
         VaultCommand.self,
+        SealCommand.self,
+        OpenCommand.self,
     ]
 
     /// The top-level help text.
