@@ -2,8 +2,8 @@ import RampartCrypto
 import Testing
 
 struct RSATests {
-    /// One generated key for the suite (RSA generation is the slow part).
-    static let key: RSAPrivateKey? = try? RSAPrivateKey(bitCount: 2048)
+    /// A fixed key (generating one takes up to seconds of CPU, which would slow the whole suite).
+    static let key: RSAPrivateKey? = try? RSAPrivateKey(pkcs8DERRepresentation: KeyFixtures.rsa2048PKCS8)
 
     @Test(
         "PKCS#1 v1.5 and PSS signatures verify with their own algorithm only",
@@ -44,10 +44,27 @@ struct RSATests {
         #expect(SignatureAlgorithm.rsaPSSWithSHA256.description == "RSASSA-PSS (SHA-256, MGF1-SHA-256, salt 32)")
     }
 
+    @Test("PKCS#8 round-trips; generation makes a working key")
+    func pkcs8() throws {
+        let key = try #require(Self.key)
+        #expect(key.pkcs8DERRepresentation == KeyFixtures.rsa2048PKCS8)
+        let generated = try RSAPrivateKey(bitCount: 2048)
+        let signature = try generated.signature(for: [1], algorithm: .sha256WithRSAEncryption)
+        #expect(generated.publicKey.isValidSignature(signature, for: [1], algorithm: .sha256WithRSAEncryption))
+        #expect(!key.publicKey.isValidSignature(signature, for: [1], algorithm: .sha256WithRSAEncryption))
+    }
+
     @Test("rejections carry their codes")
     func rejections() throws {
         let key = try #require(Self.key)
         #expect(throws: CryptoError.invalidParameter("")) { try RSAPrivateKey(bitCount: 1024) }
+        #expect(throws: CryptoError.invalidKey("")) { try RSAPrivateKey(pkcs8DERRepresentation: KeyFixtures.p256PKCS8) }
+        #expect(throws: CryptoError.invalidKey("")) {
+            try RSAPrivateKey(pkcs8DERRepresentation: KeyFixtures.rsa2048PKCS8 + [0])
+        }
+        var corrupted = KeyFixtures.rsa2048PKCS8
+        corrupted[corrupted.count - 5] ^= 1
+        #expect(throws: CryptoError.invalidKey("")) { try RSAPrivateKey(pkcs8DERRepresentation: corrupted) }
         #expect(throws: CryptoError.unsupportedAlgorithm("")) {
             try key.signature(for: [1], algorithm: .ecdsaWithSHA256)
         }
