@@ -13,6 +13,7 @@ let package = Package(
     products: [
         .library(name: "RampartCrypto", targets: ["RampartCrypto"]),
         .library(name: "RampartX509", targets: ["RampartX509"]),
+        .library(name: "RampartAppAttest", targets: ["RampartAppAttest"]),
         .executable(name: "rampart", targets: ["rampart"]),
         .executable(name: "rampart-bench", targets: ["rampart-bench"]),
     ],
@@ -29,8 +30,13 @@ let package = Package(
         .target(name: "RampartCrypto", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
         .target(name: "RampartX509", dependencies: ["RampartCrypto"], swiftSettings: swiftSettings),
         .target(
+            name: "RampartAppAttest",
+            dependencies: ["RampartCrypto", "RampartX509", "COpenSSL"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "RampartCLI",
-            dependencies: ["RampartCrypto", "RampartX509"],
+            dependencies: ["RampartCrypto", "RampartX509", "RampartAppAttest"],
             swiftSettings: swiftSettings
         ),
 
@@ -38,7 +44,7 @@ let package = Package(
         .executableTarget(name: "rampart", dependencies: ["RampartCLI"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "rampart-bench",
-            dependencies: ["RampartCrypto", "RampartX509"],
+            dependencies: ["RampartCrypto", "RampartX509", "RampartAppAttest"],
             swiftSettings: swiftSettings
         ),
 
@@ -52,6 +58,11 @@ let package = Package(
         .testTarget(
             name: "RampartX509Tests",
             dependencies: ["RampartX509", "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RampartAppAttestTests",
+            dependencies: ["RampartAppAttest", "RampartCrypto", "RampartX509", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
