@@ -1,5 +1,6 @@
 public import Foundation
 public import RampartCrypto
+public import RampartX509
 
 /// Verifies App Attest attestations and assertions for one app, following Apple's "Validating apps that connect to
 /// your server".
@@ -24,6 +25,10 @@ public struct AppAttestVerifier: Sendable {
     public let environment: AppAttestEnvironment
     let clock: @Sendable () -> Date
     let rpIDHash: [UInt8]
+    let chainVerifier: AttestationChainVerifier
+
+    /// The root certificate every attestation chain must end at.
+    public var trustAnchor: Certificate { chainVerifier.anchor }
 
     /// The App ID, `TEAMID.bundle.id`, whose SHA-256 every rpIdHash must equal.
     public var appID: String { "\(teamID).\(bundleID)" }
@@ -32,17 +37,29 @@ public struct AppAttestVerifier: Sendable {
     /// hash, so any length up to this bound is allowed.
     public static let maximumClientDataHashByteCount = 1024
 
-    init(
+    /// Creates a verifier for one app in one environment.
+    ///
+    /// - Parameters:
+    ///   - teamID: The Apple Developer team identifier (no dot).
+    ///   - bundleID: The bundle identifier.
+    ///   - environment: The environment whose objects are accepted; a `.production` verifier refuses development
+    ///     attestations.
+    ///   - trustAnchor: The root of the attestation chain; ``AppleRoots/appAttestationRootCA`` by default.
+    ///   - clock: The time certificates are checked at; the system clock by default. Tests and replays fix it.
+    /// - Throws: ``AppAttestError/Code/invalidArgument`` when the team id or bundle id is empty, holds spaces or
+    ///   control characters, or the team id holds a dot.
+    public init(
         teamID: String,
         bundleID: String,
         environment: AppAttestEnvironment,
-        clock: @escaping @Sendable () -> Date
+        trustAnchor: Certificate = AppleRoots.appAttestationRootCA,
+        clock: @escaping @Sendable () -> Date = { Date() }
     ) throws {
         guard !teamID.isEmpty, !bundleID.isEmpty, !teamID.contains("."),
-            (teamID + bundleID).unicodeScalars.allSatisfy({ $0.isASCII && $0.value > 0x20 })
+            (teamID + bundleID).unicodeScalars.allSatisfy({ $0.isASCII && $0.value > 0x20 && $0.value < 0x7F })
         else {
             throw AppAttestError.invalidArgument(
-                "the team id and bundle id must be non-empty printable ASCII, and the team id has no dot"
+                "the team id and bundle id must be non-empty printable ASCII without spaces, and the team id has no dot"
             )
         }
         self.teamID = teamID
@@ -50,6 +67,14 @@ public struct AppAttestVerifier: Sendable {
         self.environment = environment
         self.clock = clock
         self.rpIDHash = SHA256.hash(Array("\(teamID).\(bundleID)".utf8))
+        self.chainVerifier = AttestationChainVerifier(anchor: trustAnchor)
+    }
+
+    /// Forgets every intermediate certificate verified so far, so the next attestation pays the full chain cost.
+    ///
+    /// Only benchmarks and tests need this; the cache is bounded and holds public certificates.
+    public func clearIntermediateCache() {
+        chainVerifier.clearCache()
     }
 }
 
