@@ -14,6 +14,8 @@ let package = Package(
         .library(name: "RampartCrypto", targets: ["RampartCrypto"]),
         .library(name: "RampartX509", targets: ["RampartX509"]),
         .library(name: "RampartAppAttest", targets: ["RampartAppAttest"]),
+        .library(name: "RampartAttestService", targets: ["RampartAttestService"]),
+        .library(name: "RampartVault", targets: ["RampartVault"]),
         .executable(name: "rampart", targets: ["rampart"]),
         .executable(name: "rampart-bench", targets: ["rampart-bench"]),
     ],
@@ -29,6 +31,17 @@ let package = Package(
         // MARK: Libraries
         .target(name: "RampartCrypto", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
         .target(name: "RampartX509", dependencies: ["RampartCrypto"], swiftSettings: swiftSettings),
+        .target(name: "RampartSQLite", dependencies: ["CSQLite"], swiftSettings: swiftSettings),
+        .target(
+            name: "RampartAttestService",
+            dependencies: ["RampartCrypto", "RampartSQLite", "CPostgres", "CMicroHTTPD"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "RampartVault",
+            dependencies: ["RampartCrypto", "CSQLite", "CArgon2", "CSecret"],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "RampartAppAttest",
             dependencies: ["RampartCrypto", "RampartX509", "COpenSSL"],
@@ -36,7 +49,7 @@ let package = Package(
         ),
         .target(
             name: "RampartCLI",
-            dependencies: ["RampartCrypto", "RampartX509", "RampartAppAttest"],
+            dependencies: ["RampartCrypto", "RampartX509", "RampartAppAttest", "RampartAttestService", "RampartVault"],
             swiftSettings: swiftSettings
         ),
 
@@ -44,7 +57,7 @@ let package = Package(
         .executableTarget(name: "rampart", dependencies: ["RampartCLI"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "rampart-bench",
-            dependencies: ["RampartCrypto", "RampartX509", "RampartAppAttest"],
+            dependencies: ["RampartCrypto", "RampartX509", "RampartAppAttest", "RampartAttestService", "RampartVault"],
             swiftSettings: swiftSettings
         ),
 
@@ -58,6 +71,27 @@ let package = Package(
         .testTarget(
             name: "RampartX509Tests",
             dependencies: ["RampartX509", "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "rampart-vault-helper",
+            dependencies: ["RampartVault"],
+            path: "Tests/VaultHelper",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RampartVaultTests",
+            dependencies: ["RampartVault", "RampartCrypto", "TestSupport", "rampart-vault-helper"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RampartSQLiteTests",
+            dependencies: ["RampartSQLite"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RampartAttestServiceTests",
+            dependencies: ["RampartAttestService", "RampartSQLite", "RampartCrypto", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

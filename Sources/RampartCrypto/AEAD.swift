@@ -13,6 +13,9 @@ public enum AEADAlgorithm: String, Sendable, CaseIterable, Hashable {
     public var keyByteCount: Int { self == .aes128GCM ? 16 : 32 }
     /// The standard nonce length in bytes (12 for all three).
     public static let nonceByteCount = 12
+    /// The longest AES-GCM nonce accepted: 128 bytes, OpenSSL 3's limit (longer nonces are hashed to 12 bytes by
+    /// GCM anyway and bring nothing).
+    public static let maximumGCMNonceByteCount = 128
     /// The tag length in bytes (16 for all three).
     public static let tagByteCount = 16
 }
@@ -66,8 +69,8 @@ public enum AEAD {
     /// - Parameters:
     ///   - plaintext: The data to encrypt.
     ///   - key: A key of `algorithm.keyByteCount` bytes.
-    ///   - nonce: The nonce; 12 random bytes when nil. AES-GCM accepts other non-empty lengths, ChaCha20-Poly1305
-    ///     only 12.
+    ///   - nonce: The nonce; 12 random bytes when nil. AES-GCM accepts 1…``AEADAlgorithm/maximumGCMNonceByteCount``
+    ///     bytes, ChaCha20-Poly1305 only 12.
     ///   - associatedData: Authenticated but not encrypted.
     ///   - algorithm: The cipher; AES-256-GCM by default.
     /// - Returns: The sealed box.
@@ -118,9 +121,10 @@ public enum AEAD {
                 throw CryptoError.invalidParameter("ChaCha20-Poly1305 needs a 12-byte nonce; got \(nonce.count)")
             }
         case .aes128GCM, .aes256GCM:
-            guard !nonce.isEmpty, nonce.count <= 1024 else {
+            guard !nonce.isEmpty, nonce.count <= AEADAlgorithm.maximumGCMNonceByteCount else {
                 throw CryptoError.invalidParameter(
-                    "AES-GCM needs a nonce of 1…1024 bytes (12 recommended); got \(nonce.count)")
+                    "AES-GCM needs a nonce of 1…\(AEADAlgorithm.maximumGCMNonceByteCount) bytes (12 recommended); "
+                        + "got \(nonce.count)")
             }
         }
     }

@@ -1,6 +1,15 @@
 internal import COpenSSL
 internal import Foundation
 
+/// The key types Rampart handles, as OpenSSL's `EVP_PKEY_get_base_id` reports them.
+enum KeyFamily {
+    case ec
+    case rsa
+    case rsaPSS
+    case ed25519
+    case ed448
+}
+
 /// Owns one `EVP_PKEY`, released with `EVP_PKEY_free` in `deinit`.
 ///
 /// `@unchecked Sendable`: the key is never mutated after `init`; OpenSSL allows concurrent use of a const `EVP_PKEY`
@@ -29,6 +38,61 @@ final class EVPKey: @unchecked Sendable {
         case "secp521r1", "P-521": return .p521
         default: return nil
         }
+    }
+
+    /// The OpenSSL key type, such as `EVP_PKEY_EC` or `EVP_PKEY_ED25519`.
+    var baseID: Int32 { EVP_PKEY_get_base_id(pointer) }
+
+    /// The key's family; nil for types Rampart does not handle (DSA, X25519, SM2, …).
+    var family: KeyFamily? {
+        switch baseID {
+        case EVP_PKEY_EC: .ec
+        case EVP_PKEY_RSA: .rsa
+        case EVP_PKEY_RSA_PSS: .rsaPSS
+        case EVP_PKEY_ED25519: .ed25519
+        case EVP_PKEY_ED448: .ed448
+        default: nil
+        }
+    }
+
+    /// The key size in bits (the modulus for RSA, the group order for EC).
+    var bitCount: Int { Int(EVP_PKEY_get_bits(pointer)) }
+
+    /// Makes OpenSSL encode this EC key's point uncompressed (`04 ‖ X ‖ Y`) whatever form it was imported in.
+    ///
+    /// Called only while the key is being built, before it is shared.
+    func preferUncompressedPoint() throws {
+        guard baseID == EVP_PKEY_EC else { return }
+        guard
+            EVP_PKEY_set_utf8_string_param(pointer, OSSL_PKEY_PARAM_EC_POINT_CONVERSION_FORMAT, "uncompressed") == 1
+        else { throw CryptoError.openSSL("could not select the uncompressed point format") }
+    }
+
+    /// Runs OpenSSL's full key check (`EVP_PKEY_check`: for EC, the scalar is in range and matches the point).
+    func checkKeyPair() -> Bool {
+        // EVP_PKEY_CTX_new_from_pkey returns an owned context (freed here); it takes its own reference to the key.
+        guard let context = EVP_PKEY_CTX_new_from_pkey(nil, pointer, nil) else { return false }
+        defer { EVP_PKEY_CTX_free(context) }
+        let status = EVP_PKEY_check(context)
+        if status != 1 { _ = drainOpenSSLErrors() }
+        return status == 1
+    }
+
+    /// The PEM `PUBLIC KEY` block of ``spkiDER``.
+    var spkiPEM: String { PEMBlock.encode(spkiDER, label: PEMBlock.publicKeyLabel) }
+
+    /// Whether an EC key names its curve by OID rather than spelling out explicit parameters (RFC 5480 section 2.1.1:
+    /// PKIX keys MUST use `namedCurve`; explicit parameters have hidden invalid cofactors and generators).
+    var usesNamedCurve: Bool {
+        var buffer = [CChar](repeating: 0, count: 32)
+        var length = 0
+        guard EVP_PKEY_get_utf8_string_param(pointer, OSSL_PKEY_PARAM_EC_ENCODING, &buffer, buffer.count, &length) == 1
+        else {
+            _ = drainOpenSSLErrors()
+            return false
+        }
+        let encoding = String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return encoding == OSSL_PKEY_EC_ENCODING_GROUP
     }
 
     /// The public key as OpenSSL encodes it for its type (X9.63 uncompressed point for EC, raw bytes for EdDSA).
@@ -90,10 +154,25 @@ func keyFromData(
     return EVPKey(taking: key)
 }
 
+/// The largest SubjectPublicKeyInfo Rampart decodes (DoS bound): an RSA-16384 key is about 2.1 KiB, so 16 KiB leaves
+/// room for explicit-parameter encodings without letting a caller feed megabytes to the decoder.
+let maximumSPKIByteCount = 16 * 1024
+
+/// Decodes a DER `SubjectPublicKeyInfo` of any key type OpenSSL knows, rejecting trailing bytes.
+///
+/// ```
+/// SubjectPublicKeyInfo ::= SEQUENCE {
+///     algorithm         AlgorithmIdentifier,
+///     subjectPublicKey  BIT STRING }
+/// ```
+/// (RFC 5280 section 4.1.) The bytes must also be strict DER (``StrictDER/validate(_:)``): OpenSSL's decoder accepts
+/// some BER forms.
 func importSPKI(_ der: [UInt8]) throws -> EVPKey {
-    guard !der.isEmpty, der.count <= 1 << 20 else {
-        throw CryptoError.invalidKey("a SubjectPublicKeyInfo must be 1 byte…1 MiB")
+    guard !der.isEmpty, der.count <= maximumSPKIByteCount else {
+        throw CryptoError.invalidKey(
+            "a SubjectPublicKeyInfo must be 1…\(maximumSPKIByteCount) bytes; got \(der.count)")
     }
+    try StrictDER.validate(der)
     // d2i_PUBKEY returns an owned EVP_PKEY (freed by EVPKey) and advances the cursor past what it consumed.
     let result: (OpaquePointer?, Int) = der.withUnsafeBufferPointer { buffer in
         var cursor = buffer.baseAddress
@@ -107,6 +186,7 @@ func importSPKI(_ der: [UInt8]) throws -> EVPKey {
     }
     let owned = EVPKey(taking: key)
     guard result.1 == der.count else { throw CryptoError.invalidKey("trailing bytes after the SubjectPublicKeyInfo") }
+    try owned.preferUncompressedPoint()
     return owned
 }
 
@@ -146,6 +226,7 @@ func verifySignature(
 ) -> Bool {
     let context = SignatureContext()
     var pkeyContext: OpaquePointer?
+    // The EVP_PKEY_CTX handed back is owned by the EVP_MD_CTX and freed with it.
     guard EVP_DigestVerifyInit(context.ctx, &pkeyContext, digest?.evpMD, nil, key.pointer) == 1,
         let pkeyContext, configure(pkeyContext)
     else {
@@ -164,9 +245,18 @@ func verifySignature(
     return status == 1
 }
 
-func signMessage(_ key: EVPKey, digest: DigestAlgorithm?, message: some ContiguousBytes) throws -> [UInt8] {
+func signMessage(
+    _ key: EVPKey,
+    digest: DigestAlgorithm?,
+    message: some ContiguousBytes,
+    configure: (OpaquePointer) -> Bool = { _ in true }
+) throws -> [UInt8] {
     let context = SignatureContext()
-    guard EVP_DigestSignInit(context.ctx, nil, digest?.evpMD, nil, key.pointer) == 1 else {
+    var pkeyContext: OpaquePointer?
+    // The EVP_PKEY_CTX handed back is owned by the EVP_MD_CTX and freed with it.
+    guard EVP_DigestSignInit(context.ctx, &pkeyContext, digest?.evpMD, nil, key.pointer) == 1,
+        let pkeyContext, configure(pkeyContext)
+    else {
         throw CryptoError.openSSL("EVP_DigestSignInit failed")
     }
     return try message.withUnsafeBytes { (msg) throws -> [UInt8] in

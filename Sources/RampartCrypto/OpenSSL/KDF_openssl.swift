@@ -64,6 +64,19 @@ final class ParameterBuilder {
         else { throw CryptoError.openSSL("could not set parameter \(key)") }
     }
 
+    func addInt32(_ key: String, _ value: Int32) throws {
+        let name = keep(Array(key.utf8), terminate: true)
+        guard OSSL_PARAM_BLD_push_int(builder, name.baseAddress?.assumingMemoryBound(to: CChar.self), value) == 1
+        else { throw CryptoError.openSSL("could not set parameter \(key)") }
+    }
+
+    /// Pushes a `BIGNUM`; OpenSSL reads it when ``withParameters(_:)`` builds the array, so it must outlive that call.
+    func addBigNumber(_ key: String, _ value: OpaquePointer) throws {
+        let name = keep(Array(key.utf8), terminate: true)
+        guard OSSL_PARAM_BLD_push_BN(builder, name.baseAddress?.assumingMemoryBound(to: CChar.self), value) == 1
+        else { throw CryptoError.openSSL("could not set parameter \(key)") }
+    }
+
     /// Calls `body` with the finished parameter array; the array is freed afterwards.
     func withParameters<R>(_ body: (UnsafePointer<OSSL_PARAM>) throws -> R) throws -> R {
         // OSSL_PARAM_BLD_to_param returns an owned array released with OSSL_PARAM_free.
@@ -100,6 +113,43 @@ func deriveWithKDF(
         throw CryptoError.openSSLFailure("\(name) derivation failed", detail: drainOpenSSLErrors())
     }
     return out
+}
+
+func pbkdf2(
+    _ algorithm: DigestAlgorithm,
+    password: [UInt8],
+    salt: [UInt8],
+    iterations: Int,
+    length: Int
+) throws -> [UInt8] {
+    try deriveWithKDF("PBKDF2", length: length) { (builder) throws in
+        try builder.addString(OSSL_KDF_PARAM_DIGEST, algorithm.openSSLName)
+        try builder.addBytes(OSSL_KDF_PARAM_PASSWORD, password)
+        try builder.addBytes(OSSL_KDF_PARAM_SALT, salt)
+        try builder.addUInt64(OSSL_KDF_PARAM_ITER, UInt64(iterations))
+        // pkcs5 = 1 turns off OpenSSL's SP 800-132 floors (1000 iterations, 16-byte salt, 14-byte output), which
+        // would refuse RFC 8018 inputs; PBKDF2.deriveKey validates its own, documented bounds before this runs.
+        try builder.addInt32(OSSL_KDF_PARAM_PKCS5, 1)
+    }
+}
+
+func scrypt(
+    password: [UInt8],
+    salt: [UInt8],
+    cost: Int,
+    blockSize: Int,
+    parallelism: Int,
+    maximumMemory: Int,
+    length: Int
+) throws -> [UInt8] {
+    try deriveWithKDF("SCRYPT", length: length) { (builder) throws in
+        try builder.addBytes(OSSL_KDF_PARAM_PASSWORD, password)
+        try builder.addBytes(OSSL_KDF_PARAM_SALT, salt)
+        try builder.addUInt64(OSSL_KDF_PARAM_SCRYPT_N, UInt64(cost))
+        try builder.addUInt32(OSSL_KDF_PARAM_SCRYPT_R, UInt32(blockSize))
+        try builder.addUInt32(OSSL_KDF_PARAM_SCRYPT_P, UInt32(parallelism))
+        try builder.addUInt64(OSSL_KDF_PARAM_SCRYPT_MAXMEM, UInt64(maximumMemory))
+    }
 }
 
 func hkdf(

@@ -1,0 +1,144 @@
+/// The one error type of ``RampartAttestService``: malformed requests, missing records, store and server failures.
+///
+/// A well-formed request that the service does not trust (a used challenge, a bad signature, an unknown key) is not
+/// an error but a ``Refusal``. Errors compare by ``code`` only; ``code``'s description is the stable `error` string
+/// the HTTP API returns. ``description`` never holds request bytes, challenges, assertions or keys.
+public struct AttestServiceError: Error, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
+    /// What kind of failure this is.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        enum Backing: String, Hashable, Sendable {
+            case invalidJSON
+            case missingField
+            case invalidField
+            case invalidBase64
+            case bodyTooLarge
+            case notFound
+            case methodNotAllowed
+            case keyNotFound
+            case storeFailure
+            case invalidConfiguration
+            case serverFailure
+        }
+
+        let backing: Backing
+
+        /// The body is not a JSON object (syntax error, wrong top-level type, trailing bytes).
+        public static let invalidJSON = Code(backing: .invalidJSON)
+        /// A required field is absent.
+        public static let missingField = Code(backing: .missingField)
+        /// A field has the wrong type, is empty, or exceeds its limit.
+        public static let invalidField = Code(backing: .invalidField)
+        /// A field meant to hold base64 (standard or URL-safe) does not.
+        public static let invalidBase64 = Code(backing: .invalidBase64)
+        /// The body is larger than the configured cap; it was not read.
+        public static let bodyTooLarge = Code(backing: .bodyTooLarge)
+        /// No route has this path.
+        public static let notFound = Code(backing: .notFound)
+        /// The path exists but not with this method.
+        public static let methodNotAllowed = Code(backing: .methodNotAllowed)
+        /// `GET /v1/keys/{keyId}` named a key that is not registered.
+        public static let keyNotFound = Code(backing: .keyNotFound)
+        /// The database failed or is unreachable; nothing was acknowledged.
+        public static let storeFailure = Code(backing: .storeFailure)
+        /// The configuration file or a flag is invalid.
+        public static let invalidConfiguration = Code(backing: .invalidConfiguration)
+        /// The HTTP server could not start (address in use, bad listen address).
+        public static let serverFailure = Code(backing: .serverFailure)
+
+        /// The code's stable name, e.g. `invalidBase64`: the `error` field of an HTTP error body.
+        public var description: String { backing.rawValue }
+    }
+
+    /// What kind of failure this is.
+    public let code: Code
+    /// What failed and what to do; safe to return to a client.
+    public let reason: String
+    /// Extra detail for logs (a database message); never returned to a client.
+    public let detail: String
+    /// The source file that raised the error.
+    public let file: String
+    /// The source line that raised the error.
+    public let line: UInt
+
+    init(code: Code, reason: String, detail: String = "", file: String, line: UInt) {
+        self.code = code
+        self.reason = reason
+        self.detail = detail
+        self.file = file
+        self.line = line
+    }
+
+    /// `code: reason`.
+    public var description: String { "\(code): \(reason)" }
+
+    /// The description plus detail and the raising site.
+    public var debugDescription: String {
+        let extra = detail.isEmpty ? "" : " [\(detail)]"
+        return "AttestServiceError.\(code): \(reason)\(extra) (\(file):\(line))"
+    }
+
+    /// Compares codes only.
+    public static func == (lhs: AttestServiceError, rhs: AttestServiceError) -> Bool { lhs.code == rhs.code }
+
+    /// Hashes the code only.
+    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+
+    /// The body is not a JSON object.
+    public static func invalidJSON(_ reason: String, file: String = #fileID, line: UInt = #line) -> Self {
+        Self(code: .invalidJSON, reason: reason, file: file, line: line)
+    }
+
+    /// A required field is absent.
+    public static func missingField(_ reason: String, file: String = #fileID, line: UInt = #line) -> Self {
+        Self(code: .missingField, reason: reason, file: file, line: line)
+    }
+
+    /// A field has the wrong type, is empty, or is too long.
+    public static func invalidField(_ reason: String, file: String = #fileID, line: UInt = #line) -> Self {
+        Self(code: .invalidField, reason: reason, file: file, line: line)
+    }
+
+    /// A field is not base64.
+    public static func invalidBase64(_ reason: String, file: String = #fileID, line: UInt = #line) -> Self {
+        Self(code: .invalidBase64, reason: reason, file: file, line: line)
+    }
+
+    /// The body exceeds the cap.
+    public static func bodyTooLarge(_ reason: String, file: String = #fileID, line: UInt = #line) -> Self {
+        Self(code: .bodyTooLarge, reason: reason, file: file, line: line)
+    }
+
+    /// No such route.
+    public static func notFound(_ reason: String, file: String = #fileID, line: UInt = #line) -> Self {
+        Self(code: .notFound, reason: reason, file: file, line: line)
+    }
+
+    /// Wrong method for the route.
+    public static func methodNotAllowed(_ reason: String, file: String = #fileID, line: UInt = #line) -> Self {
+        Self(code: .methodNotAllowed, reason: reason, file: file, line: line)
+    }
+
+    /// The key is not registered.
+    public static func keyNotFound(_ reason: String, file: String = #fileID, line: UInt = #line) -> Self {
+        Self(code: .keyNotFound, reason: reason, file: file, line: line)
+    }
+
+    /// The store failed; `detail` holds the database's message for logs.
+    public static func storeFailure(
+        _ reason: String, detail: String = "", file: String = #fileID, line: UInt = #line
+    ) -> Self {
+        Self(code: .storeFailure, reason: reason, detail: detail, file: file, line: line)
+    }
+
+    /// The configuration is invalid.
+    public static func invalidConfiguration(_ reason: String, file: String = #fileID, line: UInt = #line) -> Self {
+        Self(code: .invalidConfiguration, reason: reason, file: file, line: line)
+    }
+
+    /// The server could not start.
+    public static func serverFailure(_ reason: String, file: String = #fileID, line: UInt = #line) -> Self {
+        Self(code: .serverFailure, reason: reason, file: file, line: line)
+    }
+}
+
+extension AttestServiceError: Sendable {}

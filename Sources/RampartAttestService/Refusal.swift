@@ -1,0 +1,75 @@
+/// Why the service refused a well-formed request: the verdict for input it does not trust.
+///
+/// Refusals are values, not errors (STYLE 4.3): the request parsed, and the answer is "no". ``reason``'s
+/// description is the stable `error` string of the HTTP body; ``message`` says what to do and never echoes
+/// challenges, assertions or keys.
+public struct Refusal: Sendable, Hashable, CustomStringConvertible {
+    /// The refusal's stable code.
+    public struct Reason: Hashable, Sendable, CustomStringConvertible {
+        enum Backing: String, Hashable, Sendable {
+            case challengeUsed
+            case challengeExpired
+            case challengeMismatch
+            case unknownKey
+            case keyBlocked
+            case keyExists
+            case wrongSubject
+            case wrongEnvironment
+            case invalidAttestation
+            case invalidAssertion
+            case counterReplay
+            case assertionRequired
+        }
+
+        let backing: Backing
+
+        /// The challenge was never issued or was already consumed (one-time); request a new one.
+        public static let challengeUsed = Reason(backing: .challengeUsed)
+        /// The challenge outlived its lifetime.
+        public static let challengeExpired = Reason(backing: .challengeExpired)
+        /// The challenge was issued for another purpose or subject.
+        public static let challengeMismatch = Reason(backing: .challengeMismatch)
+        /// No key with this id is registered: the app must generate and attest a new key.
+        public static let unknownKey = Reason(backing: .unknownKey)
+        /// The key's risk score reached the block threshold: the app must attest a new key.
+        public static let keyBlocked = Reason(backing: .keyBlocked)
+        /// A key with this id is already registered.
+        public static let keyExists = Reason(backing: .keyExists)
+        /// The key is registered to another subject.
+        public static let wrongSubject = Reason(backing: .wrongSubject)
+        /// The attestation is for the other App Attest environment (development vs production).
+        public static let wrongEnvironment = Reason(backing: .wrongEnvironment)
+        /// The attestation object did not verify (chain, nonce, app id, key id, …).
+        public static let invalidAttestation = Reason(backing: .invalidAttestation)
+        /// The assertion did not verify (signature over the canonical client data, app id).
+        public static let invalidAssertion = Reason(backing: .invalidAssertion)
+        /// The assertion's counter is not greater than the stored one: a replay.
+        public static let counterReplay = Reason(backing: .counterReplay)
+        /// The route requires an assertion and the request carried none.
+        public static let assertionRequired = Reason(backing: .assertionRequired)
+
+        /// The code's stable name, e.g. `counterReplay`.
+        public var description: String { backing.rawValue }
+
+        /// Whether the client should generate and attest a new key (the re-registration path).
+        public var requiresReattestation: Bool { self == .unknownKey || self == .keyBlocked }
+    }
+
+    /// The stable code.
+    public let reason: Reason
+    /// What failed and what to do.
+    public let message: String
+
+    /// Creates a refusal.
+    ///
+    /// - Parameters:
+    ///   - reason: The code.
+    ///   - message: What failed and what to do; no attacker-controlled text.
+    public init(_ reason: Reason, _ message: String) {
+        self.reason = reason
+        self.message = message
+    }
+
+    /// `reason: message`.
+    public var description: String { "\(reason): \(message)" }
+}

@@ -1,0 +1,163 @@
+internal import CPostgres
+import Foundation
+import RampartSQLite
+
+/// One libpq connection, used by one thread at a time. Parameters and results travel in binary format, so values
+/// are never spliced into SQL text and bytes arrive as sent.
+final class PostgresConnection {
+    private let handle: OpaquePointer
+
+    // Type OIDs from PostgreSQL's pg_type.h.
+    private static let int2OID: Oid = 21
+    private static let int4OID: Oid = 23
+    private static let int8OID: Oid = 20
+    private static let textOID: Oid = 25
+    private static let varcharOID: Oid = 1043
+    private static let byteaOID: Oid = 17
+
+    /// Connects to `url` (`postgres://user:password@host:port/database` or a libpq keyword string).
+    init(url: String) throws {
+        // PQconnectdb: "a PGconn pointer is returned … even if the connection attempt fails … PQfinish should be
+        // called to free the memory used by the PGconn object".
+        guard let connection = PQconnectdb(url) else {
+            throw AttestServiceError.storeFailure("libpq could not allocate a connection")
+        }
+        guard PQstatus(connection) == CONNECTION_OK else {
+            let message = Self.message(PQerrorMessage(connection))
+            PQfinish(connection)
+            throw AttestServiceError.storeFailure(
+                "could not connect to PostgreSQL; check the --db URL, that the server runs and accepts the role",
+                detail: message)
+        }
+        handle = connection
+    }
+
+    deinit { PQfinish(handle) }
+
+    /// Re-establishes a broken connection; a no-op when it is healthy.
+    func resetIfBroken() {
+        if PQstatus(handle) != CONNECTION_OK { PQreset(handle) }
+    }
+
+    /// Runs semicolon-separated statements without parameters.
+    ///
+    /// - Warning: Only for trusted constant SQL (schema, `BEGIN`, `COMMIT`).
+    func execute(unsafeScript script: String) throws {
+        // PQexec: "the PGresult … should be freed with PQclear when it is no longer needed".
+        let result = PQexec(handle, script)
+        defer { if let result { PQclear(result) } }
+        try check(result, doing: "run \(script.prefix(40))")
+    }
+
+    /// Runs one statement with its bindings and returns its rows.
+    func query(_ query: SQLQuery) throws -> [SQLRow] {
+        let text = query.text { "$\($0)" }
+        var types: [Oid] = []
+        var lengths: [Int32] = []
+        var formats: [Int32] = []
+        var storage: [[UInt8]?] = []
+        for value in query.bindings {
+            switch value {
+            case .null:
+                types.append(0)
+                storage.append(nil)
+            case .integer(let integer):
+                types.append(Self.int8OID)
+                storage.append(withUnsafeBytes(of: integer.bigEndian) { Array($0) })
+            case .text(let string):
+                types.append(Self.textOID)
+                storage.append(Array(string.utf8))
+            case .blob(let bytes):
+                types.append(Self.byteaOID)
+                storage.append(bytes)
+            }
+            lengths.append(Int32(clamping: storage.last??.count ?? 0))
+            formats.append(1)
+        }
+        let result = Self.withCStringPointers(storage) { pointers in
+            // PQexecParams with resultFormat 1: binary results. The parameter buffers only need to live for the call.
+            PQexecParams(handle, text, Int32(storage.count), types, pointers, lengths, formats, 1)
+        }
+        defer { if let result { PQclear(result) } }
+        try check(result, doing: "run a statement")
+        guard let result else { return [] }
+        return try rows(result)
+    }
+
+    private static func withCStringPointers<R>(
+        _ storage: [[UInt8]?], _ body: ([UnsafePointer<CChar>?]) -> R
+    ) -> R {
+        var pointers: [UnsafePointer<CChar>?] = []
+        var buffers: [UnsafeMutableRawBufferPointer] = []
+        defer { buffers.forEach { $0.deallocate() } }
+        for bytes in storage {
+            guard let bytes else {
+                pointers.append(nil)
+                continue
+            }
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(bytes.count, 1), alignment: 1)
+            buffers.append(buffer)
+            buffer.copyBytes(from: bytes)
+            pointers.append(UnsafePointer(buffer.baseAddress?.assumingMemoryBound(to: CChar.self)))
+        }
+        return body(pointers)
+    }
+
+    private func check(_ result: OpaquePointer?, doing action: String) throws {
+        guard let result else {
+            throw AttestServiceError.storeFailure(
+                "PostgreSQL did not answer (connection lost?); nothing was acknowledged",
+                detail: Self.message(PQerrorMessage(handle)))
+        }
+        let status = PQresultStatus(result)
+        guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
+            let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) } ?? "?"
+            throw AttestServiceError.storeFailure(
+                "PostgreSQL could not \(action) (SQLSTATE \(state)); nothing was acknowledged",
+                detail: Self.message(PQresultErrorMessage(result)))
+        }
+    }
+
+    private func rows(_ result: OpaquePointer) throws -> [SQLRow] {
+        let rowCount = PQntuples(result)
+        let columnCount = PQnfields(result)
+        var rows: [SQLRow] = []
+        rows.reserveCapacity(Int(rowCount))
+        for row in 0..<rowCount {
+            var values: [SQLValue] = []
+            for column in 0..<columnCount {
+                guard PQgetisnull(result, row, column) == 0, let pointer = PQgetvalue(result, row, column) else {
+                    values.append(.null)
+                    continue
+                }
+                let length = Int(PQgetlength(result, row, column))
+                let bytes = Array(UnsafeRawBufferPointer(start: pointer, count: max(length, 0)))
+                values.append(try Self.value(bytes, type: PQftype(result, column)))
+            }
+            rows.append(SQLRow(values))
+        }
+        return rows
+    }
+
+    private static func value(_ bytes: [UInt8], type: Oid) throws -> SQLValue {
+        switch type {
+        case int2OID, int4OID, int8OID:
+            guard bytes.count == 2 || bytes.count == 4 || bytes.count == 8 else {
+                throw AttestServiceError.storeFailure("PostgreSQL returned an integer of \(bytes.count) bytes")
+            }
+            var value: Int64 = bytes.first.map { $0 & 0x80 != 0 ? -1 : 0 } ?? 0
+            for byte in bytes { value = value << 8 | Int64(byte) }
+            return .integer(value)
+        case textOID, varcharOID:
+            return .text(String(decoding: bytes, as: UTF8.self))
+        case byteaOID:
+            return .blob(bytes)
+        default:
+            return .blob(bytes)
+        }
+    }
+
+    private static func message(_ text: UnsafePointer<CChar>?) -> String {
+        text.map { String(cString: $0) }?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import RampartSQLite
+
+/// The store operations as SQL, shared by SQLite and PostgreSQL: both speak `RETURNING` and `ON CONFLICT`, so one
+/// set of statements (with bind parameters only) gives both stores the same semantics.
+struct SQLStoreTransaction: AttestationStoreTransaction {
+    /// Runs one statement on the transaction's connection and returns its rows.
+    let execute: (SQLQuery) throws -> [SQLRow]
+
+    func insertChallenge(_ challenge: ChallengeRecord) throws {
+        _ = try execute(
+            """
+            INSERT INTO rampart_challenges (digest, purpose, subject, expires_at) \
+            VALUES (\(challenge.digest), \(challenge.purpose.rawValue), \(challenge.subject), \
+            \(challenge.expiresAt.storeMilliseconds))
+            """)
+    }
+
+    func takeChallenge(digest: [UInt8]) throws -> ChallengeRecord? {
+        let rows = try execute(
+            "DELETE FROM rampart_challenges WHERE digest = \(digest) RETURNING purpose, subject, expires_at")
+        guard let row = rows.first else { return nil }
+        guard let purposeText = row.text(0), let purpose = ChallengePurpose(rawValue: purposeText),
+            let subject = row.text(1), let expires = row.integer(2)
+        else {
+            throw AttestServiceError.storeFailure("a stored challenge row is malformed; the schema is not Rampart's")
+        }
+        return ChallengeRecord(
+            digest: digest, purpose: purpose, subject: subject, expiresAt: Date(storeMilliseconds: expires))
+    }
+
+    func purgeChallenges(expiredBefore date: Date) throws -> Int {
+        try execute("DELETE FROM rampart_challenges WHERE expires_at < \(date.storeMilliseconds) RETURNING 1").count
+    }
+
+    func insertKey(_ key: RegisteredKey) throws -> Bool {
+        let rows = try execute(
+            """
+            INSERT INTO rampart_keys (key_id, subject, public_key, environment, counter, receipt, registered_at, \
+            risk_score) VALUES (\(key.keyID), \(key.subject), \(key.publicKey), \(key.environment), \
+            \(Int64(key.counter)), \(key.receipt), \(key.registeredAt.storeMilliseconds), \(key.riskScore)) \
+            ON CONFLICT (key_id) DO NOTHING RETURNING key_id
+            """)
+        return rows.count == 1
+    }
+
+    func key(id keyID: String) throws -> RegisteredKey? {
+        let rows = try execute(
+            """
+            SELECT subject, public_key, environment, counter, receipt, registered_at, risk_score, last_used_at \
+            FROM rampart_keys WHERE key_id = \(keyID)
+            """)
+        guard let row = rows.first else { return nil }
+        guard let subject = row.text(0), let publicKey = row.blob(1), let environment = row.text(2),
+            let counterValue = row.integer(3), let counter = UInt32(exactly: counterValue),
+            let receipt = row.blob(4), let registered = row.integer(5), let risk = row.integer(6),
+            let riskScore = Int(exactly: risk)
+        else { throw AttestServiceError.storeFailure("a stored key row is malformed; the schema is not Rampart's") }
+        return RegisteredKey(
+            keyID: keyID, subject: subject, publicKey: publicKey, environment: environment, counter: counter,
+            receipt: receipt, registeredAt: Date(storeMilliseconds: registered), riskScore: riskScore,
+            lastUsedAt: row.integer(7).map { Date(storeMilliseconds: $0) })
+    }
+
+    func advanceCounter(keyID: String, to counter: UInt32, usedAt date: Date) throws -> Bool {
+        let value = Int64(counter)
+        let rows = try execute(
+            """
+            UPDATE rampart_keys SET counter = \(value), last_used_at = \(date.storeMilliseconds) \
+            WHERE key_id = \(keyID) AND counter < \(value) RETURNING counter
+            """)
+        return rows.count == 1
+    }
+
+    func raiseRisk(keyID: String, by amount: Int) throws -> Int? {
+        let rows = try execute(
+            "UPDATE rampart_keys SET risk_score = risk_score + \(amount) WHERE key_id = \(keyID) RETURNING risk_score")
+        return rows.first?.integer(0).flatMap { Int(exactly: $0) }
+    }
+}
+
+/// The schema, in the two dialects. Tables carry a `rampart_` prefix so the service can share a database.
+enum StoreSchema {
+    static let sqlite = """
+        CREATE TABLE IF NOT EXISTS rampart_challenges (
+            digest BLOB PRIMARY KEY, purpose TEXT NOT NULL, subject TEXT NOT NULL, expires_at INTEGER NOT NULL);
+        CREATE INDEX IF NOT EXISTS rampart_challenges_expiry ON rampart_challenges (expires_at);
+        CREATE TABLE IF NOT EXISTS rampart_keys (
+            key_id TEXT PRIMARY KEY, subject TEXT NOT NULL, public_key BLOB NOT NULL, environment TEXT NOT NULL,
+            counter INTEGER NOT NULL CHECK (counter >= 0 AND counter <= 4294967295), receipt BLOB NOT NULL,
+            registered_at INTEGER NOT NULL, risk_score INTEGER NOT NULL DEFAULT 0, last_used_at INTEGER);
+        """
+
+    static let postgres = """
+        CREATE TABLE IF NOT EXISTS rampart_challenges (
+            digest BYTEA PRIMARY KEY, purpose TEXT NOT NULL, subject TEXT NOT NULL, expires_at BIGINT NOT NULL);
+        CREATE INDEX IF NOT EXISTS rampart_challenges_expiry ON rampart_challenges (expires_at);
+        CREATE TABLE IF NOT EXISTS rampart_keys (
+            key_id TEXT PRIMARY KEY, subject TEXT NOT NULL, public_key BYTEA NOT NULL, environment TEXT NOT NULL,
+            counter BIGINT NOT NULL CHECK (counter >= 0 AND counter <= 4294967295), receipt BYTEA NOT NULL,
+            registered_at BIGINT NOT NULL, risk_score BIGINT NOT NULL DEFAULT 0, last_used_at BIGINT);
+        """
+}

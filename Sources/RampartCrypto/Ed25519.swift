@@ -1,0 +1,103 @@
+public import Foundation
+
+/// An Ed25519 public key (RFC 8032).
+public struct Ed25519PublicKey: Sendable {
+    let key: EVPKey
+
+    init(key: EVPKey) { self.key = key }
+
+    /// Imports the 32-byte encoded point.
+    ///
+    /// - Parameter rawRepresentation: The 32 bytes.
+    /// - Throws: ``CryptoError/Code/invalidKey`` for any other length.
+    public init(rawRepresentation: some ContiguousBytes) throws {
+        self.key = try importRawEdDSAPublicKey(rawRepresentation.withUnsafeBytes { Array($0) }, variant: .ed25519)
+    }
+
+    /// Imports a DER SubjectPublicKeyInfo holding an Ed25519 key (`id-Ed25519`, RFC 8410).
+    ///
+    /// - Parameter derRepresentation: The SPKI DER (strict DER, no trailing bytes).
+    /// - Throws: ``CryptoError/Code/invalidKey`` for malformed input or another key type.
+    public init(derRepresentation: some ContiguousBytes) throws {
+        let decoded = try PublicKey(spkiDER: derRepresentation)
+        guard let key = decoded.ed25519PublicKey else {
+            throw CryptoError.invalidKey("the SubjectPublicKeyInfo holds a \(decoded.kind) key, not Ed25519")
+        }
+        self = key
+    }
+
+    /// Imports a PEM `PUBLIC KEY` block holding an Ed25519 SubjectPublicKeyInfo.
+    ///
+    /// - Parameter pemRepresentation: One `-----BEGIN PUBLIC KEY-----` block.
+    /// - Throws: ``CryptoError/Code/invalidEncoding`` for bad PEM; otherwise as ``init(derRepresentation:)``.
+    public init(pemRepresentation: String) throws {
+        try self.init(derRepresentation: PEMBlock.decode(pemRepresentation, label: PEMBlock.publicKeyLabel))
+    }
+
+    /// The 32-byte encoded point.
+    public var rawRepresentation: [UInt8] { key.rawPublicKey }
+
+    /// The DER SubjectPublicKeyInfo (44 bytes).
+    public var derRepresentation: [UInt8] { key.spkiDER }
+
+    /// The PEM `PUBLIC KEY` block.
+    public var pemRepresentation: String { key.spkiPEM }
+
+    /// Checks a 64-byte Ed25519 signature over `message`.
+    ///
+    /// OpenSSL rejects non-canonical `S` (S ≥ L) and points that do not decode, so signatures are not malleable.
+    ///
+    /// - Parameters:
+    ///   - signature: The 64-byte signature `R ‖ S`.
+    ///   - message: The whole message (Ed25519 hashes it internally with SHA-512).
+    /// - Returns: `true` when the signature is valid.
+    public func isValidSignature(_ signature: some ContiguousBytes, for message: some ContiguousBytes) -> Bool {
+        verifyWithAlgorithm(key, algorithm: .ed25519, signature: signature, message: message)
+    }
+}
+
+/// An Ed25519 private key (RFC 8032).
+public struct Ed25519PrivateKey: Sendable {
+    let key: EVPKey
+
+    /// Generates a fresh key from OpenSSL's CSPRNG.
+    public init() { self.key = generateEdDSAKey(.ed25519) }
+
+    /// Imports a 32-byte private key (the RFC 8032 seed).
+    ///
+    /// - Parameter rawRepresentation: The 32-byte seed.
+    /// - Throws: ``CryptoError/Code/invalidKey`` for any other length.
+    public init(rawRepresentation: some ContiguousBytes) throws {
+        self.key = try importRawEdDSAPrivateKey(rawRepresentation.withUnsafeBytes { Array($0) }, variant: .ed25519)
+    }
+
+    /// The 32-byte seed. Treat it as a secret.
+    public var rawRepresentation: [UInt8] {
+        guard let seed = try? key.rawPrivateKey() else {
+            preconditionFailure("OpenSSL could not export an Ed25519 key it holds")
+        }
+        return seed
+    }
+
+    /// The matching public key.
+    public var publicKey: Ed25519PublicKey {
+        guard let key = try? importRawEdDSAPublicKey(key.rawPublicKey, variant: .ed25519) else {
+            preconditionFailure("OpenSSL could not re-import its own Ed25519 public key")
+        }
+        return Ed25519PublicKey(key: key)
+    }
+
+    /// Signs `message` (deterministic: the same key and message always give the same signature).
+    ///
+    /// - Parameter message: The whole message.
+    /// - Returns: The 64-byte signature.
+    /// - Throws: ``CryptoError/Code/openSSLFailure`` if OpenSSL fails.
+    public func signature(for message: some ContiguousBytes) throws -> [UInt8] {
+        try signMessage(key, digest: nil, message: message)
+    }
+}
+
+extension Ed25519PrivateKey: CustomStringConvertible {
+    /// `Ed25519PrivateKey`, never the seed.
+    public var description: String { "Ed25519PrivateKey" }
+}

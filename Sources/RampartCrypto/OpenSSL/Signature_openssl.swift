@@ -1,0 +1,82 @@
+internal import COpenSSL
+internal import Foundation
+
+/// Verifies `signature` with `algorithm`, which must fit the key's family; every mismatch is a rejection.
+func verifyWithAlgorithm(
+    _ key: EVPKey,
+    algorithm: SignatureAlgorithm,
+    signature: some ContiguousBytes,
+    message: some ContiguousBytes
+) -> Bool {
+    switch (key.family, algorithm.backing) {
+    case (.ec, .ecdsa(let digest)):
+        return verifySignature(key, digest: digest, signature: signature, message: message)
+    case (.rsa, .rsaPKCS1v15(let digest)):
+        guard key.bitCount >= RSAPublicKey.minimumVerificationBitCount else { return false }
+        return verifySignature(key, digest: digest, signature: signature, message: message) { context in
+            EVP_PKEY_CTX_set_rsa_padding(context, RSA_PKCS1_PADDING) == 1
+        }
+    case (.rsa, .rsaPSS(let digest, let mgf1Digest, let saltByteCount)),
+        (.rsaPSS, .rsaPSS(let digest, let mgf1Digest, let saltByteCount)):
+        guard key.bitCount >= RSAPublicKey.minimumVerificationBitCount, let salt = Int32(exactly: saltByteCount)
+        else { return false }
+        return verifySignature(key, digest: digest, signature: signature, message: message) { context in
+            configurePSS(context, mgf1Digest: mgf1Digest, saltByteCount: salt)
+        }
+    case (.ed25519, .ed25519), (.ed448, .ed448):
+        return verifySignature(key, digest: nil, signature: signature, message: message)
+    default:
+        return false
+    }
+}
+
+/// Selects PSS padding with an exact salt length and an MGF1 hash on a signing or verifying context.
+func configurePSS(_ context: OpaquePointer, mgf1Digest: DigestAlgorithm, saltByteCount: Int32) -> Bool {
+    EVP_PKEY_CTX_set_rsa_padding(context, RSA_PKCS1_PSS_PADDING) == 1
+        && EVP_PKEY_CTX_set_rsa_mgf1_md(context, mgf1Digest.evpMD) == 1
+        && EVP_PKEY_CTX_set_rsa_pss_saltlen(context, saltByteCount) == 1
+}
+
+/// Signs with an RSA private key (PKCS#1 v1.5 or PSS).
+func signRSA(_ key: EVPKey, algorithm: SignatureAlgorithm, message: some ContiguousBytes) throws -> [UInt8] {
+    switch algorithm.backing {
+    case .rsaPKCS1v15(let digest):
+        return try signMessage(key, digest: digest, message: message) { context in
+            EVP_PKEY_CTX_set_rsa_padding(context, RSA_PKCS1_PADDING) == 1
+        }
+    case .rsaPSS(let digest, let mgf1Digest, let saltByteCount):
+        guard let salt = Int32(exactly: saltByteCount) else {
+            throw CryptoError.invalidParameter("the PSS salt length is out of range")
+        }
+        return try signMessage(key, digest: digest, message: message) { context in
+            configurePSS(context, mgf1Digest: mgf1Digest, saltByteCount: salt)
+        }
+    default:
+        throw CryptoError.unsupportedAlgorithm("an RSA key signs with PKCS#1 v1.5 or PSS, not \(algorithm)")
+    }
+}
+
+func generateRSAKey(bitCount: Int) -> EVPKey {
+    // EVP_PKEY_CTX_new_from_name returns an owned context (freed below); EVP_PKEY_generate hands back an owned key.
+    guard let context = EVP_PKEY_CTX_new_from_name(nil, "RSA", nil) else {
+        preconditionFailure("OpenSSL has no RSA: \(drainOpenSSLErrors())")
+    }
+    defer { EVP_PKEY_CTX_free(context) }
+    var key: OpaquePointer?
+    guard EVP_PKEY_keygen_init(context) == 1,
+        EVP_PKEY_CTX_set_rsa_keygen_bits(context, Int32(bitCount)) == 1,
+        EVP_PKEY_generate(context, &key) == 1,
+        let key
+    else { preconditionFailure("RSA key generation failed: \(drainOpenSSLErrors())") }
+    return EVPKey(taking: key)
+}
+
+extension EVPKey {
+    /// A copy holding only the public half (re-imported from the SPKI), so a public key never carries a secret.
+    func publicOnly() -> EVPKey {
+        guard let key = try? importSPKI(spkiDER) else {
+            preconditionFailure("OpenSSL could not re-import its own public key")
+        }
+        return key
+    }
+}

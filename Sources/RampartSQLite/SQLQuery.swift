@@ -1,0 +1,100 @@
+/// A SQL statement whose interpolated values become bind parameters, never SQL text.
+///
+/// ```swift
+/// let query: SQLQuery = "DELETE FROM challenges WHERE digest = \(digest) RETURNING purpose"
+/// ```
+/// produces the text `DELETE FROM challenges WHERE digest = ? RETURNING purpose` (SQLite) or `… = $1 …`
+/// (PostgreSQL) and one binding. There is no way to splice a runtime string into the text except
+/// ``init(unsafeSQL:)``, whose name says what it is (STYLE 3.4, 7.8).
+package struct SQLQuery: Sendable, Hashable, ExpressibleByStringInterpolation {
+    /// The literal pieces between bindings; always one more than ``bindings``.
+    package private(set) var fragments: [String]
+    /// The bound values in order.
+    package private(set) var bindings: [SQLValue]
+
+    /// A statement with no bindings from a literal.
+    ///
+    /// - Parameter value: The SQL text.
+    package init(stringLiteral value: String) {
+        fragments = [value]
+        bindings = []
+    }
+
+    /// A statement built by interpolation.
+    ///
+    /// - Parameter stringInterpolation: The pieces.
+    package init(stringInterpolation: StringInterpolation) {
+        fragments = stringInterpolation.fragments
+        bindings = stringInterpolation.bindings
+    }
+
+    /// A statement from runtime text, with no bindings.
+    ///
+    /// - Warning: Only for trusted, constant SQL such as schema migrations; never for anything derived from input.
+    /// - Parameter sql: The SQL text.
+    package init(unsafeSQL sql: String) {
+        fragments = [sql]
+        bindings = []
+    }
+
+    /// The SQL text, with `placeholder(n)` (1-based) in place of each binding.
+    ///
+    /// - Parameter placeholder: `{ _ in "?" }` for SQLite, `{ "$\($0)" }` for PostgreSQL.
+    /// - Returns: The statement text.
+    package func text(placeholder: (Int) -> String) -> String {
+        var result = ""
+        for (index, fragment) in fragments.enumerated() {
+            result += fragment
+            if index < bindings.count { result += placeholder(index + 1) }
+        }
+        return result
+    }
+
+    /// Collects literal text and bindings.
+    package struct StringInterpolation: StringInterpolationProtocol {
+        var fragments: [String] = [""]
+        var bindings: [SQLValue] = []
+
+        /// Reserves nothing; present for the protocol.
+        ///
+        /// - Parameters:
+        ///   - literalCapacity: Ignored.
+        ///   - interpolationCount: Ignored.
+        package init(literalCapacity: Int, interpolationCount: Int) {}
+
+        /// Appends SQL text.
+        ///
+        /// - Parameter literal: The text.
+        package mutating func appendLiteral(_ literal: String) {
+            fragments[fragments.count - 1] += literal
+        }
+
+        /// Appends a bind parameter.
+        ///
+        /// - Parameter value: The value.
+        package mutating func appendInterpolation(_ value: SQLValue) {
+            bindings.append(value)
+            fragments.append("")
+        }
+
+        /// Appends a text bind parameter.
+        ///
+        /// - Parameter value: The text.
+        package mutating func appendInterpolation(_ value: String) { appendInterpolation(SQLValue.text(value)) }
+
+        /// Appends an integer bind parameter.
+        ///
+        /// - Parameter value: The integer.
+        package mutating func appendInterpolation(_ value: Int64) { appendInterpolation(SQLValue.integer(value)) }
+
+        /// Appends an integer bind parameter.
+        ///
+        /// - Parameter value: The integer.
+        package mutating func appendInterpolation(_ value: Int) { appendInterpolation(SQLValue.integer(Int64(value))) }
+
+        /// Appends a blob bind parameter.
+        ///
+        /// - Parameter value: The bytes.
+        package mutating func appendInterpolation(_ value: [UInt8]) { appendInterpolation(SQLValue.blob(value)) }
+    }
+}

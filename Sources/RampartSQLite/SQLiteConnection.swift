@@ -1,0 +1,207 @@
+internal import CSQLite
+
+/// One SQLite database connection: prepared-statement cache, bind parameters only, immediate transactions.
+///
+/// A connection is confined: callers use it from one thread at a time (the stores give each connection its own
+/// serial queue). It opens the file in WAL mode with `synchronous=FULL`, so a statement that returned has been made
+/// durable before the caller acknowledges anything, and waits up to ``busyTimeoutMilliseconds`` for another
+/// process's lock.
+package final class SQLiteConnection {
+    /// How long a statement waits for a lock held by another connection before failing with ``SQLiteError/Code/busy``.
+    package static let busyTimeoutMilliseconds: Int32 = 5000
+
+    private let handle: OpaquePointer
+    private var statements: [String: OpaquePointer] = [:]
+
+    /// Opens (creating if needed) the database at `path` and switches it to WAL.
+    ///
+    /// - Parameter path: A file path, or `:memory:`.
+    /// - Throws: ``SQLiteError`` with ``SQLiteError/Code/openFailed`` when the file cannot be opened or configured.
+    package init(path: String) throws {
+        var opened: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        // sqlite3_open_v2: "Whether or not an error occurs when it is opened, resources associated with the database
+        // connection handle should be released by passing it to sqlite3_close() when it is no longer required."
+        let status = sqlite3_open_v2(path, &opened, flags, nil)
+        guard let opened else {
+            throw SQLiteError.openFailed("could not open SQLite database at \(path)", resultCode: status)
+        }
+        guard status == SQLITE_OK else {
+            let message = String(cString: sqlite3_errmsg(opened))
+            sqlite3_close_v2(opened)
+            throw SQLiteError.openFailed(
+                "could not open SQLite database at \(path): \(message); check the path and its permissions",
+                resultCode: status)
+        }
+        handle = opened
+        sqlite3_extended_result_codes(handle, 1)
+        sqlite3_busy_timeout(handle, Self.busyTimeoutMilliseconds)
+        do {
+            try execute(unsafeScript: "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;")
+        } catch {
+            throw SQLiteError.openFailed(
+                "could not configure SQLite database at \(path) (\(error)); is it a database file?",
+                resultCode: SQLITE_ERROR)
+        }
+    }
+
+    deinit {
+        for statement in statements.values {
+            // sqlite3_finalize: "The application must finalize every prepared statement in order to avoid resource
+            // leaks."
+            sqlite3_finalize(statement)
+        }
+        // sqlite3_close_v2 defers the close until every statement is finalized; all are finalized above.
+        sqlite3_close_v2(handle)
+    }
+
+    /// Runs semicolon-separated statements with no parameters, ignoring any rows.
+    ///
+    /// - Warning: Only for trusted constant SQL (schema, pragmas); never for anything derived from input.
+    /// - Parameter script: The SQL.
+    /// - Throws: ``SQLiteError``.
+    package func execute(unsafeScript script: String) throws {
+        let status = sqlite3_exec(handle, script, nil, nil, nil)
+        guard status == SQLITE_OK else { throw error(status, doing: "run a schema statement") }
+    }
+
+    /// Runs `query` and returns every row it produced (`SELECT` or `… RETURNING`).
+    ///
+    /// - Parameter query: The statement; interpolated values are bound, never spliced.
+    /// - Returns: The rows.
+    /// - Throws: ``SQLiteError``.
+    @discardableResult
+    package func query(_ query: SQLQuery) throws -> [SQLRow] {
+        let statement = try prepare(query)
+        defer {
+            sqlite3_reset(statement)
+            sqlite3_clear_bindings(statement)
+        }
+        var rows: [SQLRow] = []
+        while true {
+            let status = sqlite3_step(statement)
+            if status == SQLITE_DONE { break }
+            guard status == SQLITE_ROW else { throw error(status, doing: "run a statement") }
+            rows.append(row(statement))
+        }
+        return rows
+    }
+
+    /// Runs `query` and returns how many rows it changed.
+    ///
+    /// - Parameter query: An `INSERT`, `UPDATE` or `DELETE`.
+    /// - Returns: `sqlite3_changes` for the statement.
+    /// - Throws: ``SQLiteError``.
+    @discardableResult
+    package func run(_ query: SQLQuery) throws -> Int {
+        try self.query(query)
+        return Int(sqlite3_changes(handle))
+    }
+
+    /// Runs `body` inside `BEGIN IMMEDIATE … COMMIT`, rolling back if it throws.
+    ///
+    /// `IMMEDIATE` takes the write lock up front, so two processes never both read then both write. The method
+    /// returns only after `COMMIT` succeeded, so callers acknowledge only durable state.
+    ///
+    /// - Parameter body: The work.
+    /// - Returns: What `body` returned.
+    /// - Throws: What `body` threw, or ``SQLiteError`` from `BEGIN`/`COMMIT`.
+    package func transaction<T>(_ body: () throws -> T) throws -> T {
+        try execute(unsafeScript: "BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try execute(unsafeScript: "COMMIT")
+            return result
+        } catch {
+            // Ignore a rollback failure: the transaction is already gone when COMMIT itself failed.
+            _ = sqlite3_exec(handle, "ROLLBACK", nil, nil, nil)
+            throw error
+        }
+    }
+
+    private func prepare(_ query: SQLQuery) throws -> OpaquePointer {
+        let text = query.text { _ in "?" }
+        let statement: OpaquePointer
+        if let cached = statements[text] {
+            statement = cached
+        } else {
+            var prepared: OpaquePointer?
+            let status = sqlite3_prepare_v3(
+                handle, text, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &prepared, nil)
+            guard status == SQLITE_OK, let prepared else { throw error(status, doing: "prepare a statement") }
+            statements[text] = prepared
+            statement = prepared
+        }
+        for (offset, value) in query.bindings.enumerated() {
+            let index = Int32(offset + 1)
+            let status: Int32
+            switch value {
+            case .null:
+                status = sqlite3_bind_null(statement, index)
+            case .integer(let integer):
+                status = sqlite3_bind_int64(statement, index, integer)
+            case .text(let text):
+                // SQLITE_TRANSIENT: "SQLite makes its own private copy of the data immediately".
+                status = sqlite3_bind_text(statement, index, text, -1, CSQLite_SQLITE_TRANSIENT())
+            case .blob(let bytes):
+                status = bytes.withUnsafeBytes { buffer in
+                    sqlite3_bind_blob64(
+                        statement, index, buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1), UInt64(buffer.count),
+                        CSQLite_SQLITE_TRANSIENT())
+                }
+            }
+            guard status == SQLITE_OK else {
+                sqlite3_clear_bindings(statement)
+                throw error(status, doing: "bind a parameter")
+            }
+        }
+        return statement
+    }
+
+    private func row(_ statement: OpaquePointer) -> SQLRow {
+        let count = sqlite3_column_count(statement)
+        var values: [SQLValue] = []
+        values.reserveCapacity(Int(count))
+        for column in 0..<count {
+            switch sqlite3_column_type(statement, column) {
+            case SQLITE_INTEGER:
+                values.append(.integer(sqlite3_column_int64(statement, column)))
+            case SQLITE_TEXT:
+                if let text = sqlite3_column_text(statement, column) {
+                    values.append(.text(String(cString: text)))
+                } else {
+                    values.append(.null)
+                }
+            case SQLITE_BLOB:
+                // sqlite3_column_blob: the pointer is valid until the next step/reset; copy it now.
+                let length = Int(sqlite3_column_bytes(statement, column))
+                if let bytes = sqlite3_column_blob(statement, column), length > 0 {
+                    values.append(.blob(Array(UnsafeRawBufferPointer(start: bytes, count: length))))
+                } else {
+                    values.append(.blob([]))
+                }
+            default:
+                values.append(.null)
+            }
+        }
+        return SQLRow(values)
+    }
+
+    private func error(
+        _ status: Int32, doing action: String, file: String = #fileID, line: UInt = #line
+    )
+        -> SQLiteError
+    {
+        let message = String(cString: sqlite3_errmsg(handle))
+        let code: SQLiteError.Code
+        switch status & 0xFF {
+        case SQLITE_BUSY, SQLITE_LOCKED: code = .busy
+        case SQLITE_CONSTRAINT: code = .constraint
+        case SQLITE_IOERR, SQLITE_FULL, SQLITE_READONLY, SQLITE_CANTOPEN: code = .ioFailure
+        case SQLITE_CORRUPT, SQLITE_NOTADB: code = .corrupt
+        default: code = .statementFailed
+        }
+        return SQLiteError(
+            code: code, reason: "SQLite could not \(action): \(message)", resultCode: status, file: file, line: line)
+    }
+}

@@ -1,0 +1,542 @@
+import Foundation
+import Glibc
+import RampartCrypto
+import Synchronization
+
+/// The encrypted file vault: a ``VaultBackend`` in one SQLite file, the Linux default for servers and tools.
+///
+/// Each value is sealed with AES-256-GCM under a random 32-byte vault key. The associated data binds the vault's
+/// identifier, the item's ``PrimaryKey`` and all its attributes, so a value moved to another row, a swapped pair of
+/// rows or any altered attribute fails on read with ``VaultError/Code/integrityFailure``. The vault key itself is
+/// stored wrapped (AES-256-GCM) under a key-encryption key derived from the ``VaultCredential``: Argon2id for a
+/// passphrase (``Argon2Parameters/owasp`` by default), HKDF-SHA256 for a key file.
+///
+/// The file is created with mode 0600 (SQLite gives its `-wal` and `-shm` files the same mode). It uses write-ahead
+/// logging with `synchronous=FULL`: each operation is one transaction, so a crash or `kill -9` leaves every
+/// acknowledged item in place and nothing half-written, and several processes can write at once (writers queue on
+/// SQLite's lock for up to ``busyTimeout``).
+///
+/// - Important: Attributes (service, account, label, …) are stored readable so they can be searched; only values are
+///   encrypted. Deleting rows or rolling the whole file back to an older copy cannot be detected.
+public final class FileVault: VaultBackend {
+    /// How long a writer waits for another process's lock before failing with ``VaultError/Code/ioFailure``.
+    public static let busyTimeout: Duration = .seconds(30)
+
+    /// The vault file's path.
+    public let path: String
+
+    private struct State: Sendable {
+        let database: SQLiteDatabase
+        var dataKey: SymmetricKey
+        var generation: Int64
+        let vaultID: [UInt8]
+    }
+
+    private let state: Mutex<State>
+
+    private init(path: String, state: State) {
+        self.path = path
+        self.state = Mutex(state)
+    }
+
+    /// Opens the vault at `path`, creating it when it does not exist and `create` is true.
+    ///
+    /// Opening never writes to an existing file until the credential has been verified.
+    ///
+    /// - Parameters:
+    ///   - path: The vault file.
+    ///   - credential: The passphrase or key.
+    ///   - create: Whether to create a missing vault.
+    ///   - kdf: Argon2id parameters for a new passphrase-protected vault; an existing vault keeps its own.
+    /// - Returns: The open vault.
+    /// - Throws: ``VaultError/Code/authFailed`` ("wrong passphrase or not a Rampart vault") when the credential does
+    ///   not unwrap the vault key or the file is not a vault; ``VaultError/Code/itemNotFound`` when the file does not
+    ///   exist and `create` is false; ``VaultError/Code/ioFailure`` when the file cannot be opened.
+    public static func open(
+        at path: String,
+        credential: VaultCredential,
+        create: Bool = true,
+        kdf: Argon2Parameters = .owasp
+    ) throws -> FileVault {
+        let createdFile = try createFileIfMissing(path, allowed: create)
+        let database: SQLiteDatabase
+        do {
+            database = try SQLiteDatabase(path: path, create: false)
+        } catch {
+            throw VaultError.ioFailure("cannot open the vault file \(path)", detail: "\(error)")
+        }
+        database.setBusyTimeout(milliseconds: Int32(busyTimeout.components.seconds * 1000))
+        do {
+            if try !isInitialized(database) {
+                guard createdFile || (create && FileVault.fileSize(path) == 0) else {
+                    throw VaultError.authFailed()
+                }
+                try initialize(database, credential: credential, kdf: kdf)
+            }
+            try database.rows("PRAGMA synchronous = FULL")
+            let unlocked = try unlock(database, credential: credential)
+            return FileVault(path: path, state: unlocked)
+        } catch let error as SQLiteError where error.isNotADatabase {
+            throw VaultError.authFailed()
+        } catch let error as SQLiteError {
+            throw VaultError.ioFailure("cannot read the vault file \(path)", detail: "\(error)")
+        }
+    }
+
+    // MARK: VaultBackend
+
+    /// Seals and stores a new item.
+    ///
+    /// - Parameter item: The item.
+    /// - Throws: ``VaultError/Code/duplicateItem`` when its primary key exists.
+    public func insert(_ item: VaultItem) async throws {
+        try write { state in
+            try Self.insertRow(Self.row(for: item, state: state), into: state.database)
+        }
+    }
+
+    /// Returns the matched items, each authenticated and decrypted.
+    ///
+    /// - Parameter filter: What to match.
+    /// - Returns: The items.
+    /// - Throws: ``VaultError/Code/integrityFailure`` when a row was altered.
+    public func items(matching filter: ItemFilter) async throws -> [VaultItem] {
+        try read { state in try Self.select(filter, state: state).map(\.item) }
+    }
+
+    /// Replaces the matched items in one transaction.
+    ///
+    /// - Parameters:
+    ///   - filter: What to match.
+    ///   - transform: The change.
+    /// - Returns: How many changed.
+    /// - Throws: ``VaultError/Code/duplicateItem`` on a collision, or what `transform` throws.
+    public func update(
+        matching filter: ItemFilter,
+        _ transform: @Sendable (VaultItem) throws -> VaultItem
+    ) async throws -> Int {
+        try write { state in
+            let matched = try Self.select(filter, state: state)
+            let replacements = try matched.map { try Self.row(for: transform($0.item), state: state) }
+            for (rowID, _) in matched {
+                try state.database.rows("DELETE FROM items WHERE id = \(rowID)")
+            }
+            for row in replacements {
+                try Self.insertRow(row, into: state.database)
+            }
+            return matched.count
+        }
+    }
+
+    /// Removes the matched items (each is authenticated first, so a forged row cannot steer a delete).
+    ///
+    /// - Parameter filter: What to match.
+    /// - Returns: How many were removed.
+    /// - Throws: ``VaultError/Code/integrityFailure`` when a matched row was altered.
+    public func delete(matching filter: ItemFilter) async throws -> Int {
+        try write { state in
+            let matched = try Self.select(filter, state: state)
+            for (rowID, _) in matched {
+                try state.database.rows("DELETE FROM items WHERE id = \(rowID)")
+            }
+            return matched.count
+        }
+    }
+
+    // MARK: Key rotation
+
+    /// Re-wraps the vault key under a new credential, optionally re-encrypting every item under a fresh vault key,
+    /// in one transaction: on any failure the vault is unchanged and the old credential still opens it.
+    ///
+    /// Other processes that have the vault open must reopen it afterwards: their operations fail with
+    /// ``VaultError/Code/authFailed`` until they do.
+    ///
+    /// - Parameters:
+    ///   - credential: The new passphrase or key.
+    ///   - kdf: Argon2id parameters for a new passphrase.
+    ///   - reencryptItems: Whether to draw a new vault key and reseal every item with it.
+    /// - Returns: How many items the vault holds (and, when `reencryptItems`, were resealed).
+    /// - Throws: ``VaultError/Code/integrityFailure`` when an item fails authentication (nothing is changed).
+    @discardableResult
+    public func rotateKey(
+        to credential: VaultCredential,
+        kdf: Argon2Parameters = .owasp,
+        reencryptItems: Bool = false
+    ) throws -> Int {
+        let header = try KeyHeader.make(credential: credential, kdf: kdf)
+        return try write { state in
+            let rows = try state.database.rows("SELECT \(raw: Self.columns) FROM items")
+            let newKey = reencryptItems ? SymmetricKey(randomByteCount: 32) : state.dataKey
+            var next = state
+            next.dataKey = newKey
+            next.generation = state.generation + 1
+            for row in rows {
+                let (rowID, item) = try Self.decode(row, state: state)
+                guard reencryptItems else { continue }
+                let sealed = try Self.row(for: item, state: next).sealed
+                try state.database.rows("UPDATE items SET sealed = \(sealed) WHERE id = \(rowID)")
+            }
+            let wrapped = try header.wrap(newKey, vaultID: state.vaultID, generation: next.generation)
+            try state.database.rows(
+                """
+                UPDATE rampart_vault SET kdf = \(header.kdfName), salt = \(header.salt),
+                    memory_kib = \(Int64(header.parameters.memoryKiB)),
+                    iterations = \(Int64(header.parameters.iterations)),
+                    parallelism = \(Int64(header.parameters.parallelism)),
+                    wrapped_key = \(wrapped), generation = \(next.generation)
+                WHERE id = 1
+                """)
+            state = next
+            return rows.count
+        }
+    }
+
+    /// How many items the vault holds, whatever their group.
+    ///
+    /// - Returns: The count.
+    /// - Throws: ``VaultError/Code/ioFailure``.
+    public func count() throws -> Int {
+        try read { state in
+            Int(try state.database.rows("SELECT count(*) FROM items").first?.first?.integer ?? 0)
+        }
+    }
+
+    // MARK: Transactions
+
+    private func write<R: Sendable>(_ body: (inout State) throws -> R) throws -> R {
+        try state.withLock { state in
+            try Self.mapSQLite {
+                try state.database.writeTransaction {
+                    try Self.checkGeneration(state)
+                    return try body(&state)
+                }
+            }
+        }
+    }
+
+    private func read<R: Sendable>(_ body: (State) throws -> R) throws -> R {
+        try state.withLock { state in
+            try Self.mapSQLite {
+                try state.database.rows("BEGIN")
+                defer { _ = try? state.database.rows("COMMIT") }
+                try Self.checkGeneration(state)
+                return try body(state)
+            }
+        }
+    }
+
+    private static func checkGeneration(_ state: State) throws {
+        let generation = try state.database.rows("SELECT generation FROM rampart_vault WHERE id = 1").first?.first
+        guard generation?.integer == state.generation else {
+            throw VaultError.authFailed(
+                "the vault key was rotated by another process since this vault was opened; open it again")
+        }
+    }
+
+    private static func mapSQLite<R>(_ body: () throws -> R) throws -> R {
+        do {
+            return try body()
+        } catch let error as SQLiteError where error.isUniqueViolation {
+            throw VaultError.duplicateItem()
+        } catch let error as SQLiteError where error.isBusy {
+            throw VaultError.ioFailure(
+                "another process held the vault locked for more than \(busyTimeout); try again", detail: "\(error)")
+        } catch let error as SQLiteError {
+            throw VaultError.ioFailure(detail: "\(error)")
+        }
+    }
+
+    // MARK: Rows
+
+    private struct Row {
+        let item: VaultItem
+        let primaryKey: [UInt8]
+        let created: Int64
+        let modified: Int64
+        let sealed: [UInt8]
+    }
+
+    private static let columns: StaticString = """
+        id, pk, class, access_group, synchronizable, accessibility, access_control, service, account, label, generic, \
+        server, protocol, port, path, security_domain, authentication_type, application_tag, application_label, \
+        key_type, issuer, serial_number, created, modified, sealed
+        """
+
+    private static func row(for item: VaultItem, state: State) throws -> Row {
+        let created = milliseconds(item.creationDate)
+        let modified = milliseconds(item.modificationDate)
+        let primaryKey = item.primaryKey.bytes
+        let aad = associatedData(item, primaryKey: primaryKey, created: created, modified: modified, state: state)
+        let box = try AEAD.seal(item.value, using: state.dataKey, authenticating: aad)
+        return Row(item: item, primaryKey: primaryKey, created: created, modified: modified, sealed: box.combined)
+    }
+
+    private static func insertRow(_ row: Row, into database: SQLiteDatabase) throws {
+        let item = row.item
+        let a = item.attributes
+        try database.rows(
+            """
+            INSERT INTO items (pk, class, access_group, synchronizable, accessibility, access_control, service, \
+            account, label, generic, server, protocol, port, path, security_domain, authentication_type, \
+            application_tag, application_label, key_type, issuer, serial_number, created, modified, sealed)
+            VALUES (\(row.primaryKey), \(item.itemClass.rawValue), \(item.accessGroup), \(item.synchronizable), \
+            \(item.accessibility.rawValue), \(Int64(item.accessControl.rawValue)), \(a.service), \(a.account), \
+            \(a.label), \(a.generic), \(a.server), \(a.protocol), \(a.port), \(a.path), \(a.securityDomain), \
+            \(a.authenticationType), \(a.applicationTag), \(a.applicationLabel), \(a.keyType), \(a.issuer), \
+            \(a.serialNumber), \(row.created), \(row.modified), \(row.sealed))
+            """)
+    }
+
+    private static func select(_ filter: ItemFilter, state: State) throws -> [(rowID: Int64, item: VaultItem)] {
+        let rows = try state.database.rows(
+            """
+            SELECT \(raw: columns) FROM items WHERE class = \(filter.itemClass.rawValue)
+            AND (\(filter.attributes.service) IS NULL OR service = \(filter.attributes.service))
+            AND (\(filter.attributes.account) IS NULL OR account = \(filter.attributes.account))
+            """)
+        return try rows.map { try decode($0, state: state) }.filter { filter.matches($0.item) }
+    }
+
+    /// Rebuilds an item from a row and authenticates it; any malformed or altered column is an integrity failure.
+    private static func decode(_ row: [SQLiteValue], state: State) throws -> (rowID: Int64, item: VaultItem) {
+        guard row.count == 25, let rowID = row[0].integer, let storedKey = row[1].blob,
+            let itemClass = row[2].text.flatMap(ItemClass.init(rawValue:)), let group = row[3].text,
+            let sync = row[4].integer, sync == 0 || sync == 1,
+            let accessibility = row[5].text.flatMap(Accessibility.init(rawValue:)),
+            let control = row[6].integer.flatMap(UInt32.init(exactly:)),
+            let created = row[22].integer, let modified = row[23].integer, let sealed = row[24].blob
+        else { throw VaultError.integrityFailure() }
+        var port: Int?
+        if case .integer(let value) = row[13] {
+            guard let exact = Int(exactly: value) else { throw VaultError.integrityFailure() }
+            port = exact
+        }
+        let attributes = ItemAttributes(
+            service: row[7].text, account: row[8].text, label: row[9].text, generic: row[10].blob,
+            server: row[11].text, protocol: row[12].text, port: port, path: row[14].text,
+            securityDomain: row[15].text, authenticationType: row[16].text, applicationTag: row[17].blob,
+            applicationLabel: row[18].blob, keyType: row[19].text, issuer: row[20].blob, serialNumber: row[21].blob)
+        var item = VaultItem(
+            itemClass: itemClass, attributes: attributes, value: [], accessGroup: group,
+            accessibility: accessibility, synchronizable: sync == 1, accessControl: AccessControl(rawValue: control))
+        item.creationDate = Date(timeIntervalSince1970: Double(created) / 1000)
+        item.modificationDate = Date(timeIntervalSince1970: Double(modified) / 1000)
+        let primaryKey = item.primaryKey.bytes
+        guard ConstantTime.isEqual(primaryKey, storedKey) else { throw VaultError.integrityFailure() }
+        let aad = associatedData(item, primaryKey: primaryKey, created: created, modified: modified, state: state)
+        do {
+            item.value = try AEAD.open(SealedBox(combined: sealed), using: state.dataKey, authenticating: aad)
+        } catch {
+            throw VaultError.integrityFailure()
+        }
+        return (rowID, item)
+    }
+
+    /// `"rampart.vault.item.1" ‖ vault id ‖ primary key ‖ every attribute ‖ dates`, canonically encoded.
+    private static func associatedData(
+        _ item: VaultItem,
+        primaryKey: [UInt8],
+        created: Int64,
+        modified: Int64,
+        state: State
+    ) -> [UInt8] {
+        var encoder = CanonicalEncoder(domain: "rampart.vault.item.1")
+        encoder.append(state.vaultID)
+        encoder.append(primaryKey)
+        encoder.append(item.accessibility.rawValue)
+        encoder.append(Int64(item.accessControl.rawValue))
+        for name in ItemAttributes.Name.allCases {
+            encoder.append(item.attributes.bytes(of: name))
+        }
+        encoder.append(created)
+        encoder.append(modified)
+        return encoder.bytes
+    }
+
+    private static func milliseconds(_ date: Date?) -> Int64 {
+        Int64(((date ?? Date()).timeIntervalSince1970 * 1000).rounded())
+    }
+
+    // MARK: Creating and unlocking
+
+    /// Creates an empty file with mode 0600 unless one exists; returns whether it did.
+    private static func createFileIfMissing(_ path: String, allowed: Bool) throws -> Bool {
+        if FileManager.default.fileExists(atPath: path) { return false }
+        guard allowed else {
+            throw VaultError.itemNotFound("there is no vault at \(path); add or set an item to create one")
+        }
+        let descriptor = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        if descriptor < 0 {
+            if errno == EEXIST { return false }
+            throw VaultError.ioFailure("cannot create the vault file \(path): \(String(cString: strerror(errno)))")
+        }
+        // The umask can only remove bits; fchmod makes the mode exactly 0600 whatever it is.
+        fchmod(descriptor, 0o600)
+        close(descriptor)
+        return true
+    }
+
+    private static func fileSize(_ path: String) -> Int {
+        ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? -1
+    }
+
+    private static func isInitialized(_ database: SQLiteDatabase) throws -> Bool {
+        let rows = try database.rows("SELECT count(*) FROM sqlite_master WHERE type = 'table'")
+        let tables = rows.first?.first?.integer ?? 0
+        guard tables > 0 else { return false }
+        let ours = try database.rows(
+            "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('rampart_vault', 'items')")
+        guard ours.first?.first?.integer == 2 else { throw VaultError.authFailed() }
+        return true
+    }
+
+    private static func initialize(
+        _ database: SQLiteDatabase, credential: VaultCredential, kdf: Argon2Parameters
+    )
+        throws
+    {
+        try database.rows("PRAGMA journal_mode = WAL")
+        let header = try KeyHeader.make(credential: credential, kdf: kdf)
+        try database.writeTransaction {
+            // Another process may have initialised the file while this one waited for the lock.
+            guard try !isInitialized(database) else { return }
+            try database.rows(
+                """
+                CREATE TABLE rampart_vault (
+                    id INTEGER PRIMARY KEY CHECK (id = 1), format INTEGER NOT NULL, vault_id BLOB NOT NULL,
+                    kdf TEXT NOT NULL, salt BLOB NOT NULL, memory_kib INTEGER NOT NULL, iterations INTEGER NOT NULL,
+                    parallelism INTEGER NOT NULL, wrapped_key BLOB NOT NULL, generation INTEGER NOT NULL)
+                """)
+            try database.rows(
+                """
+                CREATE TABLE items (
+                    id INTEGER PRIMARY KEY, pk BLOB NOT NULL UNIQUE, class TEXT NOT NULL, access_group TEXT NOT NULL,
+                    synchronizable INTEGER NOT NULL, accessibility TEXT NOT NULL, access_control INTEGER NOT NULL,
+                    service TEXT, account TEXT, label TEXT, generic BLOB, server TEXT, protocol TEXT, port INTEGER,
+                    path TEXT, security_domain TEXT, authentication_type TEXT, application_tag BLOB,
+                    application_label BLOB, key_type TEXT, issuer BLOB, serial_number BLOB,
+                    created INTEGER NOT NULL, modified INTEGER NOT NULL, sealed BLOB NOT NULL)
+                """)
+            try database.rows("CREATE INDEX items_lookup ON items (class, service, account)")
+            let vaultID = SecureRandom.bytes(count: 16)
+            let wrapped = try header.wrap(SymmetricKey(randomByteCount: 32), vaultID: vaultID, generation: 1)
+            try database.rows(
+                """
+                INSERT INTO rampart_vault (id, format, vault_id, kdf, salt, memory_kib, iterations, parallelism,
+                    wrapped_key, generation)
+                VALUES (1, 1, \(vaultID), \(header.kdfName), \(header.salt), \(Int64(header.parameters.memoryKiB)),
+                    \(Int64(header.parameters.iterations)), \(Int64(header.parameters.parallelism)), \(wrapped), 1)
+                """)
+        }
+    }
+
+    private static func unlock(_ database: SQLiteDatabase, credential: VaultCredential) throws -> State {
+        let rows = try database.rows(
+            """
+            SELECT format, vault_id, kdf, salt, memory_kib, iterations, parallelism, wrapped_key, generation
+            FROM rampart_vault WHERE id = 1
+            """)
+        guard let row = rows.first, row.count == 9, row[0].integer == 1, let vaultID = row[1].blob,
+            vaultID.count == 16, let kdfName = row[2].text, let salt = row[3].blob,
+            let memory = row[4].integer.flatMap(UInt32.init(exactly:)),
+            let iterations = row[5].integer.flatMap(UInt32.init(exactly:)),
+            let parallelism = row[6].integer.flatMap(UInt32.init(exactly:)), let wrapped = row[7].blob,
+            let generation = row[8].integer
+        else { throw VaultError.authFailed() }
+        let header = KeyHeader(
+            kdfName: kdfName, salt: salt,
+            parameters: Argon2Parameters(memoryKiB: memory, iterations: iterations, parallelism: parallelism))
+        let dataKey = try header.unwrap(wrapped, credential: credential, vaultID: vaultID, generation: generation)
+        return State(database: database, dataKey: dataKey, generation: generation, vaultID: vaultID)
+    }
+}
+
+extension FileVault: Sendable {}
+
+/// How the vault key is wrapped: the KDF, its salt and parameters, which are bound into the wrap's associated data.
+struct KeyHeader {
+    static let passphraseKDF = "argon2id"
+    static let keyKDF = "hkdf-sha256"
+
+    let kdfName: String
+    let salt: [UInt8]
+    let parameters: Argon2Parameters
+    var keyEncryptionKey: SymmetricKey?
+
+    init(kdfName: String, salt: [UInt8], parameters: Argon2Parameters, keyEncryptionKey: SymmetricKey? = nil) {
+        self.kdfName = kdfName
+        self.salt = salt
+        self.parameters = parameters
+        self.keyEncryptionKey = keyEncryptionKey
+    }
+
+    /// A fresh salt and the key-encryption key derived from `credential`.
+    static func make(credential: VaultCredential, kdf: Argon2Parameters) throws -> KeyHeader {
+        let salt = SecureRandom.bytes(count: 16)
+        switch credential.backing {
+        case .passphrase:
+            var header = KeyHeader(kdfName: passphraseKDF, salt: salt, parameters: kdf)
+            header.keyEncryptionKey = try header.derive(credential)
+            return header
+        case .key:
+            var header = KeyHeader(
+                kdfName: keyKDF, salt: salt, parameters: Argon2Parameters(memoryKiB: 0, iterations: 0, parallelism: 0))
+            header.keyEncryptionKey = try header.derive(credential)
+            return header
+        }
+    }
+
+    func derive(_ credential: VaultCredential) throws -> SymmetricKey {
+        switch (credential.backing, kdfName) {
+        case (.passphrase(let passphrase), Self.passphraseKDF):
+            guard parameters.isValid, salt.count == 16 else { throw VaultError.authFailed() }
+            return try Argon2id.deriveKey(password: passphrase, salt: salt, parameters: parameters)
+        case (.key(let key), Self.keyKDF):
+            guard salt.count == 16 else { throw VaultError.authFailed() }
+            return SymmetricKey(
+                bytes: try HKDF.deriveKey(
+                    inputKeyMaterial: key, salt: salt, info: Array("rampart.vault.kek.1".utf8), outputByteCount: 32))
+        default:
+            throw VaultError.authFailed()
+        }
+    }
+
+    func associatedData(vaultID: [UInt8], generation: Int64) -> [UInt8] {
+        var encoder = CanonicalEncoder(domain: "rampart.vault.key.1")
+        encoder.append(vaultID)
+        encoder.append(kdfName)
+        encoder.append(salt)
+        encoder.append(Int64(parameters.memoryKiB))
+        encoder.append(Int64(parameters.iterations))
+        encoder.append(Int64(parameters.parallelism))
+        encoder.append(generation)
+        return encoder.bytes
+    }
+
+    func wrap(_ dataKey: SymmetricKey, vaultID: [UInt8], generation: Int64) throws -> [UInt8] {
+        guard let keyEncryptionKey else { throw VaultError.invalidParameters("no key-encryption key") }
+        let box = try dataKey.withUnsafeBytes { bytes in
+            try AEAD.seal(
+                Array(bytes), using: keyEncryptionKey,
+                authenticating: associatedData(vaultID: vaultID, generation: generation))
+        }
+        return box.combined
+    }
+
+    func unwrap(
+        _ wrapped: [UInt8], credential: VaultCredential, vaultID: [UInt8], generation: Int64
+    ) throws
+        -> SymmetricKey
+    {
+        let keyEncryptionKey = try derive(credential)
+        do {
+            let bytes = try AEAD.open(
+                SealedBox(combined: wrapped), using: keyEncryptionKey,
+                authenticating: associatedData(vaultID: vaultID, generation: generation))
+            guard bytes.count == 32 else { throw VaultError.authFailed() }
+            return SymmetricKey(bytes: bytes)
+        } catch {
+            throw VaultError.authFailed()
+        }
+    }
+}

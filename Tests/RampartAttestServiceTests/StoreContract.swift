@@ -1,0 +1,147 @@
+import Foundation
+import RampartAttestService
+import RampartCrypto
+import Testing
+
+/// The contract every ``AttestationStore`` must meet, written once and run against SQLite and PostgreSQL
+/// (`SQLiteStoreContractTests`, `PostgresStoreContractTests`).
+enum StoreContract {
+    static let future = Date(timeIntervalSinceNow: 3600)
+
+    static func challenge(purpose: ChallengePurpose = .assertion, expiresAt: Date = future) -> ChallengeRecord {
+        ChallengeRecord(
+            digest: SecureRandom.bytes(count: 32), purpose: purpose, subject: "user-1", expiresAt: expiresAt)
+    }
+
+    static func key(counter: UInt32 = 0) -> RegisteredKey {
+        RegisteredKey(
+            keyID: Data(SecureRandom.bytes(count: 32)).base64EncodedString(), subject: "user-1",
+            publicKey: SecureRandom.bytes(count: 65), environment: "development", counter: counter,
+            receipt: SecureRandom.bytes(count: 100), registeredAt: Date(timeIntervalSince1970: 1_790_000_000.5))
+    }
+
+    static func challengesAreOneTime(_ store: any AttestationStore) async throws {
+        let record = challenge()
+        try await store.transaction { try $0.insertChallenge(record) }
+        let first = try await store.transaction { try $0.takeChallenge(digest: record.digest) }
+        #expect(first?.purpose == .assertion)
+        #expect(first?.subject == "user-1")
+        #expect(first.map { abs($0.expiresAt.timeIntervalSince(record.expiresAt)) < 0.002 } == true)
+        let second = try await store.transaction { try $0.takeChallenge(digest: record.digest) }
+        #expect(second == nil)
+        let never = try await store.transaction { try $0.takeChallenge(digest: SecureRandom.bytes(count: 32)) }
+        #expect(never == nil)
+    }
+
+    static func concurrentConsumptionIsExactlyOnce(_ store: any AttestationStore) async throws {
+        let record = challenge()
+        try await store.transaction { try $0.insertChallenge(record) }
+        let winners = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for _ in 0..<50 {
+                group.addTask { try await store.transaction { try $0.takeChallenge(digest: record.digest) } != nil }
+            }
+            return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        #expect(winners == 1)
+    }
+
+    static func keysRoundTripAndAreUnique(_ store: any AttestationStore) async throws {
+        let key = key()
+        #expect(try await store.transaction { try $0.insertKey(key) })
+        var duplicate = key
+        duplicate.subject = "someone-else"
+        let sameID = duplicate
+        #expect(try await store.transaction { try $0.insertKey(sameID) } == false)
+        let loaded = try await store.transaction { try $0.key(id: key.keyID) }
+        #expect(loaded == key)
+        #expect(try await store.transaction { try $0.key(id: "missing") } == nil)
+    }
+
+    static func countersOnlyMoveForward(_ store: any AttestationStore) async throws {
+        let key = key()
+        _ = try await store.transaction { try $0.insertKey(key) }
+        let now = Date(timeIntervalSince1970: 1_790_000_100)
+        #expect(try await store.transaction { try $0.advanceCounter(keyID: key.keyID, to: 5, usedAt: now) })
+        #expect(try await store.transaction { try $0.advanceCounter(keyID: key.keyID, to: 5, usedAt: now) } == false)
+        #expect(try await store.transaction { try $0.advanceCounter(keyID: key.keyID, to: 3, usedAt: now) } == false)
+        #expect(
+            try await store.transaction { try $0.advanceCounter(keyID: key.keyID, to: UInt32.max, usedAt: now) })
+        let loaded = try await store.transaction { try $0.key(id: key.keyID) }
+        #expect(loaded?.counter == UInt32.max)
+        #expect(loaded?.lastUsedAt == now)
+        #expect(try await store.transaction { try $0.advanceCounter(keyID: "missing", to: 9, usedAt: now) } == false)
+    }
+
+    static func concurrentCounterAdvanceIsExactlyOnce(_ store: any AttestationStore) async throws {
+        let key = key()
+        _ = try await store.transaction { try $0.insertKey(key) }
+        let winners = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for _ in 0..<50 {
+                group.addTask {
+                    try await store.transaction { try $0.advanceCounter(keyID: key.keyID, to: 1, usedAt: Date()) }
+                }
+            }
+            return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        #expect(winners == 1)
+    }
+
+    static func riskAccumulates(_ store: any AttestationStore) async throws {
+        let key = key()
+        _ = try await store.transaction { try $0.insertKey(key) }
+        #expect(try await store.transaction { try $0.raiseRisk(keyID: key.keyID, by: 1) } == 1)
+        #expect(try await store.transaction { try $0.raiseRisk(keyID: key.keyID, by: 2) } == 3)
+        #expect(try await store.transaction { try $0.raiseRisk(keyID: "missing", by: 1) } == nil)
+    }
+
+    static func expiredChallengesArePurged(_ store: any AttestationStore) async throws {
+        let past = Date(timeIntervalSince1970: 1000)
+        let old = challenge(expiresAt: past)
+        let fresh = challenge()
+        try await store.transaction {
+            try $0.insertChallenge(old)
+            try $0.insertChallenge(fresh)
+        }
+        let purged = try await store.transaction {
+            try $0.purgeChallenges(expiredBefore: Date(timeIntervalSince1970: 2000))
+        }
+        #expect(purged >= 1)
+        #expect(try await store.transaction { try $0.takeChallenge(digest: old.digest) } == nil)
+        #expect(try await store.transaction { try $0.takeChallenge(digest: fresh.digest) } != nil)
+    }
+
+    static func aThrowingBodyKeepsNothing(_ store: any AttestationStore) async throws {
+        struct Abort: Error {}
+        let record = challenge()
+        let key = key()
+        await #expect(throws: Abort.self) {
+            try await store.transaction { transaction in
+                try transaction.insertChallenge(record)
+                _ = try transaction.insertKey(key)
+                throw Abort()
+            }
+        }
+        #expect(try await store.transaction { try $0.takeChallenge(digest: record.digest) } == nil)
+        #expect(try await store.transaction { try $0.key(id: key.keyID) } == nil)
+    }
+
+    static func acknowledgedWritesSurviveReopening(
+        _ store: any AttestationStore, reopen: () throws -> any AttestationStore
+    ) async throws {
+        let key = key()
+        _ = try await store.transaction { try $0.insertKey(key) }
+        _ = try await store.transaction { try $0.advanceCounter(keyID: key.keyID, to: 42, usedAt: Date()) }
+        let other = try reopen()
+        let loaded = try await other.transaction { try $0.key(id: key.keyID) }
+        #expect(loaded?.counter == 42)
+        await other.close()
+    }
+
+    static func aClosedStoreFails(_ store: any AttestationStore) async throws {
+        await store.close()
+        let error = await #expect(throws: AttestServiceError.self) {
+            try await store.transaction { try $0.key(id: "x") }
+        }
+        #expect(error?.code == .storeFailure)
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+import RampartSQLite
+import Testing
+
+struct SQLiteConnectionTests {
+    @Test("interpolated values become bind parameters, never SQL text")
+    func bindings() {
+        let hostile = "x'); DROP TABLE t; --"
+        let query: SQLQuery = "SELECT a FROM t WHERE b = \(hostile) AND c = \(Int64(7))"
+        #expect(query.text { _ in "?" } == "SELECT a FROM t WHERE b = ? AND c = ?")
+        #expect(query.text { "$\($0)" } == "SELECT a FROM t WHERE b = $1 AND c = $2")
+        #expect(query.bindings == [.text(hostile), .integer(7)])
+    }
+
+    @Test("values round-trip through a table, including hostile text and empty blobs")
+    func roundTrip() throws {
+        let connection = try SQLiteConnection(path: ":memory:")
+        try connection.execute(unsafeScript: "CREATE TABLE t (a TEXT, b INTEGER, c BLOB, d TEXT)")
+        let hostile = "x'); DROP TABLE t; --"
+        try connection.run("INSERT INTO t VALUES (\(hostile), \(Int64.min), \([UInt8]([0, 255])), \(SQLValue.null))")
+        try connection.run("INSERT INTO t VALUES (\("é"), \(Int64.max), \([UInt8]()), \("z"))")
+        let rows = try connection.query("SELECT a, b, c, d FROM t ORDER BY b")
+        #expect(rows.count == 2)
+        #expect(rows[0].text(0) == hostile)
+        #expect(rows[0].integer(1) == Int64.min)
+        #expect(rows[0].blob(2) == [0, 255])
+        #expect(rows[0].values[3] == .null)
+        #expect(rows[1].text(0) == "é")
+        #expect(rows[1].blob(2) == [])
+        #expect(rows[1].integer(0) == nil)
+    }
+
+    @Test("a throwing transaction body rolls back; a constraint failure has the constraint code")
+    func transactions() throws {
+        let connection = try SQLiteConnection(path: ":memory:")
+        try connection.execute(unsafeScript: "CREATE TABLE t (a INTEGER PRIMARY KEY)")
+        struct Abort: Error {}
+        #expect(throws: Abort.self) {
+            try connection.transaction {
+                try connection.run("INSERT INTO t VALUES (\(1))")
+                throw Abort()
+            }
+        }
+        #expect(try connection.query("SELECT a FROM t").isEmpty)
+        try connection.run("INSERT INTO t VALUES (\(1))")
+        let error = #expect(throws: SQLiteError.self) { try connection.run("INSERT INTO t VALUES (\(1))") }
+        #expect(error?.code == .constraint)
+    }
+
+    @Test("a path that cannot be opened is openFailed; a non-database file is refused")
+    func openFailures() throws {
+        let error = #expect(throws: SQLiteError.self) { try SQLiteConnection(path: "/nonexistent/dir/x.db") }
+        #expect(error?.code == .openFailed)
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("rampart-notdb-\(UUID()).db")
+        try Data(repeating: 0x41, count: 4096).write(to: url)
+        defer { try? FileManager.default.removeItem(at: url) }
+        let notDB = #expect(throws: SQLiteError.self) { try SQLiteConnection(path: url.path) }
+        #expect(notDB?.code == .openFailed)
+    }
+
+    @Test("a syntax error is statementFailed and names SQLite's message")
+    func syntax() throws {
+        let connection = try SQLiteConnection(path: ":memory:")
+        let error = #expect(throws: SQLiteError.self) { try connection.query("SELEKT 1") }
+        #expect(error?.code == .statementFailed)
+        #expect(error?.reason.contains("syntax") == true)
+    }
+}

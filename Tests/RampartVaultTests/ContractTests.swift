@@ -1,0 +1,308 @@
+import Foundation
+import RampartCrypto
+import RampartVault
+import Testing
+
+/// One rule of the ``SecretStore`` contract, run against a fresh, empty backend.
+///
+/// The same cases run against every backend (in-memory, file vault, Secret Service), so all of them keep Keychain
+/// semantics the same way.
+struct ContractCase: Sendable, CustomTestStringConvertible {
+    let name: String
+    let run: @Sendable (any VaultBackend) async throws -> Void
+
+    var testDescription: String { name }
+
+    init(_ name: String, _ run: @escaping @Sendable (any VaultBackend) async throws -> Void) {
+        self.name = name
+        self.run = run
+    }
+}
+
+/// A fixed clock, so dates in the contract are predictable.
+let contractNow: @Sendable () -> Date = { Date(timeIntervalSince1970: 1_790_000_000) }
+
+func token(_ text: String) -> [UInt8] { Array(text.utf8) }
+
+extension ContractCase {
+    static let all: [ContractCase] = [
+        ContractCase("add then read returns the value, attributes, default group and dates") { backend in
+            let vault = Vault(backend: backend, entitlements: Entitlements(accessGroups: ["T.app"]), now: contractNow)
+            var item = VaultItem.genericPassword(
+                service: "api.example.com", account: "refresh_token", value: token("r1.secret"))
+            item.attributes.label = "Refresh token"
+            item.attributes.generic = [0, 1, 2]
+            try await vault.add(item)
+            let read = try await vault.readOne(.genericPassword(service: "api.example.com", account: "refresh_token"))
+            #expect(read.value == token("r1.secret"))
+            #expect(read.attributes.label == "Refresh token")
+            #expect(read.attributes.generic == [0, 1, 2])
+            #expect(read.accessGroup == "T.app")
+            #expect(read.accessibility == .whenUnlocked)
+            #expect(read.synchronizable == false)
+            #expect(read.creationDate == contractNow())
+            #expect(read.modificationDate == contractNow())
+        },
+        ContractCase("a second add of the same primary key is duplicateItem and keeps the first value") { backend in
+            let vault = Vault(backend: backend)
+            try await vault.add(.genericPassword(service: "s", account: "a", value: token("first")))
+            await #expect(throws: VaultError.duplicateItem()) {
+                try await vault.add(.genericPassword(service: "s", account: "a", value: token("second")))
+            }
+            #expect(try await vault.secret(service: "s", account: "a") == token("first"))
+        },
+        ContractCase("label and accessibility are not part of the primary key") { backend in
+            let vault = Vault(backend: backend)
+            var item = VaultItem.genericPassword(service: "s", account: "a", value: token("v"))
+            try await vault.add(item)
+            item.attributes.label = "other label"
+            item.accessibility = .afterFirstUnlock
+            await #expect(throws: VaultError.duplicateItem()) { try await vault.add(item) }
+            try await vault.update(
+                .genericPassword(service: "s", account: "a"),
+                with: ItemChanges(attributes: ItemAttributes(label: "renamed"), accessibility: .afterFirstUnlock))
+            let items = try await vault.read(ItemQuery(itemClass: .genericPassword))
+            #expect(items.count == 1)
+            #expect(items.first?.attributes.label == "renamed")
+            #expect(items.first?.accessibility == .afterFirstUnlock)
+        },
+        ContractCase("update changes the value; updating a missing item is itemNotFound") { backend in
+            let vault = Vault(backend: backend)
+            await #expect(throws: VaultError.itemNotFound()) {
+                try await vault.update(.genericPassword(service: "s", account: "a"), with: ItemChanges(value: [1]))
+            }
+            try await vault.add(.genericPassword(service: "s", account: "a", value: token("old")))
+            try await vault.update(.genericPassword(service: "s", account: "a"), with: ItemChanges(value: token("new")))
+            #expect(try await vault.secret(service: "s", account: "a") == token("new"))
+        },
+        ContractCase("upsert adds, then updates the same item") { backend in
+            let vault = Vault(backend: backend)
+            let item = VaultItem.genericPassword(service: "s", account: "a", value: token("one"))
+            #expect(try await vault.upsert(item) == true)
+            var second = item
+            second.value = token("two")
+            #expect(try await vault.upsert(second) == false)
+            let items = try await vault.read(ItemQuery(itemClass: .genericPassword))
+            #expect(items.map(\.value) == [token("two")])
+        },
+        ContractCase("read and delete of a missing item are itemNotFound; delete removes") { backend in
+            let vault = Vault(backend: backend)
+            await #expect(throws: VaultError.itemNotFound()) {
+                try await vault.read(.genericPassword(service: "s", account: "a"))
+            }
+            await #expect(throws: VaultError.itemNotFound()) {
+                try await vault.delete(.genericPassword(service: "s", account: "a"))
+            }
+            try await vault.add(.genericPassword(service: "s", account: "a", value: [1]))
+            try await vault.delete(.genericPassword(service: "s", account: "a"))
+            #expect(try await vault.secret(service: "s", account: "a") == nil)
+        },
+        ContractCase("match limits one, all and count; a zero limit is invalidParameters") { backend in
+            let vault = Vault(backend: backend)
+            for index in 0..<3 {
+                try await vault.add(.genericPassword(service: "s", account: "a\(index)", value: [UInt8(index)]))
+            }
+            var query = ItemQuery(itemClass: .genericPassword, attributes: ItemAttributes(service: "s"))
+            #expect(try await vault.read(query).count == 3)
+            query.matchLimit = .one
+            #expect(try await vault.read(query).count == 1)
+            query.matchLimit = .count(2)
+            #expect(try await vault.read(query).count == 2)
+            query.matchLimit = .count(0)
+            await #expect(throws: VaultError.invalidParameters()) { try await vault.read(query) }
+        },
+        ContractCase("filters match on every attribute given, and reads without data omit values") { backend in
+            let vault = Vault(backend: backend)
+            var first = VaultItem.genericPassword(service: "s1", account: "a", value: [1])
+            first.attributes.label = "L"
+            try await vault.add(first)
+            try await vault.add(.genericPassword(service: "s2", account: "a", value: [2]))
+            try await vault.add(.genericPassword(service: "s2", account: "b", value: [3]))
+            let byAccount = try await vault.read(
+                ItemQuery(itemClass: .genericPassword, attributes: ItemAttributes(account: "a")))
+            #expect(Set(byAccount.map(\.value)) == [[1], [2]])
+            let byLabel = try await vault.read(
+                ItemQuery(itemClass: .genericPassword, attributes: ItemAttributes(label: "L")))
+            #expect(byLabel.map(\.value) == [[1]])
+            let attributesOnly = try await vault.read(ItemQuery(itemClass: .genericPassword, returnData: false))
+            #expect(attributesOnly.count == 3)
+            #expect(attributesOnly.allSatisfy { $0.value.isEmpty })
+            await #expect(throws: VaultError.itemNotFound()) {
+                try await vault.read(ItemQuery(itemClass: .internetPassword))
+            }
+        },
+        ContractCase("ThisDeviceOnly or access control with synchronizable is invalidParameters") { backend in
+            let vault = Vault(backend: backend)
+            var item = VaultItem.genericPassword(
+                service: "s", account: "a", value: [1], accessibility: .afterFirstUnlockThisDeviceOnly)
+            item.synchronizable = true
+            await #expect(throws: VaultError.invalidParameters()) { try await vault.add(item) }
+            item.accessibility = .afterFirstUnlock
+            item.accessControl = .userPresence
+            await #expect(throws: VaultError.invalidParameters()) { try await vault.add(item) }
+            item.accessControl = []
+            try await vault.add(item)
+            await #expect(throws: VaultError.invalidParameters()) {
+                try await vault.update(
+                    .genericPassword(service: "s", account: "a"),
+                    with: ItemChanges(accessibility: .whenUnlockedThisDeviceOnly))
+            }
+            #expect(
+                try await vault.readOne(.genericPassword(service: "s", account: "a")).accessibility == .afterFirstUnlock
+            )
+        },
+        ContractCase("queries match synced and unsynced items unless told otherwise") { backend in
+            let vault = Vault(backend: backend)
+            var synced = VaultItem.genericPassword(service: "s", account: "a", value: token("cloud"))
+            synced.synchronizable = true
+            try await vault.add(synced)
+            try await vault.add(.genericPassword(service: "s", account: "a", value: token("local")))
+            var query = ItemQuery.genericPassword(service: "s", account: "a")
+            #expect(Set(try await vault.read(query).map(\.value)) == [token("cloud"), token("local")])
+            query.synchronizable = .synchronizable
+            #expect(try await vault.read(query).map(\.value) == [token("cloud")])
+            query.synchronizable = .notSynchronizable
+            #expect(try await vault.read(query).map(\.value) == [token("local")])
+        },
+        ContractCase("an attribute of another class is noSuchAttribute") { backend in
+            let vault = Vault(backend: backend)
+            var item = VaultItem.genericPassword(service: "s", account: "a", value: [1])
+            item.attributes.server = "example.com"
+            await #expect(throws: VaultError.noSuchAttribute()) { try await vault.add(item) }
+            await #expect(throws: VaultError.noSuchAttribute()) {
+                try await vault.read(ItemQuery(itemClass: .key, attributes: ItemAttributes(service: "s")))
+            }
+        },
+        ContractCase("access groups: items are visible only to entitled callers") { backend in
+            let appA = Vault(backend: backend, entitlements: Entitlements(teamIdentifier: "T", bundleIdentifier: "a"))
+            let appB = Vault(backend: backend, entitlements: Entitlements(teamIdentifier: "T", bundleIdentifier: "b"))
+            let shared = Vault(
+                backend: backend,
+                entitlements: Entitlements(teamIdentifier: "T", bundleIdentifier: "c", sharedGroups: ["shared"]))
+            try await appA.add(.genericPassword(service: "s", account: "a", value: token("A's")))
+            #expect(try await appB.secret(service: "s", account: "a") == nil)
+            await #expect(throws: VaultError.missingEntitlement()) {
+                try await appB.read(.genericPassword(service: "s", account: "a", accessGroup: "T.a"))
+            }
+            await #expect(throws: VaultError.missingEntitlement()) {
+                try await appB.add(.genericPassword(service: "s", account: "x", value: [1], accessGroup: "T.a"))
+            }
+            await #expect(throws: VaultError.itemNotFound()) {
+                try await appB.delete(.genericPassword(service: "s", account: "a"))
+            }
+            try await appB.add(.genericPassword(service: "s", account: "a", value: token("B's")))
+            #expect(try await appA.secret(service: "s", account: "a") == token("A's"))
+            try await shared.add(.genericPassword(service: "s", account: "a", value: token("team")))
+            let sharedItem = try await shared.readOne(.genericPassword(service: "s", account: "a"))
+            #expect(sharedItem.accessGroup == "T.shared")
+            await #expect(throws: VaultError.missingEntitlement()) {
+                try await Vault(backend: backend, entitlements: Entitlements(accessGroups: []))
+                    .add(.genericPassword(service: "s", account: "z", value: [1]))
+            }
+        },
+        ContractCase("lock state: when-unlocked items are interactionNotAllowed while locked") { backend in
+            let writer = Vault(backend: backend)
+            try await writer.add(.genericPassword(service: "s", account: "fg", value: [1]))
+            try await writer.add(
+                .genericPassword(service: "s", account: "bg", value: [2], accessibility: .afterFirstUnlock))
+            let locked = Vault(backend: backend, lockState: { .lockedAfterFirstUnlock })
+            await #expect(throws: VaultError.interactionNotAllowed()) {
+                try await locked.read(.genericPassword(service: "s", account: "fg"))
+            }
+            #expect(try await locked.secret(service: "s", account: "bg") == [2])
+            var attributesOnly = ItemQuery.genericPassword(service: "s", account: "fg")
+            attributesOnly.returnData = false
+            #expect(try await locked.read(attributesOnly).count == 1)
+            await #expect(throws: VaultError.interactionNotAllowed()) {
+                try await locked.add(.genericPassword(service: "s", account: "new", value: [3]))
+            }
+            let booted = Vault(backend: backend, lockState: { .beforeFirstUnlock })
+            await #expect(throws: VaultError.interactionNotAllowed()) {
+                try await booted.read(.genericPassword(service: "s", account: "bg"))
+            }
+        },
+        ContractCase("access control asks the authenticator; a refusal is authFailed") { backend in
+            var item = VaultItem.genericPassword(service: "s", account: "a", value: token("bio"))
+            item.accessControl = .biometryCurrentSet
+            try await Vault(backend: backend).add(item)
+            let query = ItemQuery.genericPassword(service: "s", account: "a")
+            await #expect(throws: VaultError.interactionNotAllowed()) { try await Vault(backend: backend).read(query) }
+            await #expect(throws: VaultError.authFailed()) {
+                try await Vault(backend: backend, authenticator: { _, _ in false }).read(query)
+            }
+            let passing = Vault(backend: backend, authenticator: { flags, _ in flags == .biometryCurrentSet })
+            #expect(try await passing.readOne(query).value == token("bio"))
+        },
+        ContractCase("internet passwords, keys and certificates use their own primary keys") { backend in
+            let vault = Vault(backend: backend)
+            let https = ItemAttributes(account: "u", server: "example.com", protocol: "https", port: 443)
+            try await vault.add(VaultItem(itemClass: .internetPassword, attributes: https, value: [1]))
+            var other = https
+            other.port = 8443
+            try await vault.add(VaultItem(itemClass: .internetPassword, attributes: other, value: [2]))
+            await #expect(throws: VaultError.duplicateItem()) {
+                try await vault.add(VaultItem(itemClass: .internetPassword, attributes: https, value: [3]))
+            }
+            let found = try await vault.read(
+                ItemQuery(itemClass: .internetPassword, attributes: ItemAttributes(port: 8443)))
+            #expect(found.map(\.value) == [[2]])
+            let tag = ItemAttributes(applicationTag: token("com.example.kek"), keyType: "aes-256")
+            try await vault.add(VaultItem(itemClass: .key, attributes: tag, value: [UInt8](repeating: 7, count: 32)))
+            #expect(try await vault.readOne(ItemQuery(itemClass: .key, attributes: tag)).value.count == 32)
+            let cert = ItemAttributes(issuer: [0x30, 0x00], serialNumber: [1])
+            try await vault.add(VaultItem(itemClass: .certificate, attributes: cert, value: [0x30, 0x03, 2, 1, 1]))
+            #expect(try await vault.read(ItemQuery(itemClass: .certificate)).count == 1)
+        },
+        ContractCase("an update onto another item's primary key is duplicateItem and changes nothing") { backend in
+            let vault = Vault(backend: backend)
+            try await vault.add(.genericPassword(service: "s", account: "a", value: [1]))
+            try await vault.add(.genericPassword(service: "s", account: "b", value: [2]))
+            await #expect(throws: VaultError.duplicateItem()) {
+                try await vault.update(
+                    .genericPassword(service: "s", account: "a"),
+                    with: ItemChanges(attributes: ItemAttributes(account: "b"), value: [9]))
+            }
+            #expect(try await vault.secret(service: "s", account: "a") == [1])
+            #expect(try await vault.secret(service: "s", account: "b") == [2])
+        },
+        ContractCase("secret, setSecret and deleteSecret by service and account") { backend in
+            let vault = Vault(backend: backend)
+            #expect(try await vault.secret(service: "api", account: "refresh_token") == nil)
+            try await vault.setSecret(token("t1"), service: "api", account: "refresh_token")
+            try await vault.setSecret(token("t2"), service: "api", account: "refresh_token")
+            #expect(try await vault.secret(service: "api", account: "refresh_token") == token("t2"))
+            let item = try await vault.readOne(.genericPassword(service: "api", account: "refresh_token"))
+            #expect(item.accessibility == .afterFirstUnlock)
+            #expect(try await vault.deleteSecret(service: "api", account: "refresh_token"))
+            #expect(try await vault.deleteSecret(service: "api", account: "refresh_token") == false)
+        },
+        ContractCase("binary and empty values round-trip; an oversized value is invalidParameters") { backend in
+            let vault = Vault(backend: backend)
+            let binary: [UInt8] = [0, 0xFF, 0, 10, 13, 0x80]
+            try await vault.setSecret(binary, service: "s", account: "bin")
+            try await vault.setSecret([], service: "s", account: "empty")
+            #expect(try await vault.secret(service: "s", account: "bin") == binary)
+            #expect(try await vault.secret(service: "s", account: "empty") == [])
+            await #expect(throws: VaultError.invalidParameters()) {
+                try await vault.setSecret(
+                    [UInt8](repeating: 1, count: VaultLimits.maxValueByteCount + 1), service: "s", account: "big")
+            }
+        },
+    ]
+}
+
+struct InMemoryContractTests {
+    @Test("contract: in-memory backend", arguments: ContractCase.all)
+    func contract(_ contractCase: ContractCase) async throws {
+        try await contractCase.run(InMemoryBackend())
+    }
+}
+
+struct FileVaultContractTests {
+    @Test("contract: encrypted file vault", arguments: ContractCase.all)
+    func contract(_ contractCase: ContractCase) async throws {
+        let directory = try TemporaryDirectory()
+        let backend = try FileVault.open(at: directory.path("vault.db"), credential: .key(.init(randomByteCount: 32)))
+        try await contractCase.run(backend)
+    }
+}
