@@ -138,7 +138,7 @@ final class AttestationChainVerifier: Sendable {
 
     /// The critical extensions this check understands; any other critical extension fails closed (RFC 5280 4.2).
     private static let handledCriticalExtensions: Set<ASN1ObjectIdentifier> = [
-        .Extension.basicConstraints, .Extension.keyUsage, .Extension.extendedKeyUsage,
+        .X509Extension.basicConstraints, .X509Extension.keyUsage, .X509Extension.extendedKeyUsage,
     ]
 
     private static func checkCriticalExtensions(_ certificate: Certificate, index: Int) -> AppAttestFailure? {

@@ -121,3 +121,69 @@ private func runVerify(_ cms: CMSContentInfo, store: OpaquePointer, flags: UInt3
     guard length > 0, let data else { return [] }
     return data.withMemoryRebound(to: UInt8.self, capacity: length) { Array(UnsafeBufferPointer(start: $0, count: length)) }
 }
+
+/// Signs `content` as an attached CMS SignedData (for the simulator's receipts): the signer's certificate and
+/// `chainDER` go in the certificate set, signed attributes are included, and the result is DER.
+func signCMSSignedData(
+    _ content: [UInt8],
+    signerCertificateDER: [UInt8],
+    signerKeyPKCS8: [UInt8],
+    chainDER: [[UInt8]]
+) throws -> [UInt8] {
+    func certificate(_ der: [UInt8]) throws -> OpaquePointer {
+        // d2i_X509 returns a new X509 the caller owns (freed with X509_free).
+        let parsed: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
+            var cursor = buffer.baseAddress
+            return d2i_X509(nil, &cursor, buffer.count)
+        }
+        guard let parsed else {
+            throw AppAttestError.invalidArgument("a receipt signing certificate is not DER")
+        }
+        return parsed
+    }
+    let signer = try certificate(signerCertificateDER)
+    defer { X509_free(signer) }
+    // d2i_AutoPrivateKey returns a new EVP_PKEY the caller owns (freed with EVP_PKEY_free).
+    let key: OpaquePointer? = signerKeyPKCS8.withUnsafeBufferPointer { buffer in
+        var cursor = buffer.baseAddress
+        return d2i_AutoPrivateKey(nil, &cursor, buffer.count)
+    }
+    guard let key else {
+        throw AppAttestError.openSSLFailure("the receipt signing key did not import", detail: drainOpenSSLErrors())
+    }
+    defer { EVP_PKEY_free(key) }
+    // The stack owns its certificates once pushed: sk_X509_pop_free releases them.
+    guard let stack = COpenSSL_sk_X509_new_null() else {
+        throw AppAttestError.openSSLFailure("sk_X509_new_null failed", detail: drainOpenSSLErrors())
+    }
+    defer { COpenSSL_sk_X509_pop_free(stack) }
+    for der in chainDER {
+        let extra = try certificate(der)
+        guard COpenSSL_sk_X509_push(stack, extra) > 0 else {
+            X509_free(extra)
+            throw AppAttestError.openSSLFailure("sk_X509_push failed", detail: drainOpenSSLErrors())
+        }
+    }
+    return try content.withUnsafeBytes { raw -> [UInt8] in
+        // A read-only memory BIO over `content`, freed before the buffer goes away.
+        guard let input = BIO_new_mem_buf(raw.baseAddress, Int32(raw.count)) else {
+            throw AppAttestError.openSSLFailure("BIO_new_mem_buf failed", detail: drainOpenSSLErrors())
+        }
+        defer { BIO_free(input) }
+        // CMS_sign returns a new CMS_ContentInfo the caller owns; it takes its own references to signer, key, certs.
+        guard let cms = CMS_sign(signer, key, stack, input, UInt32(CMS_BINARY)) else {
+            throw AppAttestError.openSSLFailure("CMS_sign failed", detail: drainOpenSSLErrors())
+        }
+        defer { CMS_ContentInfo_free(cms) }
+        let length = i2d_CMS_ContentInfo(cms, nil)
+        guard length > 0 else {
+            throw AppAttestError.openSSLFailure("i2d_CMS_ContentInfo failed", detail: drainOpenSSLErrors())
+        }
+        var out = [UInt8](repeating: 0, count: Int(length))
+        out.withUnsafeMutableBufferPointer { buffer in
+            var cursor = buffer.baseAddress
+            _ = i2d_CMS_ContentInfo(cms, &cursor)
+        }
+        return out
+    }
+}
