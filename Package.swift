@@ -14,6 +14,8 @@ let package = Package(
         .library(name: "RampartCrypto", targets: ["RampartCrypto"]),
         .library(name: "RampartX509", targets: ["RampartX509"]),
         .library(name: "RampartAppAttest", targets: ["RampartAppAttest"]),
+        .library(name: "RampartPinning", targets: ["RampartPinning"]),
+        .library(name: "RampartTLS", targets: ["RampartTLS"]),
         .library(name: "RampartAttestService", targets: ["RampartAttestService"]),
         .library(name: "RampartVault", targets: ["RampartVault"]),
         .executable(name: "rampart", targets: ["rampart"]),
@@ -30,7 +32,9 @@ let package = Package(
 
         // MARK: Libraries
         .target(name: "RampartCrypto", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
-        .target(name: "RampartX509", dependencies: ["RampartCrypto"], swiftSettings: swiftSettings),
+        .target(name: "RampartX509", dependencies: ["RampartCrypto", "COpenSSL"], swiftSettings: swiftSettings),
+        .target(name: "RampartPinning", dependencies: ["RampartCrypto", "RampartX509"], swiftSettings: swiftSettings),
+        .target(name: "RampartTLS", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
         .target(name: "RampartSQLite", dependencies: ["CSQLite"], swiftSettings: swiftSettings),
         .target(
             name: "RampartAttestService",
@@ -49,7 +53,10 @@ let package = Package(
         ),
         .target(
             name: "RampartCLI",
-            dependencies: ["RampartCrypto", "RampartX509", "RampartAppAttest", "RampartAttestService", "RampartVault"],
+            dependencies: [
+                "RampartCrypto", "RampartX509", "RampartPinning", "RampartTLS", "RampartAttestService", "RampartVault",
+                "RampartAppAttest",
+            ],
             swiftSettings: swiftSettings
         ),
 
@@ -57,7 +64,9 @@ let package = Package(
         .executableTarget(name: "rampart", dependencies: ["RampartCLI"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "rampart-bench",
-            dependencies: ["RampartCrypto", "RampartX509", "RampartAppAttest", "RampartAttestService", "RampartVault"],
+            dependencies: [
+                "RampartCrypto", "RampartX509", "RampartPinning", "RampartAttestService", "RampartVault", "RampartAppAttest",
+            ],
             swiftSettings: swiftSettings
         ),
 
@@ -97,6 +106,16 @@ let package = Package(
         .testTarget(
             name: "RampartAppAttestTests",
             dependencies: ["RampartAppAttest", "RampartCrypto", "RampartX509", "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RampartPinningTests",
+            dependencies: ["RampartPinning", "RampartX509", "RampartCrypto", "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RampartTLSTests",
+            dependencies: ["RampartTLS", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

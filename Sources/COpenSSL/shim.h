@@ -54,3 +54,9 @@ static inline long COpenSSL_SSL_set_tlsext_host_name(SSL *ssl, const char *name)
 
 static inline int COpenSSL_EVP_PKEY_PUBLIC_KEY(void) { return EVP_PKEY_PUBLIC_KEY; }
 static inline int COpenSSL_EVP_PKEY_KEYPAIR(void) { return EVP_PKEY_KEYPAIR; }
+
+// MARK: trust (chain evaluation and the TLS client)
+
+static inline long COpenSSL_SSL_CTX_set_min_proto_version(SSL_CTX *ctx, int version) {
+    return SSL_CTX_set_min_proto_version(ctx, version);
+}

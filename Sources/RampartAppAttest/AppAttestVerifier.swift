@@ -47,7 +47,7 @@ public struct AppAttestVerifier: Sendable {
     ///   - trustAnchor: The root of the attestation chain; ``AppleRoots/appAttestationRootCA`` by default.
     ///   - clock: The time certificates are checked at; the system clock by default. Tests and replays fix it.
     /// - Throws: ``AppAttestError/Code/invalidArgument`` when the team id or bundle id is empty, holds spaces or
-    ///   control characters, or the team id holds a dot.
+    ///   control characters, the team id holds a dot, or OpenSSL cannot load the anchor.
     public init(
         teamID: String,
         bundleID: String,
@@ -67,7 +67,7 @@ public struct AppAttestVerifier: Sendable {
         self.environment = environment
         self.clock = clock
         self.rpIDHash = SHA256.hash(Array("\(teamID).\(bundleID)".utf8))
-        self.chainVerifier = AttestationChainVerifier(anchor: trustAnchor)
+        self.chainVerifier = try AttestationChainVerifier(anchor: trustAnchor)
     }
 
     /// Forgets every intermediate certificate verified so far, so the next attestation pays the full chain cost.

@@ -12,6 +12,7 @@ public struct AttestServiceError: Error, Hashable, CustomStringConvertible, Cust
             case invalidField
             case invalidBase64
             case bodyTooLarge
+            case lengthRequired
             case notFound
             case methodNotAllowed
             case keyNotFound
@@ -32,6 +33,8 @@ public struct AttestServiceError: Error, Hashable, CustomStringConvertible, Cust
         public static let invalidBase64 = Code(backing: .invalidBase64)
         /// The body is larger than the configured cap; it was not read.
         public static let bodyTooLarge = Code(backing: .bodyTooLarge)
+        /// The body did not announce its length (chunked); send `Content-Length`.
+        public static let lengthRequired = Code(backing: .lengthRequired)
         /// No route has this path.
         public static let notFound = Code(backing: .notFound)
         /// The path exists but not with this method.
@@ -106,6 +109,11 @@ public struct AttestServiceError: Error, Hashable, CustomStringConvertible, Cust
     /// The body exceeds the cap.
     public static func bodyTooLarge(_ reason: String, file: String = #fileID, line: UInt = #line) -> Self {
         Self(code: .bodyTooLarge, reason: reason, file: file, line: line)
+    }
+
+    /// The body has no `Content-Length`.
+    public static func lengthRequired(_ reason: String, file: String = #fileID, line: UInt = #line) -> Self {
+        Self(code: .lengthRequired, reason: reason, file: file, line: line)
     }
 
     /// No such route.

@@ -1,0 +1,62 @@
+/// One HTTP request as the router sees it: the method, the path without its query, lower-cased headers and the body
+/// (already capped by the server).
+public struct HTTPRequest: Sendable, Hashable {
+    /// `GET`, `POST`, …
+    public var method: String
+    /// The path, e.g. `/v1/challenges`, without `?query`.
+    public var path: String
+    /// Header values by lower-cased name.
+    public var headers: [String: String]
+    /// The body bytes.
+    public var body: [UInt8]
+
+    /// Creates a request.
+    ///
+    /// - Parameters:
+    ///   - method: The method.
+    ///   - path: The path; anything from `?` on is dropped.
+    ///   - headers: Header values; names are lower-cased.
+    ///   - body: The body.
+    public init(method: String, path: String, headers: [String: String] = [:], body: [UInt8] = []) {
+        self.method = method
+        self.path =
+            path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init)
+            ?? path
+        self.headers = Dictionary(headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { $1 })
+        self.body = body
+    }
+}
+
+/// One HTTP response: status, headers and body.
+public struct HTTPResponse: Sendable, Hashable {
+    /// The status code.
+    public var status: Int
+    /// Header values by name.
+    public var headers: [String: String]
+    /// The body bytes.
+    public var body: [UInt8]
+
+    /// Creates a response.
+    ///
+    /// - Parameters:
+    ///   - status: The status code.
+    ///   - headers: Header values.
+    ///   - body: The body.
+    public init(status: Int, headers: [String: String] = [:], body: [UInt8] = []) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    /// The body as UTF-8 text (for tests and logs).
+    public var bodyText: String { String(decoding: body, as: UTF8.self) }
+}
+
+/// Anything that answers HTTP requests: the service's router, or a test double.
+public protocol HTTPResponder: Sendable {
+    /// Answers one request. Never throws: every failure is a response.
+    ///
+    /// - Parameter request: The request.
+    /// - Returns: The response.
+    func respond(to request: HTTPRequest) async -> HTTPResponse
+}

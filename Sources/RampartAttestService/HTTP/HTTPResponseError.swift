@@ -1,0 +1,68 @@
+import Foundation
+
+/// The one place errors and refusals become HTTP: a status code and the body `{"error":"<code>","message":"…"}`.
+///
+/// Only the server layer maps to HTTP (STYLE 4.5). Bodies carry the stable code and the error's `reason`/`message`,
+/// which never hold request bytes; store details stay in the logs.
+enum HTTPResponseError {
+    /// The status for a thrown error.
+    static func status(for code: AttestServiceError.Code) -> Int {
+        switch code {
+        case .invalidJSON, .missingField, .invalidField, .invalidBase64: 400
+        case .bodyTooLarge: 413
+        case .lengthRequired: 411
+        case .notFound, .keyNotFound: 404
+        case .methodNotAllowed: 405
+        case .storeFailure: 503
+        default: 500
+        }
+    }
+
+    /// The status for a refusal.
+    static func status(for reason: Refusal.Reason) -> Int {
+        switch reason {
+        case .unknownKey, .invalidAssertion, .assertionRequired: 401
+        case .keyBlocked, .wrongSubject, .wrongEnvironment, .invalidAttestation: 403
+        case .challengeUsed, .challengeExpired, .challengeMismatch, .keyExists, .counterReplay: 409
+        default: 403
+        }
+    }
+
+    /// The response for a thrown error.
+    static func response(for error: AttestServiceError) -> HTTPResponse {
+        var response = body(status: status(for: error.code), code: error.code.description, message: error.reason)
+        if error.code == .storeFailure { response.headers["Retry-After"] = "1" }
+        return response
+    }
+
+    /// The response for a refusal.
+    static func response(for refusal: Refusal) -> HTTPResponse {
+        body(status: status(for: refusal.reason), code: refusal.reason.description, message: refusal.message)
+    }
+
+    /// The response for an error that is not the service's own (a programming error): a generic 500.
+    static func internalError() -> HTTPResponse {
+        body(status: 500, code: "internalError", message: "the service failed unexpectedly; the failure was logged")
+    }
+
+    static func body(status: Int, code: String, message: String) -> HTTPResponse {
+        JSONBody.response(status: status, ErrorBody(error: code, message: message))
+    }
+
+    struct ErrorBody: Encodable {
+        let error: String
+        let message: String
+    }
+}
+
+/// JSON response bodies: compact, keys sorted, slashes unescaped.
+enum JSONBody {
+    static func response(status: Int, _ value: some Encodable) -> HTTPResponse {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        // Encoding the service's own response types cannot fail; fall back to an empty object rather than trap.
+        let bytes = (try? encoder.encode(value)).map { Array($0) } ?? Array("{}".utf8)
+        return HTTPResponse(status: status, headers: ["Content-Type": "application/json"], body: bytes)
+    }
+}

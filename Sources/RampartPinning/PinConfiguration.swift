@@ -1,0 +1,135 @@
+public import Foundation
+
+/// A set of per-domain pin policies: the `NSPinnedDomains` dictionary of an app, or a Rampart JSON pin file.
+///
+/// Read one with ``init(contentsOf:)``, which detects the format from the content (an XML or binary property list —
+/// a whole `Info.plist` or just its `NSAppTransportSecurity` part — or Rampart JSON), and write it back with
+/// ``plistData()`` or ``jsonData()``. Keys iOS does not know are ignored, as iOS ignores them, and listed in
+/// ``warnings``.
+public struct PinConfiguration: Hashable, Sendable {
+    /// The largest configuration read (DoS bound, checked before parsing): 1 MiB.
+    public static let maximumByteCount = 1 << 20
+    /// The most domains one configuration may hold.
+    public static let maximumDomainCount = 1024
+    /// The most pins one list may hold.
+    public static let maximumPinsPerList = 64
+    /// The most own anchors one policy may hold.
+    public static let maximumAnchorsPerPolicy = 16
+
+    /// A configuration file format.
+    public struct Format: Hashable, Sendable, CustomStringConvertible {
+        let name: String
+
+        /// An Apple property list with `NSAppTransportSecurity` → `NSPinnedDomains`.
+        public static let plist = Format(name: "plist")
+        /// Rampart JSON: `{"version": 1, "pinnedDomains": {...}}`.
+        public static let json = Format(name: "json")
+
+        /// `plist` or `json`.
+        public var description: String { name }
+
+        /// The format named `name` (`plist` or `json`), or nil.
+        ///
+        /// - Parameter name: The name.
+        public init?(named name: String) {
+            switch name {
+            case "plist": self = .plist
+            case "json": self = .json
+            default: return nil
+            }
+        }
+
+        init(name: String) { self.name = name }
+    }
+
+    /// The policies, sorted by domain.
+    public let policies: [PinPolicy]
+    /// What was ignored while reading (unknown keys), in words.
+    public let warnings: [String]
+
+    /// Creates a configuration and checks it.
+    ///
+    /// - Parameter policies: One policy per domain.
+    /// - Throws: ``PinningError`` with code `invalidConfiguration` for a duplicate or empty domain or a policy that
+    ///   pins nothing, `limitExceeded` beyond the limits.
+    public init(policies: [PinPolicy]) throws {
+        try self.init(policies: policies, warnings: [])
+    }
+
+    init(policies: [PinPolicy], warnings: [String]) throws {
+        guard policies.count <= Self.maximumDomainCount else {
+            throw PinningError.limitExceeded("more than \(Self.maximumDomainCount) pinned domains")
+        }
+        var seen: Set<String> = []
+        for policy in policies {
+            guard !policy.domain.isEmpty, policy.domain.utf8.count <= 253 else {
+                throw PinningError.invalidConfiguration("a pinned domain must be 1 to 253 characters")
+            }
+            guard !policy.domain.contains("*") else {
+                throw PinningError.invalidConfiguration(
+                    "the pinned domain '\(policy.domain)' holds a wildcard; use the parent domain with "
+                        + "NSIncludesSubdomains instead")
+            }
+            guard seen.insert(policy.domain).inserted else {
+                throw PinningError.invalidConfiguration("the domain '\(policy.domain)' is pinned twice")
+            }
+            guard policy.caPins != nil || policy.leafPins != nil || !policy.ownAnchors.isEmpty else {
+                throw PinningError.invalidConfiguration(
+                    "the domain '\(policy.domain)' has neither NSPinnedCAIdentities nor NSPinnedLeafIdentities; "
+                        + "add at least one pin list")
+            }
+            guard (policy.caPins?.count ?? 0) <= Self.maximumPinsPerList,
+                (policy.leafPins?.count ?? 0) <= Self.maximumPinsPerList
+            else {
+                throw PinningError.limitExceeded("more than \(Self.maximumPinsPerList) pins in one list")
+            }
+            guard policy.ownAnchors.count <= Self.maximumAnchorsPerPolicy else {
+                throw PinningError.limitExceeded("more than \(Self.maximumAnchorsPerPolicy) anchors in one policy")
+            }
+        }
+        self.policies = policies.sorted { $0.domain < $1.domain }
+        self.warnings = warnings
+    }
+
+    /// The policy iOS would apply to `host`: an exact domain match first, else a domain that includes subdomains
+    /// and is exactly one label shorter.
+    ///
+    /// - Parameter host: The host name; compared case-insensitively, without a trailing dot.
+    /// - Returns: The policy, or nil when the host is not pinned.
+    public func policy(for host: String) -> PinPolicy? {
+        policies.first { $0.isExactly(host) } ?? policies.first { $0.covers(host) }
+    }
+
+    /// Reads a configuration, detecting its format from the content.
+    ///
+    /// - Parameter data: An XML or binary property list, or Rampart JSON.
+    /// - Throws: ``PinningError``: `unsupportedFormat` when the content is neither, `limitExceeded` beyond
+    ///   ``maximumByteCount``, and the errors of ``init(plistData:)`` and ``init(jsonData:)``.
+    public init(contentsOf data: Data) throws {
+        switch try Self.detectFormat(data) {
+        case .json: try self.init(jsonData: data)
+        default: try self.init(plistData: data)
+        }
+    }
+
+    /// The format of `data`, from its first bytes: `{` or `[` is JSON, `<?xml`, `<plist` or `bplist` a property list.
+    ///
+    /// - Parameter data: The configuration bytes.
+    /// - Returns: The format.
+    /// - Throws: ``PinningError`` with code `unsupportedFormat` when it is neither, `limitExceeded` when too large.
+    public static func detectFormat(_ data: Data) throws -> Format {
+        guard data.count <= maximumByteCount else {
+            throw PinningError.limitExceeded("the configuration is larger than \(maximumByteCount) bytes")
+        }
+        if data.starts(with: Array("bplist".utf8)) { return .plist }
+        let start = data.drop { byte in byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 }
+        let skippedBOM = start.starts(with: [0xEF, 0xBB, 0xBF]) ? start.dropFirst(3) : start
+        switch skippedBOM.first {
+        case UInt8(ascii: "{"), UInt8(ascii: "["): return .json
+        case UInt8(ascii: "<"): return .plist
+        default:
+            throw PinningError.unsupportedFormat(
+                "the configuration is neither a property list (Info.plist) nor Rampart JSON")
+        }
+    }
+}

@@ -1,0 +1,144 @@
+package import Foundation
+
+/// Evaluates certificate chains the way a TLS client must before any pinning: builds a path from the leaf through
+/// the presented intermediates to a trust anchor, checks every signature, validity period, basicConstraints,
+/// keyUsage, extendedKeyUsage and name constraint, and matches the host name against the leaf's subjectAltName.
+///
+/// The engine is OpenSSL's `X509_STORE` / `X509_verify_cert` with RFC 5280 strict checks, no partial chains and
+/// security level 2; the host check follows RFC 6125 against SAN entries only, never the subject CN, as iOS does.
+/// Each refusal comes back as a ``ChainFailure`` with a precise ``ChainFailure/Reason`` and the index of the
+/// certificate concerned.
+///
+/// A verified-signature cache, keyed by the bytes of the issuer and subject certificates, lets repeated evaluations of
+/// chains that share intermediates skip the repeated public-key operations.
+public struct ChainVerifier: Sendable {
+    /// The most intermediates one evaluation accepts (DoS bound, checked before any parsing): 16.
+    public static let maximumIntermediateCount = 16
+    /// The longest host name checked (RFC 1035): 253 characters.
+    public static let maximumHostnameLength = 253
+
+    /// What the chain is evaluated for.
+    public struct Purpose: Hashable, Sendable, CustomStringConvertible {
+        let hostname: String?
+
+        /// No extendedKeyUsage purpose and no host name: the chain itself only (used by App Attest, whose leaf
+        /// carries no serverAuth EKU).
+        public static let none = Purpose(hostname: nil)
+
+        /// A TLS server certificate for `hostname`: serverAuth extendedKeyUsage and an RFC 6125 match of a DNS or IP
+        /// subjectAltName. The name is lowercased and one trailing dot removed.
+        ///
+        /// - Parameter hostname: The DNS name or IP address literal the client connected to.
+        /// - Returns: The purpose.
+        public static func tlsServer(hostname: String) -> Purpose {
+            var name = hostname.lowercased()
+            if name.hasSuffix(".") { name.removeLast() }
+            return Purpose(hostname: name)
+        }
+
+        /// `none` or `tlsServer(host)`.
+        public var description: String { hostname.map { "tlsServer(\($0))" } ?? "none" }
+
+        static func isIPAddress(_ text: String) -> Bool {
+            let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+            if parts.count == 4, parts.allSatisfy({ !$0.isEmpty && $0.count <= 3 && UInt8($0) != nil }) { return true }
+            return text.contains(":")
+                && text.utf8.allSatisfy { byte in
+                    (byte >= 0x30 && byte <= 0x39) || (byte >= 0x61 && byte <= 0x66) || byte == 0x3A || byte == 0x2E
+                }
+        }
+
+        /// Nil when the host name is acceptable, else why not.
+        var hostnameProblem: String? {
+            guard let hostname else { return nil }
+            guard !hostname.isEmpty, hostname.utf8.count <= ChainVerifier.maximumHostnameLength else {
+                return "the host name must be 1 to \(ChainVerifier.maximumHostnameLength) characters"
+            }
+            if Self.isIPAddress(hostname) { return nil }
+            let labels = hostname.split(separator: ".", omittingEmptySubsequences: false)
+            for label in labels {
+                guard !label.isEmpty, label.utf8.count <= 63 else {
+                    return "every label of the host name must be 1 to 63 characters"
+                }
+                let allowed = label.utf8.allSatisfy { byte in
+                    (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x30 && byte <= 0x39) || byte == 0x2D || byte == 0x5F
+                }
+                guard allowed, !label.hasPrefix("-"), !label.hasSuffix("-") else {
+                    return "the host name may hold only letters, digits, '-' and '_' (no wildcards; punycode for IDNs)"
+                }
+            }
+            return nil
+        }
+    }
+
+    /// How a verifier is set up.
+    public struct Options: Hashable, Sendable {
+        /// Also trust the system's CA bundle (OpenSSL's default paths, e.g. `/etc/ssl/certs`). Off by default:
+        /// Rampart trusts only the anchors it is given unless asked.
+        public var includeSystemTrustStore: Bool
+        /// How many verified (issuer, subject) signatures to remember; 0 turns the cache off.
+        public var signatureCacheCapacity: Int
+        /// The most certificates a built path may hold, leaf and anchor included.
+        public var maximumPathLength: Int
+
+        /// Creates options.
+        ///
+        /// - Parameters:
+        ///   - includeSystemTrustStore: Whether the system CA bundle is trusted too.
+        ///   - signatureCacheCapacity: Cache size; 0 disables the cache.
+        ///   - maximumPathLength: The longest acceptable path.
+        public init(
+            includeSystemTrustStore: Bool = false, signatureCacheCapacity: Int = 1024, maximumPathLength: Int = 10
+        ) {
+            self.includeSystemTrustStore = includeSystemTrustStore
+            self.signatureCacheCapacity = signatureCacheCapacity
+            self.maximumPathLength = maximumPathLength
+        }
+    }
+
+    let engine: OpenSSLChainEngine
+    /// The options the verifier was created with.
+    public let options: Options
+
+    /// Creates a verifier over trust anchors given as DER (for callers that hold no parsed ``Certificate``).
+    ///
+    /// - Parameters:
+    ///   - trustAnchorDER: Self-signed root certificates, DER-encoded.
+    ///   - options: Trust store, cache and length settings.
+    /// - Throws: ``X509Error`` with code `invalidCertificate` when an anchor is not a certificate, or `unsupported`
+    ///   when the system trust store cannot be loaded.
+    public init(trustAnchorDER: [[UInt8]], options: Options = Options()) throws {
+        self.engine = try OpenSSLChainEngine(
+            anchorDER: trustAnchorDER,
+            includeSystemTrustStore: options.includeSystemTrustStore,
+            signatureCacheCapacity: options.signatureCacheCapacity)
+        self.options = options
+    }
+
+    /// Hits and misses of the verified-signature cache so far (nil when the cache is off).
+    public var signatureCacheStatistics: (hits: Int, misses: Int)? { engine.cacheStatistics }
+
+    /// Empties the verified-signature cache.
+    public func clearSignatureCache() { engine.clearCache() }
+
+    /// Evaluates DER certificates and returns the built path as DER.
+    package func evaluateDER(
+        leaf: [UInt8],
+        intermediates: [[UInt8]],
+        at time: Date,
+        purpose: Purpose
+    ) -> RawChainResult {
+        guard intermediates.count <= Self.maximumIntermediateCount else {
+            return .untrusted(
+                reason: .chainTooLong, openSSLCode: 0, index: nil, certificate: nil,
+                text: "more than \(Self.maximumIntermediateCount) intermediates were presented")
+        }
+        if let problem = purpose.hostnameProblem {
+            return .untrusted(reason: .invalidHostname, openSSLCode: 0, index: nil, certificate: nil, text: problem)
+        }
+        // OpenSSL's depth counts the certificates above the leaf, excluding the anchor.
+        return engine.evaluate(
+            leaf: leaf, intermediates: intermediates, at: time, purpose: purpose,
+            maximumDepth: max(options.maximumPathLength - 2, 0))
+    }
+}

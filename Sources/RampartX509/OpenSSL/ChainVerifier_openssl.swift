@@ -1,0 +1,368 @@
+internal import COpenSSL
+internal import Foundation
+
+/// Owns one parsed `X509` (released with `X509_free`) and the DER it was parsed from.
+///
+/// `@unchecked Sendable`: the object is never mutated after `init` except by OpenSSL's internal, lock-protected
+/// extension cache, which `X509_verify_cert` fills on first use.
+final class OpenSSLCertificate: @unchecked Sendable {
+    let pointer: OpaquePointer
+    let der: [UInt8]
+
+    /// Parses `der` with `d2i_X509`, refusing trailing bytes.
+    init?(der: [UInt8]) {
+        // d2i_X509 returns an owned X509 (freed in deinit) and advances the cursor past what it consumed.
+        let parsed: (OpaquePointer?, Int) = der.withUnsafeBufferPointer { buffer in
+            var cursor = buffer.baseAddress
+            let certificate = d2i_X509(nil, &cursor, buffer.count)
+            let consumed = cursor.map { buffer.baseAddress?.distance(to: $0) ?? 0 } ?? 0
+            return (certificate, consumed)
+        }
+        guard let pointer = parsed.0 else {
+            ERR_clear_error()
+            return nil
+        }
+        guard parsed.1 == der.count else {
+            X509_free(pointer)
+            return nil
+        }
+        self.pointer = pointer
+        self.der = der
+    }
+
+    deinit { X509_free(pointer) }
+
+    /// The DER of a certificate OpenSSL holds (for anchors loaded from the system bundle).
+    static func encode(_ pointer: OpaquePointer) -> [UInt8] {
+        // i2d_X509 with a NULL output returns the length; with a buffer it writes there and advances the cursor.
+        let length = i2d_X509(pointer, nil)
+        guard length > 0 else {
+            ERR_clear_error()
+            return []
+        }
+        var der = [UInt8](repeating: 0, count: Int(length))
+        der.withUnsafeMutableBufferPointer { buffer in
+            var cursor = buffer.baseAddress
+            _ = i2d_X509(pointer, &cursor)
+        }
+        return der
+    }
+}
+
+/// Owns an `X509_STORE` (released with `X509_STORE_free`) holding the trust anchors.
+///
+/// `@unchecked Sendable`: the store is configured in `init` and only read afterwards; OpenSSL locks the store for the
+/// lazy lookups of the system directory.
+final class OpenSSLTrustStore: @unchecked Sendable {
+    let pointer: OpaquePointer
+    let anchors: [OpenSSLCertificate]
+    let anchorDER: [OpaquePointer: [UInt8]]
+
+    init(anchors: [OpenSSLCertificate], includeSystemTrustStore: Bool) throws {
+        // X509_STORE_new returns an owned store, freed in deinit.
+        guard let pointer = X509_STORE_new() else {
+            ERR_clear_error()
+            throw X509Error.unsupported("OpenSSL could not allocate a certificate store")
+        }
+        self.pointer = pointer
+        self.anchors = anchors
+        var map: [OpaquePointer: [UInt8]] = [:]
+        for anchor in anchors {
+            // X509_STORE_add_cert takes its own reference; adding a duplicate is not an error in OpenSSL 3.
+            guard X509_STORE_add_cert(pointer, anchor.pointer) == 1 else {
+                ERR_clear_error()
+                throw X509Error.invalidCertificate("OpenSSL refused a trust anchor")
+            }
+            map[anchor.pointer] = anchor.der
+        }
+        self.anchorDER = map
+        if includeSystemTrustStore {
+            guard X509_STORE_set_default_paths(pointer) == 1 else {
+                ERR_clear_error()
+                throw X509Error.unsupported(
+                    "the system trust store could not be loaded (install ca-certificates, or pass anchors)")
+            }
+        }
+    }
+
+    deinit { X509_STORE_free(pointer) }
+}
+
+/// What one evaluation found, with certificates as DER (the public layer turns them into ``Certificate`` values).
+package enum RawChainResult: Sendable {
+    case trusted(path: [[UInt8]])
+    case untrusted(reason: ChainFailure.Reason, openSSLCode: Int, index: Int?, certificate: [UInt8]?, text: String)
+}
+
+/// The per-evaluation state the custom verify function reaches through the store context's ex_data.
+private final class VerificationState {
+    let time: time_t
+    let cache: SignatureCache
+    let knownDER: [OpaquePointer: [UInt8]]
+
+    init(time: time_t, cache: SignatureCache, knownDER: [OpaquePointer: [UInt8]]) {
+        self.time = time
+        self.cache = cache
+        self.knownDER = knownDER
+    }
+
+    func der(_ pointer: OpaquePointer) -> [UInt8] { knownDER[pointer] ?? OpenSSLCertificate.encode(pointer) }
+}
+
+/// The ex_data slot of `X509_STORE_CTX` that carries ``VerificationState``.
+private let stateIndex: Int32 = CRYPTO_get_ex_new_index(CRYPTO_EX_INDEX_X509_STORE_CTX, 0, nil, nil, nil, nil)
+
+/// The OpenSSL engine behind ``ChainVerifier``: `X509_STORE` + `X509_verify_cert`, configured like iOS's SSL policy.
+struct OpenSSLChainEngine: Sendable {
+    let store: OpenSSLTrustStore
+    let cache: SignatureCache?
+
+    init(anchorDER: [[UInt8]], includeSystemTrustStore: Bool, signatureCacheCapacity: Int) throws {
+        var anchors: [OpenSSLCertificate] = []
+        for der in anchorDER {
+            guard let anchor = OpenSSLCertificate(der: der) else {
+                throw X509Error.invalidCertificate("a trust anchor is not a DER certificate OpenSSL can parse")
+            }
+            anchors.append(anchor)
+        }
+        store = try OpenSSLTrustStore(anchors: anchors, includeSystemTrustStore: includeSystemTrustStore)
+        cache = signatureCacheCapacity > 0 ? SignatureCache(capacity: signatureCacheCapacity) : nil
+    }
+
+    var cacheStatistics: (hits: Int, misses: Int)? { cache?.statistics }
+
+    func clearCache() { cache?.removeAll() }
+
+    /// Builds and verifies a path from `leaf` through `intermediates` to an anchor at `time`.
+    func evaluate(
+        leaf leafDER: [UInt8],
+        intermediates intermediateDER: [[UInt8]],
+        at time: Date,
+        purpose: ChainVerifier.Purpose,
+        maximumDepth: Int
+    ) -> RawChainResult {
+        guard let leaf = OpenSSLCertificate(der: leafDER) else {
+            return .untrusted(
+                reason: .malformedCertificate, openSSLCode: 0, index: 0, certificate: nil,
+                text: "OpenSSL could not parse the leaf certificate")
+        }
+        var intermediates: [OpenSSLCertificate] = []
+        for der in intermediateDER {
+            guard let certificate = OpenSSLCertificate(der: der) else {
+                return .untrusted(
+                    reason: .malformedCertificate, openSSLCode: 0, index: nil, certificate: nil,
+                    text: "OpenSSL could not parse an intermediate certificate")
+            }
+            intermediates.append(certificate)
+        }
+        // X509_STORE_CTX_new returns an owned context, freed below; it holds references only while initialised.
+        guard let context = X509_STORE_CTX_new() else {
+            return .untrusted(reason: .other, openSSLCode: 0, index: nil, certificate: nil, text: "out of memory")
+        }
+        defer { X509_STORE_CTX_free(context) }
+        // The untrusted stack does not own its elements (freed with sk_X509_free, not pop_free): the
+        // OpenSSLCertificate objects below keep them alive for the whole evaluation.
+        guard let untrusted = COpenSSL_sk_X509_new_null() else {
+            return .untrusted(reason: .other, openSSLCode: 0, index: nil, certificate: nil, text: "out of memory")
+        }
+        defer { COpenSSL_sk_X509_free(untrusted) }
+        for certificate in intermediates where COpenSSL_sk_X509_push(untrusted, certificate.pointer) <= 0 {
+            return .untrusted(reason: .other, openSSLCode: 0, index: nil, certificate: nil, text: "out of memory")
+        }
+        guard X509_STORE_CTX_init(context, store.pointer, leaf.pointer, untrusted) == 1 else {
+            ERR_clear_error()
+            return .untrusted(
+                reason: .other, openSSLCode: 0, index: nil, certificate: nil,
+                text: "OpenSSL could not start the evaluation")
+        }
+        let seconds = time.timeIntervalSince1970.rounded(.down)
+        let checkTime = time_t(exactly: seconds) ?? (seconds < 0 ? time_t.min : time_t.max)
+        // X509_STORE_CTX_get0_param returns the context's own parameters (not owned by the caller).
+        guard let parameters = X509_STORE_CTX_get0_param(context) else {
+            return .untrusted(reason: .other, openSSLCode: 0, index: nil, certificate: nil, text: "no parameters")
+        }
+        X509_VERIFY_PARAM_set_time(parameters, checkTime)
+        // Strict RFC 5280 checks; a trust anchor must be a self-signed root (no partial chains).
+        _ = X509_VERIFY_PARAM_clear_flags(parameters, UInt(X509_V_FLAG_PARTIAL_CHAIN))
+        _ = X509_VERIFY_PARAM_set_flags(parameters, UInt(X509_V_FLAG_X509_STRICT))
+        X509_VERIFY_PARAM_set_depth(parameters, Int32(clamping: maximumDepth))
+        // Security level 2 (112 bits): RSA and DSA keys of at least 2048 bits, ECC of 224, no SHA-1 signatures,
+        // which is what iOS 13 and later require of TLS certificates.
+        X509_VERIFY_PARAM_set_auth_level(parameters, 2)
+        if let hostname = purpose.hostname {
+            _ = X509_VERIFY_PARAM_set_purpose(parameters, X509_PURPOSE_SSL_SERVER)
+            // SAN only, like iOS: never fall back to the subject CN; no partial-label wildcards such as `w*.x.com`.
+            X509_VERIFY_PARAM_set_hostflags(
+                parameters, UInt32(X509_CHECK_FLAG_NEVER_CHECK_SUBJECT | X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS))
+            let accepted: Int32
+            if ChainVerifier.Purpose.isIPAddress(hostname) {
+                accepted = X509_VERIFY_PARAM_set1_ip_asc(parameters, hostname)
+            } else {
+                accepted = X509_VERIFY_PARAM_set1_host(parameters, hostname, hostname.utf8.count)
+            }
+            guard accepted == 1 else {
+                ERR_clear_error()
+                return .untrusted(
+                    reason: .invalidHostname, openSSLCode: 0, index: nil, certificate: nil,
+                    text: "OpenSSL refused the host name")
+            }
+        }
+        var known = store.anchorDER
+        known[leaf.pointer] = leaf.der
+        for certificate in intermediates { known[certificate.pointer] = certificate.der }
+        let state = cache.map { VerificationState(time: checkTime, cache: $0, knownDER: known) }
+        if let state {
+            guard X509_STORE_CTX_set_ex_data(context, stateIndex, Unmanaged.passUnretained(state).toOpaque()) == 1
+            else {
+                ERR_clear_error()
+                return .untrusted(reason: .other, openSSLCode: 0, index: nil, certificate: nil, text: "ex_data")
+            }
+            X509_STORE_CTX_set_verify(context, cachedSignatureVerify)
+        }
+        let status = withExtendedLifetime((state, leaf, intermediates)) { X509_verify_cert(context) }
+        ERR_clear_error()
+        if status == 1 {
+            // X509_STORE_CTX_get0_chain returns a stack owned by the context; its elements are read here only.
+            guard let chain = X509_STORE_CTX_get0_chain(context) else {
+                return .untrusted(reason: .other, openSSLCode: 0, index: nil, certificate: nil, text: "no chain")
+            }
+            var path: [[UInt8]] = []
+            for index in 0..<COpenSSL_sk_X509_num(chain) {
+                guard let element = COpenSSL_sk_X509_value(chain, index) else { continue }
+                path.append(known[element] ?? OpenSSLCertificate.encode(element))
+            }
+            return .trusted(path: path)
+        }
+        let code = X509_STORE_CTX_get_error(context)
+        let depth = Int(X509_STORE_CTX_get_error_depth(context))
+        // X509_STORE_CTX_get_current_cert returns a pointer owned by the context.
+        let current = X509_STORE_CTX_get_current_cert(context).map { known[$0] ?? OpenSSLCertificate.encode($0) }
+        let text = String(cString: X509_verify_cert_error_string(Int(code)))
+        return .untrusted(
+            reason: Self.reason(for: code, depth: depth), openSSLCode: Int(code), index: depth, certificate: current,
+            text: text)
+    }
+
+    /// Maps OpenSSL's `X509_V_ERR_*` to a reason code.
+    static func reason(for code: Int32, depth: Int) -> ChainFailure.Reason {
+        switch code {
+        case X509_V_ERR_CERT_HAS_EXPIRED: return .expired
+        case X509_V_ERR_CERT_NOT_YET_VALID: return .notYetValid
+        case X509_V_ERR_HOSTNAME_MISMATCH, X509_V_ERR_IP_ADDRESS_MISMATCH: return .hostnameMismatch
+        case X509_V_ERR_DEPTH_ZERO_SELF_SIGNED_CERT: return .selfSigned
+        case X509_V_ERR_SELF_SIGNED_CERT_IN_CHAIN, X509_V_ERR_CERT_UNTRUSTED, X509_V_ERR_CERT_REJECTED:
+            return .untrustedRoot
+        case X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY, X509_V_ERR_UNABLE_TO_VERIFY_LEAF_SIGNATURE:
+            // The leaf's issuer is unknown: the server left out its intermediate. Higher up, the chain stops at a
+            // CA whose issuer is not a trust anchor.
+            return depth == 0 ? .missingIntermediate : .untrustedRoot
+        case X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT: return .missingIntermediate
+        case X509_V_ERR_INVALID_CA, X509_V_ERR_INVALID_NON_CA: return .notACA
+        case X509_V_ERR_KEYUSAGE_NO_CERTSIGN: return .keyUsage
+        case X509_V_ERR_CERT_SIGNATURE_FAILURE, X509_V_ERR_UNABLE_TO_DECRYPT_CERT_SIGNATURE,
+            X509_V_ERR_UNABLE_TO_DECODE_ISSUER_PUBLIC_KEY, X509_V_ERR_SIGNATURE_ALGORITHM_MISMATCH:
+            return .badSignature
+        case X509_V_ERR_INVALID_PURPOSE: return .wrongPurpose
+        case X509_V_ERR_PATH_LENGTH_EXCEEDED: return .pathLengthExceeded
+        case X509_V_ERR_CERT_CHAIN_TOO_LONG: return .chainTooLong
+        case X509_V_ERR_PERMITTED_VIOLATION, X509_V_ERR_EXCLUDED_VIOLATION, X509_V_ERR_SUBTREE_MINMAX,
+            X509_V_ERR_UNSUPPORTED_CONSTRAINT_TYPE, X509_V_ERR_UNSUPPORTED_CONSTRAINT_SYNTAX,
+            X509_V_ERR_UNSUPPORTED_NAME_SYNTAX:
+            return .nameConstraints
+        case X509_V_ERR_EE_KEY_TOO_SMALL, X509_V_ERR_CA_KEY_TOO_SMALL: return .weakKey
+        case X509_V_ERR_CA_MD_TOO_WEAK: return .weakSignatureAlgorithm
+        case X509_V_ERR_UNHANDLED_CRITICAL_EXTENSION: return .unhandledCriticalExtension
+        case X509_V_ERR_ERROR_IN_CERT_NOT_BEFORE_FIELD, X509_V_ERR_ERROR_IN_CERT_NOT_AFTER_FIELD,
+            X509_V_ERR_INVALID_EXTENSION, X509_V_ERR_SIGNATURE_ALGORITHM_INCONSISTENCY,
+            X509_V_ERR_PATHLEN_INVALID_FOR_NON_CA...X509_V_ERR_EC_KEY_EXPLICIT_PARAMS:
+            return .malformedCertificate
+        default: return .other
+        }
+    }
+}
+
+/// Reports a failure the way OpenSSL's `CB_FAIL_IF` does: record it on the context and ask the verify callback
+/// whether to go on (the default callback says no).
+private func reportFailure(
+    _ context: OpaquePointer, _ certificate: OpaquePointer?, _ depth: Int32, _ code: Int32
+)
+    -> Bool
+{
+    X509_STORE_CTX_set_error(context, code)
+    X509_STORE_CTX_set_error_depth(context, depth)
+    X509_STORE_CTX_set_current_cert(context, certificate)
+    guard let callback = X509_STORE_CTX_get_verify_cb(context) else { return false }
+    return callback(0, context) != 0
+}
+
+/// `X509_STORE_CTX_set_verify` replacement for OpenSSL's `internal_verify` (crypto/x509/x509_vfy.c, 3.0) that
+/// consults the ``SignatureCache`` before each `X509_verify`.
+///
+/// OpenSSL documents this hook as "responsible for verifying chain signatures and expiration times"; the rest of
+/// `X509_verify_cert` (path building, extensions, purpose, host name, trust) is unchanged. It walks the built chain
+/// from the anchor down, exactly as `internal_verify` does: the self-signed anchor's own signature is not checked
+/// (it adds no security), every other certificate's signature is checked with its issuer's key after the issuer's
+/// keyUsage (`X509_check_issued`), and every certificate's validity is compared with the injected time.
+private let cachedSignatureVerify: @convention(c) (OpaquePointer?) -> Int32 = { context in
+    guard let context,
+        let raw = X509_STORE_CTX_get_ex_data(context, stateIndex),
+        let chain = X509_STORE_CTX_get0_chain(context)
+    else { return 0 }
+    let state = Unmanaged<VerificationState>.fromOpaque(raw).takeUnretainedValue()
+    var depth = COpenSSL_sk_X509_num(chain) - 1
+    guard depth >= 0, var issuer = COpenSSL_sk_X509_value(chain, depth) else { return 0 }
+    var subject: OpaquePointer
+    let checkIssued = X509_STORE_CTX_get_check_issued(context)
+    if let checkIssued, checkIssued(context, issuer, issuer) != 0 {
+        subject = issuer
+    } else {
+        guard depth > 0 else {
+            return reportFailure(context, issuer, 0, X509_V_ERR_UNABLE_TO_VERIFY_LEAF_SIGNATURE) ? 1 : 0
+        }
+        depth -= 1
+        X509_STORE_CTX_set_error_depth(context, depth)
+        guard let next = COpenSSL_sk_X509_value(chain, depth) else { return 0 }
+        subject = next
+    }
+    while depth >= 0 {
+        if subject != issuer {
+            let issuerDepth = depth + 1
+            let allowed = X509_check_issued(issuer, subject)
+            if allowed != X509_V_OK, !reportFailure(context, issuer, issuerDepth, allowed) { return 0 }
+            if let key = X509_get0_pubkey(issuer) {
+                let issuerDER = state.der(issuer)
+                let subjectDER = state.der(subject)
+                if !state.cache.contains(issuer: issuerDER, subject: subjectDER) {
+                    if X509_verify(subject, key) > 0 {
+                        state.cache.insert(issuer: issuerDER, subject: subjectDER)
+                    } else if !reportFailure(context, subject, depth, X509_V_ERR_CERT_SIGNATURE_FAILURE) {
+                        return 0
+                    }
+                }
+            } else if !reportFailure(context, issuer, issuerDepth, X509_V_ERR_UNABLE_TO_DECODE_ISSUER_PUBLIC_KEY) {
+                return 0
+            }
+        }
+        var now = state.time
+        let notBefore = X509_cmp_time(X509_get0_notBefore(subject), &now)
+        if notBefore == 0, !reportFailure(context, subject, depth, X509_V_ERR_ERROR_IN_CERT_NOT_BEFORE_FIELD) {
+            return 0
+        }
+        if notBefore > 0, !reportFailure(context, subject, depth, X509_V_ERR_CERT_NOT_YET_VALID) { return 0 }
+        let notAfter = X509_cmp_time(X509_get0_notAfter(subject), &now)
+        if notAfter == 0, !reportFailure(context, subject, depth, X509_V_ERR_ERROR_IN_CERT_NOT_AFTER_FIELD) {
+            return 0
+        }
+        if notAfter < 0, !reportFailure(context, subject, depth, X509_V_ERR_CERT_HAS_EXPIRED) { return 0 }
+        X509_STORE_CTX_set_current_cert(context, subject)
+        X509_STORE_CTX_set_error_depth(context, depth)
+        if let callback = X509_STORE_CTX_get_verify_cb(context), callback(1, context) == 0 { return 0 }
+        depth -= 1
+        if depth >= 0 {
+            issuer = subject
+            guard let next = COpenSSL_sk_X509_value(chain, depth) else { return 0 }
+            subject = next
+        }
+    }
+    return 1
+}

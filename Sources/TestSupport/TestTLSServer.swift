@@ -1,0 +1,69 @@
+internal import Foundation
+
+/// An `openssl s_server` on 127.0.0.1 and a free port, serving one certificate chain to a bounded number of
+/// connections, for tests that need a live TLS server without the network.
+///
+/// It cannot hang a test run: it is started under `timeout`, exits after ``connections`` handshakes (`-naccept`),
+/// and ``stop()`` (also called from `deinit`) terminates it.
+public final class TestTLSServer: @unchecked Sendable {
+    /// The port it listens on.
+    public let port: UInt16
+    private let process: Process
+
+    /// Starts a server presenting `certificate` (and `chain`, the intermediates) with `key`.
+    ///
+    /// - Parameters:
+    ///   - certificate: Path of the leaf PEM.
+    ///   - key: Path of its private key.
+    ///   - chain: Path of a PEM file of intermediates to send, if any.
+    ///   - connections: How many connections to serve before exiting.
+    ///   - lifetime: Seconds after which the server is killed whatever happens.
+    /// - Throws: ``PKIError`` when it does not start.
+    public init(
+        certificate: String, key: String, chain: String? = nil, connections: Int = 1, lifetime: Int = 60
+    )
+        throws
+    {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
+        var arguments = [
+            "\(lifetime)", "/usr/bin/openssl", "s_server", "-accept", "127.0.0.1:0", "-cert", certificate, "-key", key,
+            "-naccept", "\(connections)", "-www",
+        ]
+        if let chain { arguments += ["-cert_chain", chain] }
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        self.process = process
+        // s_server prints "ACCEPT 127.0.0.1:PORT" once it listens; EOF means it exited.
+        var text = ""
+        let reader = output.fileHandleForReading
+        var found: UInt16?
+        while found == nil {
+            let chunk = reader.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+            if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("ACCEPT ") }),
+                let colon = line.lastIndex(of: ":")
+            {
+                found = UInt16(line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+            }
+        }
+        guard let found else {
+            process.terminate()
+            throw PKIError(message: "openssl s_server did not start: \(text)")
+        }
+        port = found
+    }
+
+    /// Terminates the server.
+    public func stop() {
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+    }
+
+    deinit { stop() }
+}

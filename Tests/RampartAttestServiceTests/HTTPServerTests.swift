@@ -1,0 +1,98 @@
+import Foundation
+import RampartAttestService
+import Testing
+
+/// Answers with the request's method, path and body length, so the server's own behaviour is what is tested.
+struct EchoResponder: HTTPResponder {
+    func respond(to request: HTTPRequest) async -> HTTPResponse {
+        let text = "\(request.method) \(request.path) \(request.body.count) \(request.headers["content-type"] ?? "-")"
+        return HTTPResponse(status: 200, headers: ["Content-Type": "text/plain"], body: Array(text.utf8))
+    }
+}
+
+@Suite(.serialized)
+struct HTTPServerTests {
+    func withServer(limit: Int = 1024, _ body: (UInt16) async throws -> Void) async throws {
+        let server = HTTPServer(
+            configuration: .init(host: "127.0.0.1", port: 0, maximumBodyByteCount: limit), responder: EchoResponder())
+        try server.start()
+        defer { server.stop() }
+        let port = try #require(server.port)
+        #expect(port != 0)
+        try await body(port)
+    }
+
+    @Test("a request reaches the responder with method, path (query dropped), headers and body")
+    func roundTrip() async throws {
+        try await withServer { port in
+            let response = try #require(RawHTTP.request(port: port, "POST", "/v1/x?y=1", json: "{\"a\":1}"))
+            #expect(response.status == 200)
+            #expect(response.body == "POST /v1/x 7 application/json")
+        }
+    }
+
+    @Test("an announced body over the cap is 413 bodyTooLarge, without being read, and the server stays up")
+    func announcedTooLarge() async throws {
+        try await withServer { port in
+            let big = [UInt8](repeating: 0x41, count: 200_000)
+            let response = try #require(RawHTTP.request(port: port, "POST", "/v1/x", body: big))
+            #expect(response.status == 413)
+            #expect(response.body.contains("\"error\":\"bodyTooLarge\""))
+            let after = try #require(RawHTTP.request(port: port, "GET", "/healthz"))
+            #expect(after.status == 200)
+        }
+    }
+
+    @Test("a chunked body is 411 lengthRequired before any of it is read")
+    func chunkedTooLarge() async throws {
+        try await withServer { port in
+            var bytes = Array(
+                "POST /v1/x HTTP/1.1\r\nHost: x\r\nConnection: close\r\nTransfer-Encoding: chunked\r\n\r\n".utf8)
+            for _ in 0..<4 {
+                bytes += Array("200\r\n".utf8) + [UInt8](repeating: 0x42, count: 512) + Array("\r\n".utf8)
+            }
+            bytes += Array("0\r\n\r\n".utf8)
+            let answer = RawHTTP.exchange(port: port, bytes)
+            #expect(answer?.status == 411)
+            #expect(answer?.body.contains("\"error\":\"lengthRequired\"") == true)
+        }
+    }
+
+    @Test("a body exactly at the cap is accepted")
+    func atTheCap() async throws {
+        try await withServer { port in
+            let response = try #require(
+                RawHTTP.request(port: port, "POST", "/v1/x", body: [UInt8](repeating: 0x43, count: 1024)))
+            #expect(response.status == 200)
+            #expect(response.body.hasPrefix("POST /v1/x 1024"))
+        }
+    }
+
+    @Test("garbage instead of HTTP gets an error or a closed connection, and the server stays up")
+    func garbage() async throws {
+        try await withServer { port in
+            let answer = RawHTTP.exchange(
+                port: port, Array("\u{0}\u{1}NOT HTTP AT ALL\r\n\r\n".utf8), timeoutSeconds: 1)
+            #expect(answer == nil || answer?.status == 400)
+            let after = try #require(RawHTTP.request(port: port, "GET", "/healthz"))
+            #expect(after.status == 200)
+        }
+    }
+
+    @Test("a bad listen address or a port in use is serverFailure")
+    func startFailures() async throws {
+        let bad = HTTPServer(configuration: .init(host: "not-an-ip", port: 0), responder: EchoResponder())
+        #expect(throws: AttestServiceError.serverFailure("")) { try bad.start() }
+        try await withServer { port in
+            let clash = HTTPServer(configuration: .init(host: "127.0.0.1", port: port), responder: EchoResponder())
+            #expect(throws: AttestServiceError.serverFailure("")) { try clash.start() }
+        }
+    }
+
+    @Test("IPv6 loopback works")
+    func ipv6() throws {
+        let server = HTTPServer(configuration: .init(host: "::1", port: 0), responder: EchoResponder())
+        do { try server.start() } catch { return }  // no IPv6 on this machine: nothing to test
+        server.stop()
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+
+/// A tiny HTTP/1.1 client over a POSIX socket, so tests control every byte (oversized and chunked bodies, garbage)
+/// and read the raw answer. One request per connection (`Connection: close`).
+enum RawHTTP {
+    struct Response {
+        let status: Int
+        let headers: [String: String]
+        let body: String
+    }
+
+    /// Sends `bytes` to 127.0.0.1:`port` and reads until the server closes; nil when nothing came back.
+    static func exchange(port: UInt16, _ bytes: [UInt8], timeoutSeconds: Int = 10) -> Response? {
+        let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { return nil }
+        defer { close(socket) }
+        var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
+        setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else { return nil }
+        var offset = 0
+        while offset < bytes.count {
+            let sent = bytes[offset...].withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if sent <= 0 { break }  // the server may close early (413); read what it said
+            offset += sent
+        }
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 16_384)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
+            if count <= 0 { break }
+            received += buffer[0..<count]
+        }
+        return parse(received)
+    }
+
+    /// Sends a request with a body and `Content-Length`.
+    static func request(
+        port: UInt16, _ method: String, _ path: String, body: [UInt8] = [], headers: [String: String] = [:]
+    ) -> Response? {
+        var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+        head += "Content-Length: \(body.count)\r\n"
+        for (name, value) in headers { head += "\(name): \(value)\r\n" }
+        head += "\r\n"
+        return exchange(port: port, Array(head.utf8) + body)
+    }
+
+    static func request(port: UInt16, _ method: String, _ path: String, json: String) -> Response? {
+        request(port: port, method, path, body: Array(json.utf8), headers: ["Content-Type": "application/json"])
+    }
+
+    private static func parse(_ bytes: [UInt8]) -> Response? {
+        let text = String(decoding: bytes, as: UTF8.self)
+        guard let split = text.range(of: "\r\n\r\n") else { return nil }
+        let lines = text[..<split.lowerBound].components(separatedBy: "\r\n")
+        guard let statusLine = lines.first, statusLine.split(separator: " ").count >= 2,
+            let status = Int(statusLine.split(separator: " ")[1])
+        else { return nil }
+        var headers: [String: String] = [:]
+        for line in lines.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
+                in: .whitespaces)
+        }
+        var body = String(text[split.upperBound...])
+        if headers["transfer-encoding"] == "chunked" { body = dechunk(body) }
+        return Response(status: status, headers: headers, body: body)
+    }
+
+    private static func dechunk(_ text: String) -> String {
+        var rest = Substring(text)
+        var out = ""
+        while let lineEnd = rest.range(of: "\r\n"), let size = Int(rest[..<lineEnd.lowerBound], radix: 16), size > 0 {
+            let start = lineEnd.upperBound
+            let end = rest.utf8.index(start, offsetBy: size, limitedBy: rest.endIndex) ?? rest.endIndex
+            out += rest[start..<end]
+            rest = rest[end...].dropFirst(2)
+        }
+        return out
+    }
+}
