@@ -45,7 +45,7 @@ extension AppAttestVerifier {
             }
         }
         // Step 1.
-        if let failure = chainVerifier.verify(object.certificateChain, at: clock()) { return .invalid(failure) }
+        if let failure = chainVerifier.verify(chain, at: clock()) { return .invalid(failure) }
         guard let credentialCertificate = chain.first else {
             throw AppAttestError.malformedAttestationObject("x5c is empty")
         }

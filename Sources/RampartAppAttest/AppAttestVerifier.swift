@@ -67,7 +67,7 @@ public struct AppAttestVerifier: Sendable {
         self.environment = environment
         self.clock = clock
         self.rpIDHash = SHA256.hash(Array("\(teamID).\(bundleID)".utf8))
-        self.chainVerifier = try AttestationChainVerifier(anchor: trustAnchor)
+        self.chainVerifier = AttestationChainVerifier(anchor: trustAnchor)
     }
 
     /// Forgets every intermediate certificate verified so far, so the next attestation pays the full chain cost.

@@ -4,7 +4,8 @@ import Foundation
 public enum Rampart {
     /// Every subcommand, in the order `rampart --help` lists them.
     public static let commands: [any Command.Type] = [
-        PinsCommand.self
+        PinsCommand.self,
+        AppAttestCommand.self,
     ]
 
     /// The top-level help text.

@@ -18,13 +18,7 @@ enum Bench {
     static let benchmarks: [Benchmark] = [
         Benchmark(name: "crypto", summary: "OpenSSL primitive costs (the floors other ratios divide by)") { options in
             CryptoBenchmarks.run(options)
-        },
-        Benchmark(
-            name: "appattest",
-            summary: "App Attest attestations/s (cold, cached intermediate) and assertions/s vs their signature checks"
-        ) { options in
-            AppAttestBenchmarks.run(options)
-        },
+        }
     ]
 
     static let help = """

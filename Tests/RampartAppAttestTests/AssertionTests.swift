@@ -1,9 +1,8 @@
 import Foundation
+import RampartAppAttest
 import RampartCrypto
 import TestSupport
 import Testing
-
-@testable import RampartAppAttest
 
 struct AssertionTests {
     static func verifier(for vector: AppAttestVector, bundleID: String? = nil) throws -> AppAttestVerifier {

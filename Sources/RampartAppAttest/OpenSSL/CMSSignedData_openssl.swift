@@ -119,7 +119,9 @@ private func runVerify(_ cms: CMSContentInfo, store: OpaquePointer, flags: UInt3
     // BIO_get_mem_data is a macro over BIO_ctrl(BIO_CTRL_INFO); the pointer stays owned by the BIO.
     let length = BIO_ctrl(output, BIO_CTRL_INFO, 0, &data)
     guard length > 0, let data else { return [] }
-    return data.withMemoryRebound(to: UInt8.self, capacity: length) { Array(UnsafeBufferPointer(start: $0, count: length)) }
+    return data.withMemoryRebound(to: UInt8.self, capacity: length) {
+        Array(UnsafeBufferPointer(start: $0, count: length))
+    }
 }
 
 /// Signs `content` as an attached CMS SignedData (for the simulator's receipts): the signer's certificate and

@@ -8,23 +8,25 @@ public enum AppAttestCommand: Command {
     public static let abstract = "verify App Attest attestations, assertions and receipts; simulate a device"
 
     static let subcommands: [any AppAttestSubcommand.Type] = [
-        VerifyAttestationCommand.self, VerifyAssertionCommand.self, ReceiptCommand.self, SimulateCommand.self,
+        VerifyAttestationCommand.self, VerifyAssertionCommand.self, ReceiptCommand.self,
     ]
 
     /// The `--help` text: every subcommand's usage and options.
     public static var help: String {
-        (["""
-        USAGE: rampart appattest <verify-attestation|verify-assertion|receipt|simulate> [options]
+        ([
+            """
+            USAGE: rampart appattest <verify-attestation|verify-assertion|receipt|simulate> [options]
 
-        Server-side App Attest (Apple's "Validating apps that connect to your server"). Base64 inputs accept the
-        standard and URL-safe alphabets, padded or not; B64|@FILE also reads a file (base64 text or raw bytes) and
-        @- reads standard input. Times are RFC 3339 (2024-04-18T16:14:55Z).
+            Server-side App Attest (Apple's "Validating apps that connect to your server"). Base64 inputs accept the
+            standard and URL-safe alphabets, padded or not; B64|@FILE also reads a file (base64 text or raw bytes) and
+            @- reads standard input. Times are RFC 3339 (2024-04-18T16:14:55Z).
 
-        EXIT CODES:
-          0  valid (or, for simulate, objects written)
-          1  invalid: a check failed; the reason code and message say which (with --json: {"valid":false,...})
-          2  bad usage or malformed input (one line on stderr)
-        """] + subcommands.map { "\n" + $0.help }).joined(separator: "\n")
+            EXIT CODES:
+              0  valid (or, for simulate, objects written)
+              1  invalid: a check failed; the reason code and message say which (with --json: {"valid":false,...})
+              2  bad usage or malformed input (one line on stderr)
+            """
+        ] + subcommands.map { "\n" + $0.help }).joined(separator: "\n")
     }
 
     /// Runs the subcommand named by the first argument.
@@ -46,7 +48,7 @@ public enum AppAttestCommand: Command {
 }
 
 /// One `rampart appattest` subcommand.
-protocol AppAttestSubcommand {
+protocol AppAttestSubcommand: Sendable {
     /// The word after `appattest`.
     static var name: String { get }
     /// The usage block printed in `rampart appattest --help`.

@@ -43,7 +43,8 @@ enum VerifyAttestationCommand: AppAttestSubcommand {
             option: "--attestation",
             context: context
         )
-        let keyID = try AppAttestInput.bytes(try arguments.requiredOption("--key-id"), option: "--key-id", context: context)
+        let keyID = try AppAttestInput.bytes(
+            try arguments.requiredOption("--key-id"), option: "--key-id", context: context)
         let challenge = try arguments.option("--challenge")
         let hash = try arguments.option("--client-data-hash")
         let teamID = try arguments.requiredOption("--team-id")
@@ -99,8 +100,9 @@ enum VerifyAttestationCommand: AppAttestSubcommand {
                 context.print("  public key:  \(AppAttestInput.encode(result.publicKeyX963))")
                 context.print("  counter:     \(result.counter)")
                 context.print("  receipt:     \(result.receipt.count) bytes")
-                for (key, value) in (result.extensions.map(AppAttestOutput.describe) ?? [:]).sorted(by: { $0.key < $1.key }) {
-                    context.print("  extension \(key): \(value)")
+                let extensions = result.extensions.map(AppAttestOutput.describe) ?? [:]
+                for key in extensions.keys.sorted() {
+                    context.print("  extension \(key): \(extensions[key] ?? "")")
                 }
             }
             return .success
