@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "RampartTLS", targets: ["RampartTLS"]),
         .library(name: "RampartAttestService", targets: ["RampartAttestService"]),
         .library(name: "RampartVault", targets: ["RampartVault"]),
+        .library(name: "RampartSeal", targets: ["RampartSeal"]),
         .executable(name: "rampart", targets: ["rampart"]),
         .executable(name: "rampart-bench", targets: ["rampart-bench"]),
     ],
@@ -46,6 +47,7 @@ let package = Package(
             dependencies: ["RampartCrypto", "CSQLite", "CArgon2", "CSecret"],
             swiftSettings: swiftSettings
         ),
+        .target(name: "RampartSeal", dependencies: ["RampartCrypto", "RampartVault"], swiftSettings: swiftSettings),
         .target(
             name: "RampartAppAttest",
             dependencies: ["RampartCrypto", "RampartX509", "COpenSSL"],
@@ -55,7 +57,7 @@ let package = Package(
             name: "RampartCLI",
             dependencies: [
                 "RampartCrypto", "RampartX509", "RampartPinning", "RampartTLS", "RampartAttestService", "RampartVault",
-                "RampartAppAttest",
+                "RampartSeal", "RampartAppAttest",
             ],
             swiftSettings: swiftSettings
         ),
@@ -65,8 +67,35 @@ let package = Package(
         .executableTarget(
             name: "rampart-bench",
             dependencies: [
-                "RampartCrypto", "RampartX509", "RampartPinning", "RampartAttestService", "RampartVault", "RampartAppAttest",
+                "RampartCrypto", "RampartX509", "RampartPinning", "RampartAttestService", "RampartVault", "RampartSeal",
+                "RampartAppAttest",
             ],
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: Fuzz targets (scripts/fuzz.sh builds them with -sanitize=fuzzer,address -DFUZZING)
+        .executableTarget(
+            name: "FuzzSealHeader",
+            dependencies: ["RampartSeal", "RampartCrypto"],
+            path: "Fuzz/SealHeader",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "FuzzCBOR",
+            dependencies: ["RampartAppAttest"],
+            path: "Fuzz/CBOR",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "FuzzAuthenticatorData",
+            dependencies: ["RampartAppAttest"],
+            path: "Fuzz/AuthenticatorData",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "FuzzAttestationObject",
+            dependencies: ["RampartAppAttest"],
+            path: "Fuzz/AttestationObject",
             swiftSettings: swiftSettings
         ),
 
@@ -116,6 +145,11 @@ let package = Package(
         .testTarget(
             name: "RampartTLSTests",
             dependencies: ["RampartTLS", "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RampartSealTests",
+            dependencies: ["RampartSeal", "RampartVault", "RampartCrypto", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
