@@ -22,6 +22,12 @@ enum Bench {
         Benchmark(name: "seal", summary: "file encryption (1 GiB) vs the AES-GCM floor, cp and age") { options in
             SealBenchmarks.run(options)
         },
+        Benchmark(
+            name: "appattest",
+            summary: "App Attest attestations/s (cold, cached intermediate) and assertions/s vs their signature checks"
+        ) { options in
+            AppAttestBenchmarks.run(options)
+        },
     ]
 
     static let help = """

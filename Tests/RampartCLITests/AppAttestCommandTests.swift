@@ -130,6 +130,22 @@ struct AppAttestCommandTests {
         #expect(valid.status == 0, "\(valid.stderr)")
         #expect(valid.stdout.contains("\"riskMetric\" : 2"))
         #expect(valid.stdout.contains("\"type\" : \"RECEIPT\""))
+        // The webauthn4j attestation verifies, but the receipt it carries does not.
+        let kayak = "webauthn4j_kayak_2020-09_prod.json"
+        let attested = await runRampart([
+            "appattest", "verify-attestation",
+            "--attestation", try field(kayak, ["attestation", "attestation_object_base64"]),
+            "--key-id", try field(kayak, ["attestation", "key_id_base64"]),
+            "--client-data-hash", try field(kayak, ["attestation", "client_data_hash_base64"]),
+            "--team-id", "8YE23NZS57", "--bundle-id", "com.kayak.travel",
+            "--at", "2020-09-28T20:28:20Z", "--json",
+        ])
+        #expect(attested.status == 0, "\(attested.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(attested.stdout.utf8)) as? [String: Any])
+        let receipt = try #require(json["receipt"] as? String)
+        let refused = await runRampart(["appattest", "receipt", receipt, "--at", "2020-09-28T20:28:20Z", "--json"])
+        #expect(refused.status == 1)
+        #expect(refused.stdout.contains("receiptSignatureInvalid"))
         let text = await runRampart(["appattest", "receipt", good, "--at", "2020-11-21T22:16:06Z"])
         #expect(text.stdout.hasPrefix("valid: RECEIPT receipt for 6MURL8TA57.de.vincent-haupert.apple-appattest-poc"))
     }
@@ -138,8 +154,62 @@ struct AppAttestCommandTests {
     func help() async {
         let result = await runRampart(["appattest", "--help"])
         #expect(result.status == 0)
-        for name in ["verify-attestation", "verify-assertion", "receipt"] {
+        for name in ["verify-attestation", "verify-assertion", "receipt", "simulate"] {
             #expect(result.stdout.contains("rampart appattest \(name)"))
         }
+    }
+}
+
+struct AppAttestSimulateCommandTests {
+    @Test("simulate writes objects that verify-attestation and verify-assertion accept, with --root")
+    func roundTrip() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let challenge = Data("one-time-challenge".utf8).base64EncodedString()
+        let clientData = Data(#"{"challenge":"c1","payload":{}}"#.utf8).base64EncodedString()
+        let app = ["--team-id", "ABCDE12345", "--bundle-id", "com.example.app"]
+        let simulated = await runRampart(
+            [
+                "appattest", "simulate", "--challenge", challenge, "--client-data", clientData, "--out-dir",
+                directory.path,
+                "--json",
+            ] + app
+        )
+        #expect(simulated.status == 0, "\(simulated.stderr)")
+        #expect(simulated.stdout.contains("\"keyId\""))
+        let path = directory.path
+        let attestation =
+            [
+                "appattest", "verify-attestation", "--attestation", "@\(path)/attestation.b64", "--key-id",
+                "@\(path)/key-id.b64", "--challenge", challenge, "--root", "\(path)/root.pem",
+            ] + app
+        #expect(await runRampart(attestation + ["--environment", "development"]).status == 0)
+        let production = await runRampart(attestation + ["--json"])
+        #expect(production.status == 1)
+        #expect(production.stdout.contains("environmentMismatch"))
+        let withoutRoot = await runRampart(
+            Array(attestation.dropLast(app.count + 2)) + app + ["--environment", "development"])
+        #expect(withoutRoot.status == 1)
+        #expect(withoutRoot.stdout.contains("certificateChainUntrusted"))
+        let assertion = await runRampart(
+            [
+                "appattest", "verify-assertion", "--assertion", "@\(path)/assertion-1.b64", "--public-key",
+                "@\(path)/public-key.b64", "--client-data", clientData, "--previous-counter", "0",
+            ] + app
+        )
+        #expect(assertion.status == 0, "\(assertion.stderr)")
+        #expect(assertion.stdout.contains("counter 1"))
+    }
+
+    @Test("simulate refuses bad usage with exit 2")
+    func usage() async {
+        #expect(await runRampart(["appattest", "simulate", "--team-id", "T"]).status == 2)
+        #expect(
+            await runRampart([
+                "appattest", "simulate", "--team-id", "T", "--bundle-id", "b", "--challenge", "AA", "--environment",
+                "x",
+            ]).status == 2
+        )
+        #expect(await runRampart(["appattest"]).status == 2)
     }
 }

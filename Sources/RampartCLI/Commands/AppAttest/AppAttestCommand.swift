@@ -8,7 +8,7 @@ public enum AppAttestCommand: Command {
     public static let abstract = "verify App Attest attestations, assertions and receipts; simulate a device"
 
     static let subcommands: [any AppAttestSubcommand.Type] = [
-        VerifyAttestationCommand.self, VerifyAssertionCommand.self, ReceiptCommand.self,
+        VerifyAttestationCommand.self, VerifyAssertionCommand.self, ReceiptCommand.self, SimulateCommand.self,
     ]
 
     /// The `--help` text: every subcommand's usage and options.
