@@ -3,7 +3,9 @@ import Foundation
 /// The `rampart` command-line tool: dispatches to subcommands and turns errors into one-line messages and exit codes.
 public enum Rampart {
     /// Every subcommand, in the order `rampart --help` lists them.
-    public static let commands: [any Command.Type] = []
+    public static let commands: [any Command.Type] = [
+        PinsCommand.self
+    ]
 
     /// The top-level help text.
     public static var help: String {

@@ -21,6 +21,8 @@ public struct PEMDocument: Sendable, Hashable {
     public static let maximumInputByteCount = 16 << 20
     /// The most documents one input may hold (DoS bound).
     public static let maximumDocumentCount = 1024
+    /// The longest label accepted (labels such as `CERTIFICATE` or `EC PRIVATE KEY` are short; messages quote them).
+    public static let maximumLabelLength = 64
 
     /// Parses every PEM block in `text`, in order. Text between blocks (such as `openssl s_client` chatter or
     /// `subject=` lines) is ignored, as RFC 7468 section 5.2 allows explanatory text.
@@ -37,10 +39,10 @@ public struct PEMDocument: Sendable, Hashable {
         var current: (label: String, body: String)?
         for rawLine in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline) {
             let line = rawLine.trimmingCharacters(in: .whitespaces)
-            if let label = Self.label(of: line, marker: "BEGIN") {
+            if let label = try Self.label(of: line, marker: "BEGIN") {
                 guard current == nil else { throw X509Error.invalidPEM("BEGIN \(label) inside another PEM block") }
                 current = (label, "")
-            } else if let label = Self.label(of: line, marker: "END") {
+            } else if let label = try Self.label(of: line, marker: "END") {
                 guard let open = current else { throw X509Error.invalidPEM("END \(label) without a BEGIN") }
                 guard open.label == label else {
                     throw X509Error.invalidPEM("BEGIN \(open.label) closed by END \(label)")
@@ -83,9 +85,30 @@ public struct PEMDocument: Sendable, Hashable {
         return "-----BEGIN \(label)-----\n\(base64)\n-----END \(label)-----\n"
     }
 
-    private static func label(of line: String, marker: String) -> String? {
+    /// The label of an encapsulation boundary line, or nil when `line` is not one.
+    ///
+    /// - Throws: ``X509Error`` with code `invalidPEM` when the label is not RFC 7468 section 3 label text
+    ///   (`labelchar *( ["-" / SP] labelchar )`, `labelchar = %x21-2C / %x2E-7E`) or is too long; the label is then
+    ///   not quoted, because it is raw input.
+    private static func label(of line: String, marker: String) throws -> String? {
         let prefix = "-----\(marker) "
         guard line.hasPrefix(prefix), line.hasSuffix("-----"), line.count >= prefix.count + 5 else { return nil }
-        return String(line.dropFirst(prefix.count).dropLast(5))
+        let label = String(line.dropFirst(prefix.count).dropLast(5))
+        let octets = Array(label.utf8)
+        var valid = !octets.isEmpty && octets.count <= maximumLabelLength
+        for (index, octet) in octets.enumerated() where valid {
+            let isLabelChar = (0x21...0x2C).contains(octet) || (0x2E...0x7E).contains(octet)
+            let isSeparator = octet == UInt8(ascii: "-") || octet == UInt8(ascii: " ")
+            let between = index > 0 && index < octets.count - 1 && !isSeparatorOctet(octets[index - 1])
+            valid = isLabelChar || (isSeparator && between)
+        }
+        guard valid else {
+            throw X509Error.invalidPEM("a PEM \(marker) line has a malformed label (RFC 7468 section 3)")
+        }
+        return label
+    }
+
+    private static func isSeparatorOctet(_ octet: UInt8) -> Bool {
+        octet == UInt8(ascii: "-") || octet == UInt8(ascii: " ")
     }
 }
