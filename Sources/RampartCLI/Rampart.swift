@@ -4,7 +4,11 @@ import Foundation
 public enum Rampart {
     /// Every subcommand, in the order `rampart --help` lists them.
     public static let commands: [any Command.Type] = [
-        PinsCommand.self
+        PinsCommand.self,
+        VerifyChainCommand.self,
+        InspectCommand.self,
+        PinsetCommand.self,
+        CheckCommand.self,
     ]
 
     /// The top-level help text.
