@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "RampartTLS", targets: ["RampartTLS"]),
         .library(name: "RampartAttestService", targets: ["RampartAttestService"]),
         .library(name: "RampartVault", targets: ["RampartVault"]),
+        .library(name: "RampartSeal", targets: ["RampartSeal"]),
         .executable(name: "rampart", targets: ["rampart"]),
         .executable(name: "rampart-bench", targets: ["rampart-bench"]),
     ],
@@ -45,10 +46,12 @@ let package = Package(
             dependencies: ["RampartCrypto", "CSQLite", "CArgon2", "CSecret"],
             swiftSettings: swiftSettings
         ),
+        .target(name: "RampartSeal", dependencies: ["RampartCrypto", "RampartVault"], swiftSettings: swiftSettings),
         .target(
             name: "RampartCLI",
             dependencies: [
                 "RampartCrypto", "RampartX509", "RampartPinning", "RampartTLS", "RampartAttestService", "RampartVault",
+                "RampartSeal",
             ],
             swiftSettings: swiftSettings
         ),
@@ -57,7 +60,9 @@ let package = Package(
         .executableTarget(name: "rampart", dependencies: ["RampartCLI"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "rampart-bench",
-            dependencies: ["RampartCrypto", "RampartX509", "RampartPinning", "RampartAttestService", "RampartVault"],
+            dependencies: [
+                "RampartCrypto", "RampartX509", "RampartPinning", "RampartAttestService", "RampartVault", "RampartSeal",
+            ],
             swiftSettings: swiftSettings
         ),
 
@@ -102,6 +107,11 @@ let package = Package(
         .testTarget(
             name: "RampartTLSTests",
             dependencies: ["RampartTLS", "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RampartSealTests",
+            dependencies: ["RampartSeal", "RampartVault", "RampartCrypto", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -9,6 +9,8 @@ public enum Rampart {
         InspectCommand.self,
         PinsetCommand.self,
         CheckCommand.self,
+        SealCommand.self,
+        OpenCommand.self,
     ]
 
     /// The top-level help text.

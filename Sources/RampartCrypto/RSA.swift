@@ -89,6 +89,35 @@ public struct RSAPrivateKey: Sendable {
         self.key = generateRSAKey(bitCount: bitCount)
     }
 
+    /// Imports an unencrypted PKCS#8 `PrivateKeyInfo` (RFC 5208) holding an RSA key (`rsaEncryption`).
+    ///
+    /// The input must be strict DER with no trailing bytes; the modulus must be 2048…16384 bits, and the key must
+    /// pass OpenSSL's full check (`EVP_PKEY_check`).
+    ///
+    /// - Parameter pkcs8DERRepresentation: The PrivateKeyInfo DER.
+    /// - Throws: ``CryptoError/Code/invalidKey`` for malformed input, another key type, a size out of range or an
+    ///   inconsistent key.
+    public init(pkcs8DERRepresentation: some ContiguousBytes) throws {
+        let key = try importPKCS8(pkcs8DERRepresentation.withUnsafeBytes { Array($0) })
+        guard key.family == .rsa else { throw CryptoError.invalidKey("the PrivateKeyInfo does not hold an RSA key") }
+        guard key.bitCount >= RSAPublicKey.minimumVerificationBitCount, key.bitCount <= PublicKey.maximumRSABitCount
+        else {
+            throw CryptoError.invalidKey(
+                "RSA private keys must be \(RSAPublicKey.minimumVerificationBitCount)…\(PublicKey.maximumRSABitCount) "
+                    + "bits; this one is \(key.bitCount)")
+        }
+        guard key.checkKeyPair() else { throw CryptoError.invalidKey("the RSA private key fails OpenSSL's key check") }
+        self.key = key
+    }
+
+    /// The unencrypted PKCS#8 `PrivateKeyInfo` DER. Treat it as a secret.
+    public var pkcs8DERRepresentation: [UInt8] {
+        guard let der = try? key.pkcs8DER() else {
+            preconditionFailure("OpenSSL could not encode an RSA private key it holds")
+        }
+        return der
+    }
+
     /// The matching public key.
     public var publicKey: RSAPublicKey { RSAPublicKey(key: key.publicOnly()) }
 

@@ -25,7 +25,7 @@ struct HTTPServerTests {
     @Test("a request reaches the responder with method, path (query dropped), headers and body")
     func roundTrip() async throws {
         try await withServer { port in
-            let response = try #require(RawHTTP.request(port: port, "POST", "/v1/x?y=1", json: "{\"a\":1}"))
+            let response = try #require(await RawHTTP.request(port: port, "POST", "/v1/x?y=1", json: "{\"a\":1}"))
             #expect(response.status == 200)
             #expect(response.body == "POST /v1/x 7 application/json")
         }
@@ -35,10 +35,10 @@ struct HTTPServerTests {
     func announcedTooLarge() async throws {
         try await withServer { port in
             let big = [UInt8](repeating: 0x41, count: 200_000)
-            let response = try #require(RawHTTP.request(port: port, "POST", "/v1/x", body: big))
+            let response = try #require(await RawHTTP.request(port: port, "POST", "/v1/x", body: big))
             #expect(response.status == 413)
             #expect(response.body.contains("\"error\":\"bodyTooLarge\""))
-            let after = try #require(RawHTTP.request(port: port, "GET", "/healthz"))
+            let after = try #require(await RawHTTP.request(port: port, "GET", "/healthz"))
             #expect(after.status == 200)
         }
     }
@@ -52,7 +52,7 @@ struct HTTPServerTests {
                 bytes += Array("200\r\n".utf8) + [UInt8](repeating: 0x42, count: 512) + Array("\r\n".utf8)
             }
             bytes += Array("0\r\n\r\n".utf8)
-            let answer = RawHTTP.exchange(port: port, bytes)
+            let answer = await RawHTTP.exchange(port: port, bytes)
             #expect(answer?.status == 411)
             #expect(answer?.body.contains("\"error\":\"lengthRequired\"") == true)
         }
@@ -62,7 +62,7 @@ struct HTTPServerTests {
     func atTheCap() async throws {
         try await withServer { port in
             let response = try #require(
-                RawHTTP.request(port: port, "POST", "/v1/x", body: [UInt8](repeating: 0x43, count: 1024)))
+                await RawHTTP.request(port: port, "POST", "/v1/x", body: [UInt8](repeating: 0x43, count: 1024)))
             #expect(response.status == 200)
             #expect(response.body.hasPrefix("POST /v1/x 1024"))
         }
@@ -71,10 +71,10 @@ struct HTTPServerTests {
     @Test("garbage instead of HTTP gets an error or a closed connection, and the server stays up")
     func garbage() async throws {
         try await withServer { port in
-            let answer = RawHTTP.exchange(
+            let answer = await RawHTTP.exchange(
                 port: port, Array("\u{0}\u{1}NOT HTTP AT ALL\r\n\r\n".utf8), timeoutSeconds: 1)
             #expect(answer == nil || answer?.status == 400)
-            let after = try #require(RawHTTP.request(port: port, "GET", "/healthz"))
+            let after = try #require(await RawHTTP.request(port: port, "GET", "/healthz"))
             #expect(after.status == 200)
         }
     }

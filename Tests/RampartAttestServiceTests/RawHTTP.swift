@@ -10,7 +10,19 @@ enum RawHTTP {
     }
 
     /// Sends `bytes` to 127.0.0.1:`port` and reads until the server closes; nil when nothing came back.
-    static func exchange(port: UInt16, _ bytes: [UInt8], timeoutSeconds: Int = 10) -> Response? {
+    ///
+    /// The blocking socket work runs on its own thread: the server answers through a `Task` on the cooperative
+    /// pool, and a test blocking one of its (two, on a 2-core machine) threads while other suites keep the rest busy
+    /// starved that `Task` past the timeout.
+    static func exchange(port: UInt16, _ bytes: [UInt8], timeoutSeconds: Int = 10) async -> Response? {
+        await withCheckedContinuation { continuation in
+            Thread {
+                continuation.resume(returning: blockingExchange(port: port, bytes, timeoutSeconds: timeoutSeconds))
+            }.start()
+        }
+    }
+
+    private static func blockingExchange(port: UInt16, _ bytes: [UInt8], timeoutSeconds: Int) -> Response? {
         let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard socket >= 0 else { return nil }
         defer { close(socket) }
@@ -45,16 +57,16 @@ enum RawHTTP {
     /// Sends a request with a body and `Content-Length`.
     static func request(
         port: UInt16, _ method: String, _ path: String, body: [UInt8] = [], headers: [String: String] = [:]
-    ) -> Response? {
+    ) async -> Response? {
         var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
         head += "Content-Length: \(body.count)\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         head += "\r\n"
-        return exchange(port: port, Array(head.utf8) + body)
+        return await exchange(port: port, Array(head.utf8) + body)
     }
 
-    static func request(port: UInt16, _ method: String, _ path: String, json: String) -> Response? {
-        request(port: port, method, path, body: Array(json.utf8), headers: ["Content-Type": "application/json"])
+    static func request(port: UInt16, _ method: String, _ path: String, json: String) async -> Response? {
+        await request(port: port, method, path, body: Array(json.utf8), headers: ["Content-Type": "application/json"])
     }
 
     private static func parse(_ bytes: [UInt8]) -> Response? {

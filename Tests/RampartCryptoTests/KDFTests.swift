@@ -48,3 +48,87 @@ struct KDFTests {
         #expect(!HMAC.isValidAuthenticationCode(tag, for: data + [0], key: key))
     }
 }
+
+struct PasswordKDFTests {
+    @Test("PBKDF2-HMAC-SHA-256 (RFC 7914 section 11) and SHA-512 (openssl kdf)")
+    func pbkdf2() throws {
+        let sha256 = try PBKDF2.deriveKey(
+            password: Array("passwd".utf8), salt: Array("salt".utf8), iterationCount: 1, outputByteCount: 64)
+        #expect(
+            Hex.encode(sha256)
+                == "55ac046e56e3089fec1691c22544b605f94185216dde0465e68b9d57c20dacbc"
+                + "49ca9cccf179b645991664b39d77ef317c71b845b1e30bd509112041d3a19783")
+        let sha512 = try PBKDF2.deriveKey(
+            password: Array("password".utf8), salt: Array("saltsaltsaltsalt".utf8), iterationCount: 1000,
+            outputByteCount: 64, using: .sha512)
+        #expect(
+            Hex.encode(sha512)
+                == "ef5e6ba88af97573953e9061aaab2e825d37ef34f96d6253598999b4870af210"
+                + "678ac2a9c1f63b92892fc230eb347a87845e743dbecc0fa1ef909c220d0c38c3")
+    }
+
+    @Test("PBKDF2 parameter bounds are invalidParameter")
+    func pbkdf2Rejections() {
+        let cases: [(Int, Int, [UInt8])] = [
+            (0, 32, [1]), (PBKDF2.maximumIterationCount + 1, 32, [1]), (1, 0, [1]),
+            (1, PBKDF2.maximumOutputByteCount + 1, [1]), (1, 32, []),
+            (1, 32, [UInt8](repeating: 1, count: PBKDF2.maximumInputByteCount + 1)),
+        ]
+        for (iterations, length, salt) in cases {
+            #expect(throws: CryptoError.invalidParameter("")) {
+                try PBKDF2.deriveKey(password: [1], salt: salt, iterationCount: iterations, outputByteCount: length)
+            }
+        }
+        #expect(PBKDF2.recommendedIterationCount(for: .sha256) == 600_000)
+    }
+
+    @Test("scrypt matches RFC 7914 section 12 vectors 1 and 2")
+    func scrypt() throws {
+        let first = try Scrypt.deriveKey(
+            password: [UInt8](), salt: [UInt8](), parameters: .init(cost: 16, blockSize: 1, parallelism: 1),
+            outputByteCount: 64)
+        #expect(
+            Hex.encode(first)
+                == "77d6576238657b203b19ca42c18a0497f16b4844e3074ae8dfdffa3fede21442"
+                + "fcd0069ded0948f8326a753a0fc81f17e8d3e0fb2e0d3628cf35e20c38d18906")
+        let second = try Scrypt.deriveKey(
+            password: Array("password".utf8), salt: Array("NaCl".utf8),
+            parameters: .init(cost: 1024, blockSize: 8, parallelism: 16), outputByteCount: 64)
+        #expect(
+            Hex.encode(second)
+                == "fdbabe1c9d3472007856e7190d01e9fe7c6ad7cbc8237830e77376634b373162"
+                + "2eaf30d92e22a3886ff109279d9830dac727afb94a83ee6d8360cbdfa2cc0640")
+    }
+
+    @Test("scrypt's recommended defaults (N=2^17, r=8, p=1; 128 MiB) run")
+    func scryptDefaults() throws {
+        #expect(Scrypt.Parameters.recommended.memoryByteCount == 128 * 8 * ((1 << 17) + 3))
+        let key = try Scrypt.deriveKey(password: Array("pw".utf8), salt: [1, 2, 3, 4], outputByteCount: 32)
+        #expect(key.count == 32)
+    }
+
+    @Test("scrypt parameter bounds are invalidParameter")
+    func scryptRejections() {
+        let bad: [Scrypt.Parameters] = [
+            .init(cost: 1, blockSize: 8, parallelism: 1), .init(cost: 1000, blockSize: 8, parallelism: 1),
+            .init(cost: 0, blockSize: 8, parallelism: 1), .init(cost: -16, blockSize: 8, parallelism: 1),
+            .init(cost: 16, blockSize: 0, parallelism: 1), .init(cost: 16, blockSize: 1, parallelism: 0),
+            .init(cost: 16, blockSize: 1 << 15, parallelism: 1 << 15),
+            .init(cost: 1 << 16, blockSize: 1, parallelism: 1),
+            .init(cost: 1 << 20, blockSize: 16, parallelism: 1), .init(cost: 1 << 62, blockSize: 8, parallelism: 1),
+            .init(cost: 16, blockSize: Int.max, parallelism: 1),
+        ]
+        for parameters in bad {
+            #expect(throws: CryptoError.invalidParameter(""), "\(parameters)") {
+                try Scrypt.deriveKey(password: [1], salt: [1], parameters: parameters, outputByteCount: 32)
+            }
+        }
+        let cheap = Scrypt.Parameters(cost: 16, blockSize: 1, parallelism: 1)
+        for length in [0, Scrypt.maximumOutputByteCount + 1] {
+            #expect(throws: CryptoError.invalidParameter("")) {
+                try Scrypt.deriveKey(password: [1], salt: [1], parameters: cheap, outputByteCount: length)
+            }
+        }
+        #expect(Scrypt.Parameters(cost: Int.max, blockSize: 8, parallelism: Int.max).memoryByteCount == nil)
+    }
+}

@@ -161,7 +161,7 @@ private let accessHandler: MHD_AccessHandlerCallback = {
     // responder runs is safe.
     let slot = ResponseSlot()
     let responder = context.responder
-    Task {
+    Task(priority: .high) {
         let response = await responder.respond(to: request)
         slot.value.withLock { $0 = response }
         slot.ready.signal()

@@ -21,7 +21,7 @@ func verifyWithAlgorithm(
         guard key.bitCount >= RSAPublicKey.minimumVerificationBitCount, let salt = Int32(exactly: saltByteCount)
         else { return false }
         return verifySignature(key, digest: digest, signature: signature, message: message) { context in
-            configurePSS(context, mgf1Digest: mgf1Digest, saltByteCount: salt)
+            configurePSS(context, key: key, mgf1Digest: mgf1Digest, saltByteCount: salt)
         }
     case (.ed25519, .ed25519), (.ed448, .ed448):
         return verifySignature(key, digest: nil, signature: signature, message: message)
@@ -31,10 +31,37 @@ func verifyWithAlgorithm(
 }
 
 /// Selects PSS padding with an exact salt length and an MGF1 hash on a signing or verifying context.
-func configurePSS(_ context: OpaquePointer, mgf1Digest: DigestAlgorithm, saltByteCount: Int32) -> Bool {
-    EVP_PKEY_CTX_set_rsa_padding(context, RSA_PKCS1_PSS_PADDING) == 1
-        && EVP_PKEY_CTX_set_rsa_mgf1_md(context, mgf1Digest.evpMD) == 1
-        && EVP_PKEY_CTX_set_rsa_pss_saltlen(context, saltByteCount) == 1
+///
+/// An `id-RSASSA-PSS` key with parameters already fixes its MGF1 hash, and OpenSSL 3.0 then refuses to set it again
+/// even to the same value. The key's MGF1 hash is then read from the key (`mgf1-digest`, which OpenSSL reports only
+/// when it differs from the key's message hash) and must equal `mgf1Digest`.
+func configurePSS(
+    _ context: OpaquePointer,
+    key: EVPKey,
+    mgf1Digest: DigestAlgorithm,
+    saltByteCount: Int32
+) -> Bool {
+    guard EVP_PKEY_CTX_set_rsa_padding(context, RSA_PKCS1_PSS_PADDING) == 1 else { return false }
+    if EVP_PKEY_CTX_set_rsa_mgf1_md(context, mgf1Digest.evpMD) != 1 {
+        _ = drainOpenSSLErrors()
+        guard key.family == .rsaPSS else { return false }
+        let fixed = key.utf8Parameter(OSSL_PKEY_PARAM_RSA_MGF1_DIGEST) ?? key.utf8Parameter(OSSL_PKEY_PARAM_RSA_DIGEST)
+        guard fixed == mgf1Digest.openSSLName else { return false }
+    }
+    return EVP_PKEY_CTX_set_rsa_pss_saltlen(context, saltByteCount) == 1
+}
+
+extension EVPKey {
+    /// A UTF-8 string parameter of the key, or nil when it has none.
+    func utf8Parameter(_ name: String) -> String? {
+        var buffer = [CChar](repeating: 0, count: 80)
+        var length = 0
+        guard EVP_PKEY_get_utf8_string_param(pointer, name, &buffer, buffer.count, &length) == 1 else {
+            _ = drainOpenSSLErrors()
+            return nil
+        }
+        return String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
 }
 
 /// Signs with an RSA private key (PKCS#1 v1.5 or PSS).
@@ -49,7 +76,7 @@ func signRSA(_ key: EVPKey, algorithm: SignatureAlgorithm, message: some Contigu
             throw CryptoError.invalidParameter("the PSS salt length is out of range")
         }
         return try signMessage(key, digest: digest, message: message) { context in
-            configurePSS(context, mgf1Digest: mgf1Digest, saltByteCount: salt)
+            configurePSS(context, key: key, mgf1Digest: mgf1Digest, saltByteCount: salt)
         }
     default:
         throw CryptoError.unsupportedAlgorithm("an RSA key signs with PKCS#1 v1.5 or PSS, not \(algorithm)")

@@ -30,6 +30,20 @@ public struct ASN1Node: Hashable, Sendable {
     /// The content octets.
     public var contentBytes: [UInt8] { Array(contentSlice) }
 
+    /// Writes this element again from its parts: the identifier, then the children (re-encoded recursively) or the
+    /// content octets. For strict DER the result equals ``encodedBytes``, which the round-trip tests check.
+    ///
+    /// - Parameter writer: The writer.
+    public func serialize(into writer: inout DERWriter) {
+        if identifier.isConstructed {
+            writer.appendConstructed(identifier) { inner in
+                for child in children { child.serialize(into: &inner) }
+            }
+        } else {
+            writer.appendTLV(identifier, content: contentSlice)
+        }
+    }
+
     /// Fails unless this element has the given identifier.
     ///
     /// - Parameters:

@@ -1,0 +1,231 @@
+public import Foundation
+import RampartCrypto
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Sealing and opening files by path, all-or-nothing.
+///
+/// Output goes to a temporary file (mode 0600) in the destination's directory and is renamed over the destination
+/// only when the whole input has been processed and, when opening, every segment has authenticated. On any failure
+/// the temporary file is removed, so no partial plaintext is ever left at the destination.
+public enum SealedFile {
+    /// Seals the file at `input` into `output`.
+    ///
+    /// - Parameters:
+    ///   - input: The plaintext file.
+    ///   - output: The sealed file to create or replace.
+    ///   - key: Wraps the file's fresh data key.
+    ///   - options: Cipher and segment size.
+    ///   - progress: Called after each segment with the plaintext bytes consumed so far.
+    /// - Returns: The header written.
+    /// - Throws: As ``SealedStream/seal(from:to:key:options:progress:)``, and ``SealError/Code/ioFailure``.
+    @discardableResult
+    public static func seal(
+        _ input: URL,
+        to output: URL,
+        key: SealKey,
+        options: SealOptions = SealOptions(),
+        progress: (UInt64) -> Void = { _ in }
+    ) throws -> SealHeader {
+        let reader = try OpenFile(reading: input)
+        var source = FileDescriptorSource(descriptor: reader.descriptor)
+        return try seal(from: &source, to: output, key: key, options: options, progress: progress)
+    }
+
+    /// Seals everything `source` yields (standard input, for example) into the file `output`.
+    ///
+    /// - Parameters:
+    ///   - source: The plaintext.
+    ///   - output: The sealed file to create or replace.
+    ///   - key: Wraps the file's fresh data key.
+    ///   - options: Cipher and segment size.
+    ///   - progress: Called after each segment with the plaintext bytes consumed so far.
+    /// - Returns: The header written.
+    /// - Throws: As ``SealedStream/seal(from:to:key:options:progress:)``, and ``SealError/Code/ioFailure``.
+    @discardableResult
+    public static func seal(
+        from source: inout some ByteSource,
+        to output: URL,
+        key: SealKey,
+        options: SealOptions = SealOptions(),
+        progress: (UInt64) -> Void = { _ in }
+    ) throws -> SealHeader {
+        let writer = try AtomicFile(replacing: output)
+        var sink = FileDescriptorSink(descriptor: writer.descriptor)
+        let header = try SealedStream.seal(from: &source, to: &sink, key: key, options: options, progress: progress)
+        try writer.commit()
+        return header
+    }
+
+    /// Opens the sealed file at `input` into `output`, which appears only if every segment authenticates.
+    ///
+    /// - Parameters:
+    ///   - input: The sealed file.
+    ///   - output: The plaintext file to create or replace.
+    ///   - key: The passphrase, key or keyset.
+    ///   - progress: Called after each segment with the sealed bytes consumed so far.
+    /// - Returns: The authenticated header.
+    /// - Throws: As ``SealedStream/open(from:to:key:progress:)``, and ``SealError/Code/ioFailure``.
+    @discardableResult
+    public static func open(
+        _ input: URL,
+        to output: URL,
+        key: SealKey,
+        progress: (UInt64) -> Void = { _ in }
+    ) throws -> SealHeader {
+        let reader = try OpenFile(reading: input)
+        var source = FileDescriptorSource(descriptor: reader.descriptor)
+        return try open(from: &source, to: output, key: key, progress: progress)
+    }
+
+    /// Opens a sealed stream (standard input, for example) into the file `output`, which appears only if every
+    /// segment authenticates.
+    ///
+    /// - Parameters:
+    ///   - source: The sealed stream.
+    ///   - output: The plaintext file to create or replace.
+    ///   - key: The passphrase, key or keyset.
+    ///   - progress: Called after each segment with the sealed bytes consumed so far.
+    /// - Returns: The authenticated header.
+    /// - Throws: As ``SealedStream/open(from:to:key:progress:)``, and ``SealError/Code/ioFailure``.
+    @discardableResult
+    public static func open(
+        from source: inout some ByteSource,
+        to output: URL,
+        key: SealKey,
+        progress: (UInt64) -> Void = { _ in }
+    ) throws -> SealHeader {
+        let writer = try AtomicFile(replacing: output)
+        var sink = FileDescriptorSink(descriptor: writer.descriptor)
+        let header = try SealedStream.open(from: &source, to: &sink, key: key, progress: progress)
+        try writer.commit()
+        return header
+    }
+
+    /// Re-wraps a sealed file's data key under a keyset's primary key in place (temporary file and rename), without
+    /// re-encrypting its body.
+    ///
+    /// A file already wrapped under the primary is left untouched.
+    ///
+    /// - Parameters:
+    ///   - url: The sealed file.
+    ///   - keyset: A keyset holding both the file's current key and the primary it moves to.
+    /// - Returns: The file's header after the call.
+    /// - Throws: As ``SealedStream/rewrap(from:to:oldKey:newKey:)``.
+    @discardableResult
+    public static func rewrap(at url: URL, using keyset: Keyset) throws -> SealHeader {
+        try rewrap(at: url, oldKey: .keyset(keyset), newKey: .keyset(keyset)) { $0.keyID == keyset.primaryID }
+    }
+
+    /// Re-wraps a sealed file's data key with another key (a new passphrase, for example) in place.
+    ///
+    /// - Parameters:
+    ///   - url: The sealed file.
+    ///   - oldKey: Unwraps the current data key.
+    ///   - newKey: Wraps it again.
+    /// - Returns: The new header.
+    /// - Throws: As ``SealedStream/rewrap(from:to:oldKey:newKey:)``.
+    @discardableResult
+    public static func rewrap(at url: URL, oldKey: SealKey, newKey: SealKey) throws -> SealHeader {
+        try rewrap(at: url, oldKey: oldKey, newKey: newKey) { _ in false }
+    }
+
+    private static func rewrap(
+        at url: URL,
+        oldKey: SealKey,
+        newKey: SealKey,
+        isCurrent: (SealHeader) -> Bool
+    ) throws -> SealHeader {
+        let reader = try OpenFile(reading: url)
+        var probe = FileDescriptorSource(descriptor: reader.descriptor)
+        let header = try SealedStream.readHeader(from: &probe)
+        if isCurrent(header) {
+            _ = try oldKey.unwrapDataKey(of: header)
+            return header
+        }
+        guard lseek(reader.descriptor, 0, SEEK_SET) == 0 else {
+            throw SealError.ioFailure("cannot rewind \(url.lastPathComponent): \(String(cString: strerror(errno)))")
+        }
+        var source = FileDescriptorSource(descriptor: reader.descriptor)
+        let writer = try AtomicFile(replacing: url)
+        var sink = FileDescriptorSink(descriptor: writer.descriptor)
+        let newHeader = try SealedStream.rewrap(from: &source, to: &sink, oldKey: oldKey, newKey: newKey)
+        try writer.commit()
+        return newHeader
+    }
+
+    /// The size of a file, for progress bars.
+    ///
+    /// - Parameter url: The file.
+    /// - Returns: Its size in bytes, or nil for a pipe or when it cannot be read.
+    public static func size(of url: URL) -> UInt64? {
+        var info = stat()
+        guard stat(url.path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return UInt64(exactly: info.st_size)
+    }
+}
+
+/// A file descriptor open for reading, closed on release.
+final class OpenFile {
+    let descriptor: Int32
+
+    init(reading url: URL) throws {
+        let descriptor = Glibc.open(url.path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw SealError.ioFailure("cannot read \(url.lastPathComponent): \(String(cString: strerror(errno)))")
+        }
+        self.descriptor = descriptor
+    }
+
+    deinit { close(descriptor) }
+}
+
+/// A temporary file beside `destination` that replaces it on ``commit()`` and is deleted otherwise.
+final class AtomicFile {
+    let descriptor: Int32
+    private let temporaryPath: String
+    private let destination: URL
+    private var committed = false
+
+    init(replacing destination: URL) throws {
+        self.destination = destination
+        let directory = destination.deletingLastPathComponent().path
+        var template = Array("\(directory)/.\(destination.lastPathComponent).rampart-XXXXXX".utf8CString)
+        // mkstemp creates the file with mode 0600 and rewrites the X's in place with the name it chose.
+        let descriptor = template.withUnsafeMutableBufferPointer { buffer in
+            buffer.baseAddress.map { mkstemp($0) } ?? -1
+        }
+        guard descriptor >= 0 else {
+            throw SealError.ioFailure(
+                "cannot create a temporary file next to \(destination.lastPathComponent): "
+                    + String(cString: strerror(errno)))
+        }
+        self.descriptor = descriptor
+        self.temporaryPath = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// Closes the temporary file and renames it over the destination.
+    func commit() throws {
+        guard close(descriptor) == 0 else {
+            throw SealError.ioFailure("closing the output failed: \(String(cString: strerror(errno)))")
+        }
+        committed = true
+        guard rename(temporaryPath, destination.path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(temporaryPath)
+            throw SealError.ioFailure(
+                "cannot move the output into place at \(destination.lastPathComponent): \(reason)")
+        }
+    }
+
+    deinit {
+        if !committed {
+            close(descriptor)
+            unlink(temporaryPath)
+        }
+    }
+}

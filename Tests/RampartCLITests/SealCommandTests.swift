@@ -1,0 +1,140 @@
+import Foundation
+import Testing
+
+struct SealCommandTests {
+    /// A scratch directory with a passphrase file and a plaintext of `size` bytes.
+    static func workspace(size: Int) throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "rampart-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try Data("correct horse battery staple\n".utf8).write(to: directory.appendingPathComponent("pass.txt"))
+        try Data("wrong\n".utf8).write(to: directory.appendingPathComponent("wrong.txt"))
+        var bytes = [UInt8](repeating: 0, count: size)
+        for index in bytes.indices { bytes[index] = UInt8(truncatingIfNeeded: index &* 31 &+ 7) }
+        try Data(bytes).write(to: directory.appendingPathComponent("plain.bin"))
+        return directory
+    }
+
+    @Test("seal then open round-trips a file and prints --json summaries")
+    func roundTrip() async throws {
+        let directory = try Self.workspace(size: 200_000)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = { (name: String) in directory.appendingPathComponent(name).path }
+        let sealed = await runRampart([
+            "seal", path("plain.bin"), path("plain.sealed"), "--passphrase-file", path("pass.txt"), "--json",
+            "--segment-size", "16K", "--algorithm", "chacha20-poly1305",
+        ])
+        #expect(sealed.status == 0, "\(sealed.stderr)")
+        #expect(sealed.stdout.contains("\"plaintextBytes\" : 200000"))
+        #expect(sealed.stdout.contains("ChaCha20-Poly1305"))
+        let opened = await runRampart([
+            "open", path("plain.sealed"), path("opened.bin"), "--passphrase-file", path("pass.txt"), "--json",
+        ])
+        #expect(opened.status == 0, "\(opened.stderr)")
+        #expect(opened.stdout.contains("\"segmentSize\" : 16384"))
+        #expect(
+            FileManager.default.contents(atPath: path("opened.bin"))
+                == FileManager.default.contents(atPath: path("plain.bin")))
+    }
+
+    @Test("a tampered file exits 1 naming the segment and leaves no output; a wrong passphrase exits 1")
+    func tampered() async throws {
+        let directory = try Self.workspace(size: 300_000)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = { (name: String) in directory.appendingPathComponent(name).path }
+        let sealed = await runRampart([
+            "seal", path("plain.bin"), path("plain.sealed"), "--passphrase-file", path("pass.txt"),
+        ])
+        #expect(sealed.status == 0, "\(sealed.stderr)")
+        var bytes = try #require(FileManager.default.contents(atPath: path("plain.sealed")))
+        bytes[bytes.count - 100] ^= 0x01
+        try bytes.write(to: directory.appendingPathComponent("bad.sealed"))
+        let bad = await runRampart(["open", path("bad.sealed"), path("out.bin"), "--passphrase-file", path("pass.txt")])
+        #expect(bad.status == 1)
+        #expect(bad.stderr.contains("segmentTampered: segment 4"))
+        #expect(!FileManager.default.fileExists(atPath: path("out.bin")))
+        let wrong = await runRampart([
+            "open", path("plain.sealed"), path("out.bin"), "--passphrase-file", path("wrong.txt"),
+        ])
+        #expect(wrong.status == 1)
+        #expect(wrong.stderr.contains("wrongKey"))
+        #expect(!FileManager.default.fileExists(atPath: path("out.bin")))
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        #expect(!names.contains { $0.contains(".rampart-") })
+    }
+
+    @Test("'-' reads standard input and writes standard output")
+    func standardStreams() async throws {
+        let directory = try Self.workspace(size: 10)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = { (name: String) in directory.appendingPathComponent(name).path }
+        let sealed = await runRampart(
+            ["seal", "-", path("note.sealed"), "--passphrase-file", path("pass.txt")], stdin: Data("a note\n".utf8))
+        #expect(sealed.status == 0, "\(sealed.stderr)")
+        let opened = await runRampart(["open", path("note.sealed"), "-", "--passphrase-file", path("pass.txt")])
+        #expect(opened.status == 0, "\(opened.stderr)")
+        #expect(opened.stdout == "a note\n")
+    }
+
+    @Test("bad usage and non-sealed input exit 2")
+    func usage() async throws {
+        let directory = try Self.workspace(size: 10)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = { (name: String) in directory.appendingPathComponent(name).path }
+        let cases: [[String]] = [
+            ["seal", path("plain.bin"), path("x")],
+            ["seal", path("plain.bin"), "--passphrase-file", path("pass.txt")],
+            ["seal", path("plain.bin"), path("x"), "--passphrase-file", path("missing.txt")],
+            ["seal", path("plain.bin"), path("x"), "--passphrase-file", path("pass.txt"), "--segment-size", "1"],
+            ["seal", path("plain.bin"), path("x"), "--passphrase-file", path("pass.txt"), "--kdf", "md5"],
+            ["seal", path("plain.bin"), path("x"), "--passphrase-file", path("pass.txt"), "--algorithm", "des"],
+            ["open", path("plain.bin"), path("x"), "--passphrase-file", path("pass.txt")],
+            ["open", path("missing"), path("x"), "--passphrase-file", path("pass.txt")],
+        ]
+        for arguments in cases {
+            let result = await runRampart(arguments)
+            #expect(result.status == 2, "\(arguments.joined(separator: " ")): \(result.stderr)")
+            #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: path("x")))
+    }
+}
+
+struct SealVaultCommandTests {
+    @Test("--vault seals with a keyset kept in the vault, creating both; open finds the key by id")
+    func vault() async throws {
+        let directory = try SealCommandTests.workspace(size: 70_000)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = { (name: String) in directory.appendingPathComponent(name).path }
+        let vaultOptions = [
+            "--vault", path("keys.vault"), "--vault-passphrase-file", path("pass.txt"), "--key", "backups",
+        ]
+        let sealed = await runRampart(["seal", path("plain.bin"), path("plain.sealed"), "--json"] + vaultOptions)
+        #expect(sealed.status == 0, "\(sealed.stderr)")
+        #expect(sealed.stdout.contains("key backups/v1"))
+        #expect(FileManager.default.fileExists(atPath: path("keys.vault")))
+        let opened = await runRampart(["open", path("plain.sealed"), path("opened.bin")] + vaultOptions)
+        #expect(opened.status == 0, "\(opened.stderr)")
+        #expect(
+            FileManager.default.contents(atPath: path("opened.bin"))
+                == FileManager.default.contents(atPath: path("plain.bin")))
+        let wrongVault = await runRampart([
+            "open", path("plain.sealed"), path("x.bin"), "--vault", path("keys.vault"), "--vault-passphrase-file",
+            path("wrong.txt"), "--key", "backups",
+        ])
+        #expect(wrongVault.status == 1, "\(wrongVault.stderr)")
+        let missingKeyset = await runRampart([
+            "open", path("plain.sealed"), path("x.bin"), "--vault", path("keys.vault"), "--vault-passphrase-file",
+            path("pass.txt"), "--key", "other",
+        ])
+        #expect(missingKeyset.status == 2, "\(missingKeyset.stderr)")
+        let passphrase = await runRampart([
+            "open", path("plain.sealed"), path("x.bin"), "--passphrase-file", path("pass.txt"),
+        ])
+        #expect(passphrase.status == 1, "\(passphrase.stderr)")
+        let mixed = await runRampart(
+            ["open", path("plain.sealed"), path("x.bin"), "--passphrase-file", path("pass.txt")] + vaultOptions)
+        #expect(mixed.status == 2)
+        #expect(!FileManager.default.fileExists(atPath: path("x.bin")))
+    }
+}

@@ -1,0 +1,135 @@
+import Foundation
+import RampartCrypto
+import TestSupport
+import Testing
+
+struct PublicKeyTests {
+    @Test("the type of every supported SubjectPublicKeyInfo is detected and described")
+    func detection() throws {
+        #expect(try PublicKey(spkiDER: KeyFixtures.p256SPKI).description == "EC P-256")
+        #expect(
+            try PublicKey(spkiDER: ECPrivateKey(curve: .p521).publicKey.derRepresentation).description == "EC P-521")
+        #expect(try PublicKey(spkiDER: KeyFixtures.rsa1024SPKI).description == "RSA 1024")
+        #expect(try PublicKey(spkiDER: KeyFixtures.rsaPSSSPKI).description == "RSA-PSS 2048")
+        #expect(try PublicKey(spkiDER: Ed25519PrivateKey().publicKey.derRepresentation).description == "Ed25519")
+        let ed448 = try PublicKey(spkiDER: KeyFixtures.ed448SPKI)
+        #expect(ed448.kind == .ed448)
+        #expect(ed448.description == "Ed448")
+        #expect(ed448.derRepresentation == KeyFixtures.ed448SPKI)
+        #expect(ed448.ecPublicKey == nil && ed448.rsaPublicKey == nil && ed448.ed25519PublicKey == nil)
+    }
+
+    @Test("unsupported key types and sizes carry their codes")
+    func rejections() {
+        #expect(throws: CryptoError.unsupportedAlgorithm("")) { try PublicKey(spkiDER: KeyFixtures.x25519SPKI) }
+        #expect(throws: CryptoError.unsupportedAlgorithm("")) { try PublicKey(spkiDER: KeyFixtures.secp256k1SPKI) }
+        #expect(throws: CryptoError.unsupportedAlgorithm("")) { try PublicKey(spkiDER: KeyFixtures.p256ExplicitSPKI) }
+        #expect(throws: CryptoError.invalidKey("")) { try PublicKey(spkiDER: KeyFixtures.rsa512SPKI) }
+        #expect(throws: CryptoError.invalidKey("")) { try PublicKey(spkiDER: [UInt8]()) }
+        #expect(throws: CryptoError.invalidKey("")) { try PublicKey(spkiDER: [UInt8](repeating: 0, count: 17_000)) }
+        #expect(throws: CryptoError.invalidKey("")) { try PublicKey(spkiDER: [0x30, 0x03, 0x02, 0x01, 0x00]) }
+    }
+
+    /// Each mutation breaks one DER rule in an otherwise good P-256 SubjectPublicKeyInfo.
+    struct NonDERCase: CustomTestStringConvertible, Sendable {
+        let name: String
+        let bytes: [UInt8]
+        var testDescription: String { name }
+    }
+
+    static let nonDER: [NonDERCase] = {
+        let spki = KeyFixtures.p256SPKI
+        let body = Array(spki.dropFirst(2))
+        let algorithm = Array(spki[2..<23])
+        let bitString = Array(spki[23...])
+        return [
+            NonDERCase(name: "indefinite outer length", bytes: [0x30, 0x80] + body + [0, 0]),
+            NonDERCase(name: "non-minimal long-form length", bytes: [0x30, 0x81, 0x59] + body),
+            NonDERCase(name: "length with a leading zero byte", bytes: [0x30, 0x82, 0x00, 0x59] + body),
+            NonDERCase(name: "length longer than the input", bytes: [0x30, 0x5A] + body),
+            NonDERCase(name: "five length bytes", bytes: [0x30, 0x85, 0, 0, 0, 0, 0x59] + body),
+            NonDERCase(
+                name: "constructed BIT STRING",
+                bytes: [0x30, 0x5B] + algorithm + [0x23, 0x44] + bitString),
+            NonDERCase(name: "high-tag-number identifier", bytes: [0x3F, 0x01, 0x59] + body),
+            NonDERCase(name: "trailing byte", bytes: spki + [0]),
+            NonDERCase(name: "truncated", bytes: Array(spki.dropLast())),
+            NonDERCase(
+                name: "nesting deeper than the limit",
+                bytes: (0..<20).reduce([0x05, 0x00]) { inner, _ in [0x30, UInt8(inner.count)] + inner }),
+        ]
+    }()
+
+    @Test("non-DER SubjectPublicKeyInfo encodings are invalidKey", arguments: nonDER)
+    func strictDER(vector: NonDERCase) {
+        #expect(throws: CryptoError.invalidKey("")) { try PublicKey(spkiDER: vector.bytes) }
+    }
+
+    @Test("PEM round-trips; anything but one PUBLIC KEY block is invalidEncoding")
+    func pem() throws {
+        let key = try PublicKey(spkiDER: KeyFixtures.rsaPSSSPKI)
+        let pem = key.pemRepresentation
+        #expect(pem.hasPrefix("-----BEGIN PUBLIC KEY-----\n") && pem.hasSuffix("-----END PUBLIC KEY-----\n"))
+        #expect(try PublicKey(pemRepresentation: "\n  " + pem + "\n\n") == key)
+        let lines = pem.split(separator: "\n").map(String.init)
+        let body = lines.dropFirst().dropLast().joined(separator: "\n")
+        let bad = [
+            "",
+            pem.replacingOccurrences(of: "PUBLIC KEY", with: "CERTIFICATE"),
+            "subject=CN=x\n" + pem,
+            pem + pem,
+            "-----BEGIN PUBLIC KEY-----\nProc-Type: 4,ENCRYPTED\n\(body)\n-----END PUBLIC KEY-----",
+            "-----BEGIN PUBLIC KEY-----\n!!!!\n-----END PUBLIC KEY-----",
+            "-----BEGIN PUBLIC KEY-----\n-----END PUBLIC KEY-----",
+            String(repeating: "A", count: 70_000),
+        ]
+        for text in bad {
+            #expect(throws: CryptoError.invalidEncoding("")) { try PublicKey(pemRepresentation: text) }
+        }
+        #expect(throws: CryptoError.invalidKey("")) {
+            try PublicKey(pemRepresentation: "-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----")
+        }
+    }
+
+    @Test("signatures verify only with an algorithm that fits the key")
+    func algorithmMatching() throws {
+        let ec = ECPrivateKey(curve: .p256)
+        let ecSignature = try ec.signature(for: [1])
+        let ecKey = PublicKey(ec.publicKey)
+        #expect(ecKey.isValidSignature(ecSignature, for: [1], algorithm: .ecdsaWithSHA256))
+        #expect(!ecKey.isValidSignature(ecSignature, for: [1], algorithm: .ecdsaWithSHA384))
+        #expect(!ecKey.isValidSignature(ecSignature, for: [1], algorithm: .sha256WithRSAEncryption))
+        #expect(!ecKey.isValidSignature(ecSignature, for: [1], algorithm: .ed25519))
+
+        let ed = Ed25519PrivateKey()
+        let edKey = PublicKey(ed.publicKey)
+        #expect(edKey.isValidSignature(try ed.signature(for: [1]), for: [1], algorithm: .ed25519))
+        #expect(!edKey.isValidSignature(try ed.signature(for: [1]), for: [1], algorithm: .ed448))
+        #expect(!edKey.isValidSignature(try ed.signature(for: [1]), for: [1], algorithm: .ecdsaWithSHA256))
+
+        let pss = try PublicKey(spkiDER: KeyFixtures.rsaPSSSPKI)
+        let abc = Array("abc".utf8)
+        #expect(pss.isValidSignature(KeyFixtures.rsaPSSSignatureOverABC, for: abc, algorithm: .rsaPSSWithSHA256))
+        // An id-RSASSA-PSS key never verifies PKCS#1 v1.5, and its SHA-256 restriction holds.
+        #expect(
+            !pss.isValidSignature(KeyFixtures.rsaPSSSignatureOverABC, for: abc, algorithm: .sha256WithRSAEncryption))
+        #expect(!pss.isValidSignature(KeyFixtures.rsaPSSSignatureOverABC, for: abc, algorithm: .rsaPSSWithSHA384))
+        let otherMGF = try SignatureAlgorithm.rsaPSS(digest: .sha256, mgf1Digest: .sha384, saltByteCount: 32)
+        #expect(!pss.isValidSignature(KeyFixtures.rsaPSSSignatureOverABC, for: abc, algorithm: otherMGF))
+        #expect(pss.rsaPublicKey?.isPSSOnly == true)
+
+        let ed448 = try PublicKey(spkiDER: KeyFixtures.ed448SignerSPKI)
+        #expect(ed448.isValidSignature(KeyFixtures.ed448SignatureOverABC, for: abc, algorithm: .ed448))
+        #expect(!ed448.isValidSignature(KeyFixtures.ed448SignatureOverABC, for: Array("abd".utf8), algorithm: .ed448))
+        #expect(!ed448.isValidSignature(KeyFixtures.ed448SignatureOverABC, for: abc, algorithm: .ed25519))
+    }
+
+    @Test("RSA keys below 2048 bits import but never verify")
+    func smallRSA() throws {
+        let key = try PublicKey(spkiDER: KeyFixtures.rsa1024SPKI)
+        #expect(key.bitCount == 1024)
+        #expect(
+            !key.isValidSignature(
+                KeyFixtures.rsa1024SignatureOverABC, for: Array("abc".utf8), algorithm: .sha256WithRSAEncryption))
+    }
+}
