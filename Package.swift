@@ -66,6 +66,14 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // MARK: Fuzz targets (scripts/fuzz.sh builds them with -sanitize=fuzzer,address -DFUZZING)
+        .executableTarget(
+            name: "FuzzSealHeader",
+            dependencies: ["RampartSeal", "RampartCrypto"],
+            path: "Fuzz/SealHeader",
+            swiftSettings: swiftSettings
+        ),
+
         // MARK: Tests
         .target(name: "TestSupport", dependencies: ["RampartCrypto"], swiftSettings: swiftSettings),
         .testTarget(

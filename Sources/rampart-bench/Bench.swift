@@ -18,7 +18,10 @@ enum Bench {
     static let benchmarks: [Benchmark] = [
         Benchmark(name: "crypto", summary: "OpenSSL primitive costs (the floors other ratios divide by)") { options in
             CryptoBenchmarks.run(options)
-        }
+        },
+        Benchmark(name: "seal", summary: "file encryption (1 GiB) vs the AES-GCM floor, cp and age") { options in
+            SealBenchmarks.run(options)
+        },
     ]
 
     static let help = """
