@@ -173,6 +173,16 @@ func importSPKI(_ der: [UInt8]) throws -> EVPKey {
             "a SubjectPublicKeyInfo must be 1…\(maximumSPKIByteCount) bytes; got \(der.count)")
     }
     try StrictDER.validate(der)
+    switch SPKIShape.recognise(der) {
+    case .ec(let curve, let point):
+        guard SPKIShape.isAllowedPointForm(point, curve: curve) else {
+            throw CryptoError.invalidKey(
+                "an EC public key must be an uncompressed (04) or compressed (02/03) \(curve.rawValue) point")
+        }
+        return try importECPublicKey(curve: curve, point: point)
+    case .ed25519(let key): return try importRawEdDSAPublicKey(key, variant: .ed25519)
+    case nil: break
+    }
     // d2i_PUBKEY returns an owned EVP_PKEY (freed by EVPKey) and advances the cursor past what it consumed.
     let result: (OpaquePointer?, Int) = der.withUnsafeBufferPointer { buffer in
         var cursor = buffer.baseAddress
