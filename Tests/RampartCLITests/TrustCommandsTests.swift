@@ -135,11 +135,8 @@ struct InspectCommandTests {
 
     @Test("inspect of a port nobody listens on exits 2 with one line")
     func unreachable() async throws {
-        let pki = try TestPKI.shared.get()
-        let server = try TestTLSServer(certificate: pki.path("good.pem"), key: pki.path("good.key"))
-        let port = server.port
-        server.stop()
-        let result = await runRampart(["inspect", "127.0.0.1:\(port)", "--timeout", "5"])
+        let reserved = try ReservedPort()
+        let result = await runRampart(["inspect", "127.0.0.1:\(reserved.port)", "--timeout", "5"])
         #expect(result.status == 2)
         #expect(result.stderr.contains("connectionFailed"))
     }
