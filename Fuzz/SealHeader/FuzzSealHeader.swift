@@ -1,4 +1,5 @@
 import Foundation
+import FuzzSupport
 import RampartCrypto
 import RampartSeal
 
@@ -22,7 +23,16 @@ enum FuzzKeys {
     static let key = SealKey.key(SymmetricKey(bytes: [UInt8](repeating: 7, count: 32)), id: "fuzz/v1")
 }
 
-#if !FUZZING
+#if FUZZING
+/// The process entry point under `-DFUZZING` (see `FuzzInput.runLibFuzzer` and scripts/fuzz.sh).
+@_cdecl("FuzzSealHeader_main")
+func fuzzSealHeaderMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    FuzzInput.runLibFuzzer(argc, argv) { data, size in
+        guard let data else { return 0 }
+        return fuzzSealHeader(data, size)
+    }
+}
+#else
 /// Replays corpus files: `FuzzSealHeader FILE...`.
 @main
 enum Replay {
