@@ -97,6 +97,13 @@ let package = Package(
             path: "Fuzz/SealHeader",
             swiftSettings: swiftSettings
         ),
+        .executableTarget(
+            name: "FuzzPublicKey",
+            dependencies: ["FuzzSupport", "RampartCrypto"],
+            path: "Fuzz/FuzzPublicKey",
+            exclude: ["Seeds"],
+            swiftSettings: swiftSettings
+        ),
 
         // MARK: Tests
         .target(name: "TestSupport", dependencies: ["RampartCrypto"], swiftSettings: swiftSettings),

@@ -32,6 +32,7 @@ targets=(
     FuzzPEM
     FuzzCertificate
     FuzzSealHeader
+    FuzzPublicKey
 )
 
 seconds="${1:-60}"
