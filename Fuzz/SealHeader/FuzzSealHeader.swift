@@ -22,7 +22,24 @@ enum FuzzKeys {
     static let key = SealKey.key(SymmetricKey(bytes: [UInt8](repeating: 7, count: 32)), id: "fuzz/v1")
 }
 
-#if !FUZZING
+#if FUZZING
+/// libFuzzer's driver (compiler-rt, LLVM ≥ 11).
+@_silgen_name("LLVMFuzzerRunDriver")
+func runFuzzerDriver(
+    _ argc: UnsafeMutablePointer<Int32>,
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+    _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt
+) -> CInt
+
+/// SwiftPM links Linux executables with `--defsym main=<Module>_main`, so libFuzzer's own `main` is never used:
+/// this entry point hands the command line to libFuzzer's driver instead.
+@_cdecl("FuzzSealHeader_main")
+func fuzzerMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    var count = argc
+    var arguments = argv
+    return runFuzzerDriver(&count, &arguments, fuzzSealHeader)
+}
+#else
 /// Replays corpus files: `FuzzSealHeader FILE...`.
 @main
 enum Replay {
