@@ -1,12 +1,13 @@
 import Foundation
+import FuzzSupport
 import RampartCrypto
 import RampartSeal
 
 /// libFuzzer target for RampartSeal's untrusted-input parsers: the sealed header, the whole streaming open (with a
 /// fixed key, so no KDF runs), the keyset serialization and PHC password-hash strings.
 ///
-/// Build with `-sanitize=fuzzer,address -DFUZZING` (libFuzzer then provides `main`); a normal build replays the files
-/// given as arguments through the same entry point, so the target always compiles and links.
+/// scripts/fuzz.sh builds it with `-sanitize=fuzzer,address -DFUZZING`; a normal build replays the files given as
+/// arguments through the same entry point, so the target always compiles and links.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzSealHeader(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
@@ -23,21 +24,13 @@ enum FuzzKeys {
 }
 
 #if FUZZING
-/// libFuzzer's driver (compiler-rt, LLVM ≥ 11).
-@_silgen_name("LLVMFuzzerRunDriver")
-func runFuzzerDriver(
-    _ argc: UnsafeMutablePointer<Int32>,
-    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-    _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt
-) -> CInt
-
-/// SwiftPM links Linux executables with `--defsym main=<Module>_main`, so libFuzzer's own `main` is never used:
-/// this entry point hands the command line to libFuzzer's driver instead.
+/// The process entry point under `-DFUZZING` (see `FuzzInput.runLibFuzzer` and scripts/fuzz.sh).
 @_cdecl("FuzzSealHeader_main")
-func fuzzerMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
-    var count = argc
-    var arguments = argv
-    return runFuzzerDriver(&count, &arguments, fuzzSealHeader)
+func fuzzSealHeaderMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    FuzzInput.runLibFuzzer(argc, argv) { data, size in
+        guard let data else { return 0 }
+        return fuzzSealHeader(data, size)
+    }
 }
 #else
 /// Replays corpus files: `FuzzSealHeader FILE...`.

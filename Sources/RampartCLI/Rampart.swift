@@ -5,6 +5,7 @@ public enum Rampart {
     /// Every subcommand, in the order `rampart --help` lists them.
     public static let commands: [any Command.Type] = [
         PinsCommand.self,
+        VaultCommand.self,
         SealCommand.self,
         OpenCommand.self,
     ]

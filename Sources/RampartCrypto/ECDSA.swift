@@ -48,7 +48,7 @@ public struct ECPublicKey: Sendable {
     public init(x963Representation: some ContiguousBytes, curve: ECCurve) throws {
         let bytes = x963Representation.withUnsafeBytes { Array($0) }
         let expected = [1 + 2 * curve.coordinateByteCount, 1 + curve.coordinateByteCount]
-        guard expected.contains(bytes.count), let first = bytes.first, [2, 3, 4].contains(first) else {
+        guard SPKIShape.isAllowedPointForm(bytes, curve: curve) else {
             throw CryptoError.invalidKey(
                 "an X9.63 \(curve.rawValue) point is \(expected[0]) bytes (04‖X‖Y) or \(expected[1]) (compressed); got \(bytes.count)"
             )

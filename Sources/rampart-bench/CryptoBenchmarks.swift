@@ -22,6 +22,7 @@ enum CryptoBenchmarks {
         }
         let rsaPublic = rsa.publicKey
         let spki = p256Public.derRepresentation
+        let x963 = p256Public.x963Representation
         let oneKiB = SecureRandom.bytes(count: 1024)
         let key = SymmetricKey()
         let password = Array("correct horse battery staple".utf8)
@@ -47,6 +48,7 @@ enum CryptoBenchmarks {
                 { _ = rsaPublic.isValidSignature(rsaPSS, for: message, algorithm: .rsaPSSWithSHA256) }
             ),
             ("P-256 SPKI import", { _ = try? PublicKey(spkiDER: spki) }),
+            ("P-256 X9.63 import", { _ = try? ECPublicKey(x963Representation: x963, curve: .p256) }),
         ]
         for (name, body) in fast {
             let rate = measure(seconds: options.seconds, body)
@@ -83,7 +85,7 @@ enum CryptoBenchmarks {
         ]
         for (name, body) in slow {
             let seconds = measureEach(seconds: options.seconds, body)
-            print("  \(pad(name)) \(formatRate(1 / seconds)) ops/s  \(formatLatency(seconds))")
+            print("  \(pad(name)) \(String(format: "%12.2f", 1 / seconds)) ops/s  \(formatLatency(seconds))")
         }
     }
 

@@ -139,6 +139,11 @@ struct ECDSARawAndPrivateKeyTests {
         #expect(throws: CryptoError.invalidKey("")) {
             try ECPublicKey(x963Representation: full.dropLast(), curve: .p256)
         }
+        // Prefix and length must agree: 04 with 33 bytes, 02 with 65 bytes, the hybrid form 06 and infinity 00 fail.
+        let bad: [[UInt8]] = [[4] + full[1...32], [2] + full[1...], [6] + full[1...], [0]]
+        for bad in bad {
+            #expect(throws: CryptoError.invalidKey("")) { try ECPublicKey(x963Representation: bad, curve: .p256) }
+        }
     }
 
     @Test("SPKI: explicit parameters and other curves are unsupported; other key types are invalidKey")

@@ -133,3 +133,18 @@ struct PublicKeyTests {
                 KeyFixtures.rsa1024SignatureOverABC, for: Array("abc".utf8), algorithm: .sha256WithRSAEncryption))
     }
 }
+
+struct SPKIImportPathTests {
+    @Test("the point at infinity and hybrid points in an SPKI are invalidKey")
+    func oddPoints() throws {
+        let header = Array(KeyFixtures.p256SPKI.prefix(23))  // SEQUENCE, AlgorithmIdentifier
+        let infinity = header + [0x03, 0x02, 0x00, 0x00]
+        var hybrid = KeyFixtures.p256SPKI
+        hybrid[26] = 0x06 + (hybrid[90] & 1)
+        for bytes in [infinity, hybrid] {
+            #expect(throws: CryptoError.invalidKey("")) { try PublicKey(spkiDER: fixLength(bytes)) }
+        }
+    }
+
+    private func fixLength(_ bytes: [UInt8]) -> [UInt8] { [0x30, UInt8(bytes.count - 2)] + bytes.dropFirst(2) }
+}

@@ -113,10 +113,11 @@ final class EVPKey: @unchecked Sendable {
         let length = i2d_PUBKEY(pointer, nil)
         guard length > 0 else { preconditionFailure("i2d_PUBKEY failed: \(drainOpenSSLErrors())") }
         var out = [UInt8](repeating: 0, count: Int(length))
-        out.withUnsafeMutableBufferPointer { buffer in
+        let written = out.withUnsafeMutableBufferPointer { buffer -> Int32 in
             var cursor = buffer.baseAddress
-            _ = i2d_PUBKEY(pointer, &cursor)
+            return i2d_PUBKEY(pointer, &cursor)
         }
+        guard written == length else { preconditionFailure("i2d_PUBKEY wrote \(written) of \(length) bytes") }
         return out
     }
 }
@@ -173,6 +174,16 @@ func importSPKI(_ der: [UInt8]) throws -> EVPKey {
             "a SubjectPublicKeyInfo must be 1…\(maximumSPKIByteCount) bytes; got \(der.count)")
     }
     try StrictDER.validate(der)
+    switch SPKIShape.recognise(der) {
+    case .ec(let curve, let point):
+        guard SPKIShape.isAllowedPointForm(point, curve: curve) else {
+            throw CryptoError.invalidKey(
+                "an EC public key must be an uncompressed (04) or compressed (02/03) \(curve.rawValue) point")
+        }
+        return try importECPublicKey(curve: curve, point: point)
+    case .ed25519(let key): return try importRawEdDSAPublicKey(key, variant: .ed25519)
+    case nil: break
+    }
     // d2i_PUBKEY returns an owned EVP_PKEY (freed by EVPKey) and advances the cursor past what it consumed.
     let result: (OpaquePointer?, Int) = der.withUnsafeBufferPointer { buffer in
         var cursor = buffer.baseAddress

@@ -68,9 +68,9 @@ public final class FileVault: VaultBackend {
         database.setBusyTimeout(milliseconds: Int32(busyTimeout.components.seconds * 1000))
         do {
             if try !isInitialized(database) {
-                guard createdFile || (create && FileVault.fileSize(path) == 0) else {
-                    throw VaultError.authFailed()
-                }
+                // An SQLite file without tables: new, or being initialised by another process right now
+                // (``initialize`` re-checks under the write lock).
+                guard createdFile || create else { throw VaultError.authFailed() }
                 try initialize(database, credential: credential, kdf: kdf)
             }
             try database.rows("PRAGMA synchronous = FULL")
@@ -374,10 +374,6 @@ public final class FileVault: VaultBackend {
         fchmod(descriptor, 0o600)
         close(descriptor)
         return true
-    }
-
-    private static func fileSize(_ path: String) -> Int {
-        ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? -1
     }
 
     private static func isInitialized(_ database: SQLiteDatabase) throws -> Bool {

@@ -1,0 +1,321 @@
+import Foundation
+import RampartVault
+
+/// `rampart vault`: keep secrets in an encrypted file vault with Keychain semantics.
+enum VaultCommand: Command {
+    static let name = "vault"
+    static let abstract = "store, read and list secrets in an encrypted vault file (Keychain semantics)"
+    static let help = """
+        USAGE: rampart vault --path FILE [--passphrase-file F | --key-file F] <action> [options] [--json]
+
+        Keeps small secrets (tokens, API keys, data keys) as generic passwords found by service and account, in an
+        SQLite file whose values are sealed with AES-256-GCM. The vault key is wrapped by a key derived from a
+        passphrase with Argon2id (19 MiB, 2 iterations) or taken from a 32-byte key file. The first add or set creates
+        the vault (mode 0600).
+
+        The passphrase is read from --passphrase-file or from RAMPART_VAULT_PASSPHRASE, never from an argument.
+
+        ACTIONS:
+          add --service S --account A [--accessible A] [--label L] [--access-group G] [--synchronizable]
+                           store the secret read from standard input (one trailing newline is dropped);
+                           fails with exit 1 (duplicateItem) if the item exists
+          set ...          the same options; adds the item or replaces its secret and attributes (upsert)
+          get --service S --account A
+                           print the secret
+          list [--service S] [--account A]
+                           print items' attributes, never their secrets
+          delete --service S --account A
+          rotate-key (--new-passphrase-file F | --new-key-file F) [--reencrypt]
+                           re-wrap the vault key for a new passphrase (or RAMPART_VAULT_NEW_PASSPHRASE) or key
+                           file; --reencrypt also reseals every item under a fresh vault key
+
+        OPTIONS:
+          --path FILE              the vault file
+          --passphrase-file F      a file holding the passphrase (one trailing newline is dropped)
+          --key-file F             a file holding 32 random bytes or 64 hex digits
+                                   (create one: head -c 32 /dev/urandom > vault.key)
+          --accessible A           after-first-unlock (default), when-unlocked, when-unlocked-this-device-only,
+                                   after-first-unlock-this-device-only, when-passcode-set-this-device-only
+          --json                   machine-readable output
+
+        EXIT CODES:
+          0  done
+          1  add: the item exists (duplicateItem); get/delete: no such item (itemNotFound)
+          2  bad usage, wrong passphrase or not a Rampart vault, or any other failure
+
+        EXAMPLE:
+          export RAMPART_VAULT_PASSPHRASE='correct horse battery staple'
+          printf %s "$TOKEN" | rampart vault --path app.vault set --service api.example.com --account refresh_token
+          rampart vault --path app.vault get --service api.example.com --account refresh_token
+        """
+
+    static func run(_ arguments: inout Arguments, context: CommandContext) async throws -> ExitCode {
+        let path = try arguments.requiredOption("--path")
+        let passphraseFile = try arguments.option("--passphrase-file")
+        let keyFile = try arguments.option("--key-file")
+        if try arguments.option("--passphrase") != nil {
+            throw UsageError(
+                "a passphrase is never taken as an argument (it would show in ps and shell history); "
+                    + "use --passphrase-file or RAMPART_VAULT_PASSPHRASE")
+        }
+        let json = arguments.flag("--json")
+        guard let action = arguments.popFirstPositional() else {
+            throw UsageError("missing action: add, set, get, list, delete or rotate-key")
+        }
+        let credential = try credential(
+            passphraseFile: passphraseFile, keyFile: keyFile, variable: "RAMPART_VAULT_PASSPHRASE", context: context,
+            what: "--passphrase-file, --key-file or RAMPART_VAULT_PASSPHRASE")
+        do {
+            switch action {
+            case "add", "set": return try await store(action, path: path, credential, &arguments, json, context)
+            case "get": return try await get(path: path, credential, &arguments, json, context)
+            case "list": return try await list(path: path, credential, &arguments, json, context)
+            case "delete": return try await delete(path: path, credential, &arguments, json, context)
+            case "rotate-key": return try rotate(path: path, credential, &arguments, json, context)
+            default: throw UsageError("unknown action '\(action)': use add, set, get, list, delete or rotate-key")
+            }
+        } catch let error as VaultError {
+            switch error.code {
+            case .duplicateItem where action == "add", .itemNotFound where ["get", "delete"].contains(action):
+                context.printError("rampart vault: \(error)")
+                return .failure
+            default:
+                context.printError("rampart vault: \(error.code == .authFailed ? error.reason : "\(error)")")
+                return .usage
+            }
+        }
+    }
+
+    // MARK: Actions
+
+    private static func store(
+        _ action: String,
+        path: String,
+        _ credential: VaultCredential,
+        _ arguments: inout Arguments,
+        _ json: Bool,
+        _ context: CommandContext
+    ) async throws -> ExitCode {
+        let service = try arguments.requiredOption("--service")
+        let account = try arguments.requiredOption("--account")
+        let accessibleName = try arguments.option("--accessible") ?? Accessibility.afterFirstUnlock.rawValue
+        guard let accessibility = Accessibility(rawValue: accessibleName) else {
+            throw UsageError(
+                "unknown --accessible '\(accessibleName)'; use one of "
+                    + Accessibility.allCases.map(\.rawValue).joined(separator: ", "))
+        }
+        let label = try arguments.option("--label")
+        let group = try arguments.option("--access-group")
+        let synchronizable = arguments.flag("--synchronizable")
+        try arguments.finish()
+        var secret = Array(context.readStandardInput())
+        if secret.last == UInt8(ascii: "\n") { secret.removeLast() }
+        if secret.last == UInt8(ascii: "\r") { secret.removeLast() }
+        guard !secret.isEmpty else { throw UsageError("no secret on standard input") }
+        guard secret.count <= VaultLimits.maxValueByteCount else {
+            throw UsageError("the secret is larger than \(VaultLimits.maxValueByteCount) bytes")
+        }
+        var item = VaultItem.genericPassword(
+            service: service, account: account, value: secret, accessibility: accessibility, accessGroup: group)
+        item.attributes.label = label
+        item.synchronizable = synchronizable
+        let vault = try open(path, credential, create: true)
+        let outcome: String
+        if action == "add" {
+            try await vault.add(item)
+            outcome = "added"
+        } else {
+            outcome = try await vault.upsert(item) ? "added" : "updated"
+        }
+        if json {
+            try context.printJSON(["status": outcome, "service": service, "account": account])
+        } else {
+            context.print("\(outcome) \(service) / \(account)")
+        }
+        return .success
+    }
+
+    private static func get(
+        path: String,
+        _ credential: VaultCredential,
+        _ arguments: inout Arguments,
+        _ json: Bool,
+        _ context: CommandContext
+    ) async throws -> ExitCode {
+        let query = ItemQuery.genericPassword(
+            service: try arguments.requiredOption("--service"), account: try arguments.requiredOption("--account"))
+        try arguments.finish()
+        let item = try await open(path, credential, create: false).readOne(query)
+        let text = String(validating: item.value, as: UTF8.self)
+        if json {
+            try context.printJSON(SecretOutput(item: item, value: text))
+        } else {
+            guard let text else {
+                throw UsageError("the secret is not UTF-8 text; use --json to get it as base64")
+            }
+            context.print(text)
+        }
+        return .success
+    }
+
+    private static func list(
+        path: String,
+        _ credential: VaultCredential,
+        _ arguments: inout Arguments,
+        _ json: Bool,
+        _ context: CommandContext
+    ) async throws -> ExitCode {
+        let attributes = ItemAttributes(
+            service: try arguments.option("--service"), account: try arguments.option("--account"))
+        try arguments.finish()
+        let query = ItemQuery(itemClass: .genericPassword, attributes: attributes, returnData: false)
+        let items: [VaultItem]
+        do {
+            items = try await open(path, credential, create: false).read(query)
+        } catch let error as VaultError
+            where error.code == .itemNotFound && FileManager.default.fileExists(atPath: path)
+        {
+            items = []
+        }
+        let rows = items.map(ItemOutput.init)
+        if json {
+            try context.printJSON(rows)
+        } else {
+            for row in rows {
+                context.print(
+                    [row.service, row.account, row.accessible, row.accessGroup, row.label ?? ""]
+                        .joined(separator: "\t"))
+            }
+        }
+        return .success
+    }
+
+    private static func delete(
+        path: String,
+        _ credential: VaultCredential,
+        _ arguments: inout Arguments,
+        _ json: Bool,
+        _ context: CommandContext
+    ) async throws -> ExitCode {
+        let service = try arguments.requiredOption("--service")
+        let account = try arguments.requiredOption("--account")
+        try arguments.finish()
+        try await open(path, credential, create: false).delete(.genericPassword(service: service, account: account))
+        if json {
+            try context.printJSON(["status": "deleted", "service": service, "account": account])
+        } else {
+            context.print("deleted \(service) / \(account)")
+        }
+        return .success
+    }
+
+    private static func rotate(
+        path: String,
+        _ credential: VaultCredential,
+        _ arguments: inout Arguments,
+        _ json: Bool,
+        _ context: CommandContext
+    ) throws -> ExitCode {
+        let newPassphraseFile = try arguments.option("--new-passphrase-file")
+        let newKeyFile = try arguments.option("--new-key-file")
+        let reencrypt = arguments.flag("--reencrypt")
+        try arguments.finish()
+        let newCredential = try self.credential(
+            passphraseFile: newPassphraseFile, keyFile: newKeyFile, variable: "RAMPART_VAULT_NEW_PASSPHRASE",
+            context: context, what: "--new-passphrase-file, --new-key-file or RAMPART_VAULT_NEW_PASSPHRASE")
+        let backend = try FileVault.open(at: path, credential: credential, create: false)
+        let count = try backend.rotateKey(to: newCredential, reencryptItems: reencrypt)
+        if json {
+            try context.printJSON(RotationOutput(items: count, reencrypted: reencrypt))
+        } else {
+            context.print(
+                "rotated the vault key\(reencrypt ? " and resealed \(count) items" : ""); \(count) items kept")
+        }
+        return .success
+    }
+
+    // MARK: Helpers
+
+    private static func open(_ path: String, _ credential: VaultCredential, create: Bool) throws -> Vault {
+        do {
+            return Vault(backend: try FileVault.open(at: path, credential: credential, create: create))
+        } catch let error as VaultError where error.code == .itemNotFound {
+            throw UsageError("there is no vault at \(path); add or set an item to create it")
+        }
+    }
+
+    private static func credential(
+        passphraseFile: String?,
+        keyFile: String?,
+        variable: String,
+        context: CommandContext,
+        what: String
+    ) throws -> VaultCredential {
+        switch (passphraseFile, keyFile) {
+        case (.some, .some):
+            throw UsageError("give a passphrase file or a key file, not both")
+        case (.some(let file), nil):
+            guard let data = FileManager.default.contents(atPath: file) else {
+                throw UsageError("cannot read the passphrase file \(file)")
+            }
+            var bytes = Array(data)
+            if bytes.last == UInt8(ascii: "\n") { bytes.removeLast() }
+            if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
+            guard let passphrase = String(validating: bytes, as: UTF8.self), !passphrase.isEmpty else {
+                throw UsageError("the passphrase file \(file) is empty or not UTF-8 text")
+            }
+            return try VaultCredential.passphrase(passphrase)
+        case (nil, .some(let file)):
+            return try VaultCredential.keyFile(at: file)
+        case (nil, nil):
+            guard let passphrase = context.environment[variable], !passphrase.isEmpty else {
+                throw UsageError("no passphrase or key: use \(what)")
+            }
+            return try VaultCredential.passphrase(passphrase)
+        }
+    }
+}
+
+/// One item in `list --json`: attributes only.
+private struct ItemOutput: Encodable {
+    let service: String
+    let account: String
+    let label: String?
+    let accessGroup: String
+    let accessible: String
+    let synchronizable: Bool
+    let created: Date?
+    let modified: Date?
+
+    init(_ item: VaultItem) {
+        service = item.attributes.service ?? ""
+        account = item.attributes.account ?? ""
+        label = item.attributes.label
+        accessGroup = item.accessGroup ?? ""
+        accessible = item.accessibility.rawValue
+        synchronizable = item.synchronizable
+        created = item.creationDate
+        modified = item.modificationDate
+    }
+}
+
+/// `get --json`: the secret as text (when UTF-8) and as base64.
+private struct SecretOutput: Encodable {
+    let service: String
+    let account: String
+    let value: String?
+    let valueBase64: String
+
+    init(item: VaultItem, value: String?) {
+        service = item.attributes.service ?? ""
+        account = item.attributes.account ?? ""
+        self.value = value
+        valueBase64 = Data(item.value).base64EncodedString()
+    }
+}
+
+/// `rotate-key --json`.
+private struct RotationOutput: Encodable {
+    let items: Int
+    let reencrypted: Bool
+}
