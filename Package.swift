@@ -66,11 +66,42 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
-        // MARK: Fuzz targets (scripts/fuzz.sh builds them with -sanitize=fuzzer,address -DFUZZING)
+        // MARK: Fuzz targets (scripts/fuzz.sh builds them with -sanitize=fuzzer,address -DFUZZING; a plain build
+        // gives replay tools: `swift run FuzzDER crash-file...`)
+        .target(name: "CLibFuzzer", path: "Fuzz/CLibFuzzer"),
+        .target(name: "FuzzSupport", dependencies: ["CLibFuzzer"], path: "Fuzz/FuzzSupport", swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "FuzzDER",
+            dependencies: ["FuzzSupport", "RampartX509"],
+            path: "Fuzz/FuzzDER",
+            exclude: ["Seeds"],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "FuzzPEM",
+            dependencies: ["FuzzSupport", "RampartX509"],
+            path: "Fuzz/FuzzPEM",
+            exclude: ["Seeds"],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "FuzzCertificate",
+            dependencies: ["FuzzSupport", "RampartX509"],
+            path: "Fuzz/FuzzCertificate",
+            exclude: ["Seeds"],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "FuzzSealHeader",
-            dependencies: ["RampartSeal", "RampartCrypto"],
+            dependencies: ["FuzzSupport", "RampartSeal", "RampartCrypto"],
             path: "Fuzz/SealHeader",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "FuzzPublicKey",
+            dependencies: ["FuzzSupport", "RampartCrypto"],
+            path: "Fuzz/FuzzPublicKey",
+            exclude: ["Seeds"],
             swiftSettings: swiftSettings
         ),
 

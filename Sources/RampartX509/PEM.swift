@@ -1,7 +1,7 @@
 import Foundation
 
 /// RFC 7468 textual encoding: `-----BEGIN LABEL-----`, base64 lines, `-----END LABEL-----`.
-public struct PEMDocument: Sendable, Hashable {
+public struct PEMDocument: Hashable {
     /// The label, e.g. `CERTIFICATE`.
     public let label: String
     /// The decoded bytes.
@@ -112,3 +112,5 @@ public struct PEMDocument: Sendable, Hashable {
         octet == UInt8(ascii: "-") || octet == UInt8(ascii: " ")
     }
 }
+
+extension PEMDocument: Sendable {}

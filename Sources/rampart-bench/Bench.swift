@@ -19,6 +19,10 @@ enum Bench {
         Benchmark(name: "crypto", summary: "OpenSSL primitive costs (the floors other ratios divide by)") { options in
             CryptoBenchmarks.run(options)
         },
+        Benchmark(name: "pins", summary: "certificates parsed + SPKI-pinned per second vs SHA-256 of the same bytes") {
+            options in
+            PinsBenchmarks.run(options)
+        },
         Benchmark(name: "seal", summary: "file encryption (1 GiB) vs the AES-GCM floor, cp and age") { options in
             SealBenchmarks.run(options)
         },

@@ -148,3 +148,37 @@ struct SPKIImportPathTests {
 
     private func fixLength(_ bytes: [UInt8]) -> [UInt8] { [0x30, UInt8(bytes.count - 2)] + bytes.dropFirst(2) }
 }
+
+struct PublicKeySharingTests {
+    @Test("one key verifies from many tasks at once (EVP_PKEY shared read-only)")
+    func concurrentVerification() async throws {
+        let signer = ECPrivateKey(curve: .p256)
+        let signature = try signer.signature(for: [4, 2])
+        let key = PublicKey(signer.publicKey)
+        let results = await withTaskGroup(of: Bool.self) { group in
+            for _ in 0..<8 {
+                group.addTask {
+                    (0..<25).allSatisfy { _ in
+                        key.isValidSignature(signature, for: [4, 2], algorithm: .ecdsaWithSHA256)
+                            && !key.isValidSignature(signature, for: [4, 3], algorithm: .ecdsaWithSHA256)
+                    }
+                }
+            }
+            return await group.reduce(into: [Bool]()) { $0.append($1) }
+        }
+        #expect(results == [Bool](repeating: true, count: 8))
+    }
+
+    @Test("a compressed point in an SPKI is re-encoded uncompressed")
+    func compressedSPKI() throws {
+        let full = try ECPublicKey(derRepresentation: KeyFixtures.p256SPKI)
+        let point = full.x963Representation
+        let compressedPoint = [2 + (point[64] & 1)] + point[1...32]
+        let algorithm = Array(KeyFixtures.p256SPKI[2..<23])
+        let body = algorithm + [0x03, 0x22, 0x00] + compressedPoint
+        let spki = [0x30, UInt8(body.count)] + body
+        let key = try PublicKey(spkiDER: spki)
+        #expect(key.derRepresentation == KeyFixtures.p256SPKI)
+        #expect(key.ecPublicKey?.x963Representation == point)
+    }
+}

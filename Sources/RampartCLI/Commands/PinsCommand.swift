@@ -28,9 +28,11 @@ public enum PinsCommand: Command {
 
         EXAMPLE:
           rampart pins Examples/sample-chain.pem
-           0 s:CN=leaf.rampart.example
+           0 s:CN=sample.rampart.example
              i:C=GB, O=Rampart Sample, CN=Rampart Sample Intermediate CA
-             pin-sha256: …
+             pin-sha256: dF4bEw9PSpf0oxUs4mipD2+mFb7sUCB36MmGK3w0dVw=
+           ...
+          rampart pins --json chain.pem | jq -r '.[0].spkiSHA256'
         """
 
     /// One certificate in the `--json` output.

@@ -113,10 +113,11 @@ final class EVPKey: @unchecked Sendable {
         let length = i2d_PUBKEY(pointer, nil)
         guard length > 0 else { preconditionFailure("i2d_PUBKEY failed: \(drainOpenSSLErrors())") }
         var out = [UInt8](repeating: 0, count: Int(length))
-        out.withUnsafeMutableBufferPointer { buffer in
+        let written = out.withUnsafeMutableBufferPointer { buffer -> Int32 in
             var cursor = buffer.baseAddress
-            _ = i2d_PUBKEY(pointer, &cursor)
+            return i2d_PUBKEY(pointer, &cursor)
         }
+        guard written == length else { preconditionFailure("i2d_PUBKEY wrote \(written) of \(length) bytes") }
         return out
     }
 }

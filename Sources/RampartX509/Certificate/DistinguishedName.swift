@@ -13,7 +13,7 @@
 /// ``description`` prints the name the way `openssl x509 -noout -subject -nameopt oneline,-space_eq` does on
 /// OpenSSL 3 (the form `openssl s_client` shows in its chain), for example `C=GB, O=Sectigo Limited, CN=...`.
 /// See ``description`` for the exact rules.
-public struct DistinguishedName: Sendable {
+public struct DistinguishedName {
     /// The most attributes one name may hold (DoS bound; real names hold fewer than 20).
     public static let maximumAttributeCount = 128
 
@@ -82,7 +82,7 @@ public struct DistinguishedName: Sendable {
 
     /// One relative distinguished name: a SET of attributes (more than one for a multi-valued RDN such as
     /// `OU=x + O=y`).
-    public struct RelativeDistinguishedName: Hashable, Sendable {
+    public struct RelativeDistinguishedName: Hashable {
         /// The attributes, in encoded order.
         public let attributes: [Attribute]
 
@@ -93,7 +93,7 @@ public struct DistinguishedName: Sendable {
     }
 
     /// One `AttributeTypeAndValue`.
-    public struct Attribute: Hashable, Sendable {
+    public struct Attribute: Hashable {
         /// The attribute type, e.g. ``ASN1ObjectIdentifier/NameAttribute/commonName``.
         public let type: ASN1ObjectIdentifier
         /// The identifier of the value element (UTF8String, PrintableString, …).
@@ -300,3 +300,9 @@ extension DistinguishedName: CustomStringConvertible {
         return quoted ? "\"" + value + "\"" : value
     }
 }
+
+extension DistinguishedName: Sendable {}
+
+extension DistinguishedName.RelativeDistinguishedName: Sendable {}
+
+extension DistinguishedName.Attribute: Sendable {}

@@ -2,7 +2,7 @@
 ///
 /// Nodes share the storage of the bytes they were parsed from; ``encodedBytes`` are exactly the bytes received
 /// (identifier, length and contents), so hashes and signatures can be checked over them without re-encoding.
-public struct ASN1Node: Hashable, Sendable {
+public struct ASN1Node: Hashable {
     /// The tag class, number and form.
     public let identifier: ASN1Identifier
     /// The whole element as received (a slice of the parsed input; its indices are the input's).
@@ -162,3 +162,5 @@ struct ASN1ChildReader {
         }
     }
 }
+
+extension ASN1Node: Sendable {}

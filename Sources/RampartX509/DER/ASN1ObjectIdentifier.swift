@@ -2,7 +2,7 @@
 ///
 /// Well-known identifiers are static lets in nested enums, e.g. ``ASN1ObjectIdentifier/AppAttest/nonce`` or
 /// ``ASN1ObjectIdentifier/X509Extension/basicConstraints``. Two identifiers are equal when their encodings are.
-public struct ASN1ObjectIdentifier: Hashable, Sendable {
+public struct ASN1ObjectIdentifier: Hashable {
     /// The most content octets an identifier may have (DoS bound: the dotted form is computed digit by digit).
     public static let maximumEncodedByteCount = 128
 
@@ -144,3 +144,5 @@ extension ASN1ObjectIdentifier: ExpressibleByStringLiteral {
         }
     }
 }
+
+extension ASN1ObjectIdentifier: Sendable {}
