@@ -75,7 +75,10 @@ enum TrustBenchmarks {
                 ])
         ])
         let cold = try PinValidator(
-            configuration: configuration, trustAnchors: [chain.root], options: .init(signatureCacheCapacity: 0))
+            configuration: configuration, trustAnchors: [chain.root],
+            options: .init(signatureCacheCapacity: 0, certificateCacheCapacity: 0))
+        let signatures = try PinValidator(
+            configuration: configuration, trustAnchors: [chain.root], options: .init(certificateCacheCapacity: 0))
         let cached = try PinValidator(configuration: configuration, trustAnchors: [chain.root])
         guard cold.evaluate(chain: presented, host: host, at: time).outcome == .pinned,
             cached.evaluate(chain: presented, host: host, at: time).outcome == .pinned
@@ -84,6 +87,7 @@ enum TrustBenchmarks {
             return
         }
         let coldVerifier = cold.defaultVerifier
+        let signatureVerifier = signatures.defaultVerifier
         let cachedVerifier = cached.defaultVerifier
 
         let key = ECPrivateKey(curve: .p256)
@@ -103,6 +107,12 @@ enum TrustBenchmarks {
             (
                 "chain evaluation, sig cache",
                 measure(seconds: options.seconds) {
+                    _ = signatureVerifier.verify(chain: presented, at: time, purpose: purpose)
+                }
+            ),
+            (
+                "chain evaluation, sig+cert cache",
+                measure(seconds: options.seconds) {
                     _ = cachedVerifier.verify(chain: presented, at: time, purpose: purpose)
                 }
             ),
@@ -112,21 +122,27 @@ enum TrustBenchmarks {
             ),
             (
                 "chain + pin check, sig cache",
+                measure(seconds: options.seconds) { _ = signatures.evaluate(chain: presented, host: host, at: time) }
+            ),
+            (
+                "chain + pin check, sig+cert cache",
                 measure(seconds: options.seconds) { _ = cached.evaluate(chain: presented, host: host, at: time) }
             ),
         ]
         print(
-            "  \("ECDSA P-256 verify (floor)".padding(toLength: 30, withPad: " ", startingAt: 0)) \(formatRate(verifyRate)) ops/s"
+            "  \("ECDSA P-256 verify (floor)".padding(toLength: 34, withPad: " ", startingAt: 0)) \(formatRate(verifyRate)) ops/s"
         )
         for (name, rate) in rows {
             let cost = verifyRate / rate
             print(
-                "  \(name.padding(toLength: 30, withPad: " ", startingAt: 0)) \(formatRate(rate)) ops/s"
+                "  \(name.padding(toLength: 34, withPad: " ", startingAt: 0)) \(formatRate(rate)) ops/s"
                     + String(format: "   = %5.2f × one P-256 verify (the chain holds 2 signatures)", cost))
         }
-        let coldPins = rows[2].1
-        let cachedPins = rows[3].1
-        print(String(format: "  signature cache speed-up on chain + pins: %.2f×", cachedPins / coldPins))
+        let coldPins = rows[3].1
+        print(
+            String(
+                format: "  speed-up on chain + pins: signature cache %.2f×, both caches %.2f×", rows[4].1 / coldPins,
+                rows[5].1 / coldPins))
         if let statistics = cachedVerifier.signatureCacheStatistics {
             print("  cache: \(statistics.hits) hits, \(statistics.misses) misses")
         }
