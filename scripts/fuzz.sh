@@ -34,6 +34,7 @@ targets=(
     FuzzSealHeader
     FuzzPublicKey
     FuzzPinConfiguration
+    FuzzVaultFile
 )
 
 seconds="${1:-60}"
