@@ -92,6 +92,13 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .executableTarget(
+            name: "FuzzPinConfiguration",
+            dependencies: ["FuzzSupport", "RampartPinning"],
+            path: "Fuzz/FuzzPinConfiguration",
+            exclude: ["Seeds", "lsan.supp"],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
             name: "FuzzCertificate",
             dependencies: ["FuzzSupport", "RampartX509"],
             path: "Fuzz/FuzzCertificate",
@@ -149,7 +156,7 @@ let package = Package(
         ),
         .testTarget(
             name: "RampartX509Tests",
-            dependencies: ["RampartX509", "TestSupport"],
+            dependencies: ["RampartX509", "RampartCrypto", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
