@@ -13,6 +13,7 @@ let package = Package(
     products: [
         .library(name: "RampartCrypto", targets: ["RampartCrypto"]),
         .library(name: "RampartX509", targets: ["RampartX509"]),
+        .library(name: "RampartAppAttest", targets: ["RampartAppAttest"]),
         .library(name: "RampartPinning", targets: ["RampartPinning"]),
         .library(name: "RampartTLS", targets: ["RampartTLS"]),
         .library(name: "RampartAttestService", targets: ["RampartAttestService"]),
@@ -49,10 +50,15 @@ let package = Package(
         ),
         .target(name: "RampartSeal", dependencies: ["RampartCrypto", "RampartVault"], swiftSettings: swiftSettings),
         .target(
+            name: "RampartAppAttest",
+            dependencies: ["RampartCrypto", "RampartX509", "COpenSSL"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "RampartCLI",
             dependencies: [
                 "RampartCrypto", "RampartX509", "RampartPinning", "RampartTLS", "RampartAttestService", "RampartVault",
-                "RampartSeal",
+                "RampartSeal", "RampartAppAttest",
             ],
             swiftSettings: swiftSettings
         ),
@@ -63,6 +69,7 @@ let package = Package(
             name: "rampart-bench",
             dependencies: [
                 "RampartCrypto", "RampartX509", "RampartPinning", "RampartAttestService", "RampartVault", "RampartSeal",
+                "RampartAppAttest",
             ],
             swiftSettings: swiftSettings
         ),
@@ -86,6 +93,13 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .executableTarget(
+            name: "FuzzPinConfiguration",
+            dependencies: ["FuzzSupport", "RampartPinning"],
+            path: "Fuzz/FuzzPinConfiguration",
+            exclude: ["Seeds", "lsan.supp"],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
             name: "FuzzCertificate",
             dependencies: ["FuzzSupport", "RampartX509"],
             path: "Fuzz/FuzzCertificate",
@@ -98,6 +112,41 @@ let package = Package(
             path: "Fuzz/SealHeader",
             swiftSettings: swiftSettings
         ),
+        .executableTarget(
+            name: "FuzzVaultFile",
+            dependencies: ["FuzzSupport", "RampartVault", "RampartCrypto"],
+            path: "Fuzz/VaultFile",
+            exclude: ["Seeds"],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "FuzzPublicKey",
+            dependencies: ["FuzzSupport", "RampartCrypto"],
+            path: "Fuzz/FuzzPublicKey",
+            exclude: ["Seeds"],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "FuzzCBOR",
+            dependencies: ["FuzzSupport", "RampartAppAttest"],
+            path: "Fuzz/FuzzCBOR",
+            exclude: ["Seeds"],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "FuzzAuthenticatorData",
+            dependencies: ["FuzzSupport", "RampartAppAttest"],
+            path: "Fuzz/FuzzAuthenticatorData",
+            exclude: ["Seeds"],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "FuzzAttestationObject",
+            dependencies: ["FuzzSupport", "RampartAppAttest"],
+            path: "Fuzz/FuzzAttestationObject",
+            exclude: ["Seeds"],
+            swiftSettings: swiftSettings
+        ),
 
         // MARK: Tests
         .target(name: "TestSupport", dependencies: ["RampartCrypto"], swiftSettings: swiftSettings),
@@ -108,7 +157,7 @@ let package = Package(
         ),
         .testTarget(
             name: "RampartX509Tests",
-            dependencies: ["RampartX509", "TestSupport"],
+            dependencies: ["RampartX509", "RampartCrypto", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -130,6 +179,11 @@ let package = Package(
         .testTarget(
             name: "RampartAttestServiceTests",
             dependencies: ["RampartAttestService", "RampartSQLite", "RampartCrypto", "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RampartAppAttestTests",
+            dependencies: ["RampartAppAttest", "RampartCrypto", "RampartX509", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -6,8 +6,8 @@ import RampartSeal
 /// libFuzzer target for RampartSeal's untrusted-input parsers: the sealed header, the whole streaming open (with a
 /// fixed key, so no KDF runs), the keyset serialization and PHC password-hash strings.
 ///
-/// Build with `-sanitize=fuzzer,address -DFUZZING` (libFuzzer then provides `main`); a normal build replays the files
-/// given as arguments through the same entry point, so the target always compiles and links.
+/// scripts/fuzz.sh builds it with `-sanitize=fuzzer,address -DFUZZING`; a normal build replays the files given as
+/// arguments through the same entry point, so the target always compiles and links.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzSealHeader(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))

@@ -20,7 +20,7 @@ extension Argon2Parameters {
     /// Checks libargon2's minimums (``SealError/Code/invalidParameter``) and the untrusted-input limits
     /// (``SealError/Code/limitExceeded``).
     func validateForSeal() throws {
-        guard parallelism >= 1, iterations >= 1, memoryKiB >= 8 * parallelism else {
+        guard parallelism >= 1, iterations >= 1, UInt64(memoryKiB) >= 8 * UInt64(parallelism) else {
             throw SealError.invalidParameter("Argon2id needs p ≥ 1, t ≥ 1 and m ≥ 8·p KiB; got \(phcText)")
         }
         guard memoryKiB <= Self.maximumUntrustedMemoryKiB, iterations <= Self.maxIterations,

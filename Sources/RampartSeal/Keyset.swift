@@ -77,7 +77,11 @@ public struct Keyset: Sendable {
             throw SealError.limitExceeded(
                 "keyset '\(name)' already holds \(Self.maximumKeyCount) keys; remove retired keys first")
         }
-        let version = (entries.map(\.version).max() ?? 0) + 1
+        let newest = entries.map(\.version).max() ?? 0
+        guard newest < UInt32.max else {
+            throw SealError.limitExceeded("keyset '\(name)' has used every key version up to \(UInt32.max)")
+        }
+        let version = newest + 1
         entries.append(Entry(version: version, key: SymmetricKey(randomByteCount: 32)))
         return id(version)
     }

@@ -19,8 +19,26 @@ enum Bench {
         Benchmark(name: "crypto", summary: "OpenSSL primitive costs (the floors other ratios divide by)") { options in
             CryptoBenchmarks.run(options)
         },
+        Benchmark(name: "pins", summary: "certificates parsed + SPKI-pinned per second vs SHA-256 of the same bytes") {
+            options in
+            PinsBenchmarks.run(options)
+        },
+        Benchmark(name: "trust", summary: "chain evaluation + pin check per second, cold and cached, vs ECDSA") {
+            options in
+            TrustBenchmarks.run(options)
+        },
         Benchmark(name: "seal", summary: "file encryption (1 GiB) vs the AES-GCM floor, cp and age") { options in
             SealBenchmarks.run(options)
+        },
+        Benchmark(name: "vault", summary: "vault items written/read per second vs AES-GCM; open time (KDF)") {
+            options in
+            VaultBenchmarks.run(options)
+        },
+        Benchmark(
+            name: "appattest",
+            summary: "App Attest attestations/s (cold, cached intermediate) and assertions/s vs their signature checks"
+        ) { options in
+            AppAttestBenchmarks.run(options)
         },
     ]
 

@@ -53,12 +53,22 @@ struct PublicKeyTests {
                 bytes: [0x30, 0x5B] + algorithm + [0x23, 0x44] + bitString),
             NonDERCase(name: "high-tag-number identifier", bytes: [0x3F, 0x01, 0x59] + body),
             NonDERCase(name: "trailing byte", bytes: spki + [0]),
+            NonDERCase(name: "subjectPublicKey with unused bits", bytes: evenKeyWithUnusedBits()),
             NonDERCase(name: "truncated", bytes: Array(spki.dropLast())),
             NonDERCase(
                 name: "nesting deeper than the limit",
                 bytes: (0..<20).reduce([0x05, 0x00]) { inner, _ in [0x30, UInt8(inner.count)] + inner }),
         ]
     }()
+
+    /// A valid P-256 SPKI whose last byte is even, re-labelled as having one unused bit: only the unused-bits rule
+    /// can reject it (the point itself is on the curve).
+    static func evenKeyWithUnusedBits() -> [UInt8] {
+        while true {
+            let spki = ECPrivateKey(curve: .p256).publicKey.derRepresentation
+            if let last = spki.last, last & 1 == 0 { return Array(spki[0..<25]) + [0x01] + Array(spki[26...]) }
+        }
+    }
 
     @Test("non-DER SubjectPublicKeyInfo encodings are invalidKey", arguments: nonDER)
     func strictDER(vector: NonDERCase) {
@@ -147,4 +157,38 @@ struct SPKIImportPathTests {
     }
 
     private func fixLength(_ bytes: [UInt8]) -> [UInt8] { [0x30, UInt8(bytes.count - 2)] + bytes.dropFirst(2) }
+}
+
+struct PublicKeySharingTests {
+    @Test("one key verifies from many tasks at once (EVP_PKEY shared read-only)")
+    func concurrentVerification() async throws {
+        let signer = ECPrivateKey(curve: .p256)
+        let signature = try signer.signature(for: [4, 2])
+        let key = PublicKey(signer.publicKey)
+        let results = await withTaskGroup(of: Bool.self) { group in
+            for _ in 0..<8 {
+                group.addTask {
+                    (0..<25).allSatisfy { _ in
+                        key.isValidSignature(signature, for: [4, 2], algorithm: .ecdsaWithSHA256)
+                            && !key.isValidSignature(signature, for: [4, 3], algorithm: .ecdsaWithSHA256)
+                    }
+                }
+            }
+            return await group.reduce(into: [Bool]()) { $0.append($1) }
+        }
+        #expect(results == [Bool](repeating: true, count: 8))
+    }
+
+    @Test("a compressed point in an SPKI is re-encoded uncompressed")
+    func compressedSPKI() throws {
+        let full = try ECPublicKey(derRepresentation: KeyFixtures.p256SPKI)
+        let point = full.x963Representation
+        let compressedPoint = [2 + (point[64] & 1)] + point[1...32]
+        let algorithm = Array(KeyFixtures.p256SPKI[2..<23])
+        let body = algorithm + [0x03, 0x22, 0x00] + compressedPoint
+        let spki = [0x30, UInt8(body.count)] + body
+        let key = try PublicKey(spkiDER: spki)
+        #expect(key.derRepresentation == KeyFixtures.p256SPKI)
+        #expect(key.ecPublicKey?.x963Representation == point)
+    }
 }

@@ -99,3 +99,15 @@ struct KeysetTests {
         await #expect(throws: SealError.malformedKeyset()) { try await store.keyset(named: "junk") }
     }
 }
+
+struct KeysetLimitTests {
+    @Test("a keyset whose newest version is 2³²−1 refuses to add a key instead of overflowing")
+    func versionOverflow() throws {
+        var bytes =
+            Array("RKEYSET".utf8) + [1, 1, UInt8(ascii: "k"), 0xFF, 0xFF, 0xFF, 0xFF, 0, 1, 0xFF, 0xFF, 0xFF, 0xFF]
+        bytes += [UInt8](repeating: 3, count: 32)
+        var keyset = try Keyset(serialized: bytes)
+        #expect(keyset.primaryID == "k/v4294967295")
+        #expect(throws: SealError.limitExceeded()) { try keyset.addKey() }
+    }
+}

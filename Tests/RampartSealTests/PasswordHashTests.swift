@@ -77,6 +77,8 @@ struct PasswordHashTests {
             Malformed(phc: "$argon2id$v=19$m=4294967295,t=1,p=1$\(salt)$\(hash)", code: .limitExceeded),
             Malformed(phc: "$argon2id$v=19$m=64,t=1000,p=1$\(salt)$\(hash)", code: .limitExceeded),
             Malformed(phc: "$argon2id$v=19$m=1024,t=1,p=64$\(salt)$\(hash)", code: .limitExceeded),
+            // Found by FuzzSealHeader: 8·p overflowed 32 bits.
+            Malformed(phc: "$argon2id$v=19$m=1024,t=1,p=4294967295$\(salt)$\(hash)", code: .malformedPasswordHash),
             Malformed(phc: "$argon2id$v=19$m=64,t=1,p=1$\(salt)=$\(hash)", code: .malformedPasswordHash),
             Malformed(phc: "$argon2id$v=19$m=64,t=1,p=1$c29tZXNhbHR$\(hash)", code: .malformedPasswordHash),
             Malformed(phc: "$argon2id$v=19$m=64,t=1,p=1$c29tZQ$\(hash)", code: .malformedPasswordHash),

@@ -160,6 +160,9 @@ struct TamperingTests {
         var salt = bytes
         salt[70] ^= 0x01
         #expect(throws: SealError.wrongKey()) { try SealedStream.open(salt, key: key) }
+        var lanes = bytes  // Found by FuzzSealHeader: p = 2³²−1 overflowed 8·p.
+        lanes.replaceSubrange(65..<69, with: [0xFF, 0xFF, 0xFF, 0xFF])
+        #expect(throws: SealError.malformedHeader()) { try SealedStream.open(lanes, key: key) }
         var kdf = bytes
         kdf[56] = 9
         #expect(throws: SealError.unsupportedAlgorithm()) { try SealedStream.open(kdf, key: key) }

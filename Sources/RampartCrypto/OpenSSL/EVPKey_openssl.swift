@@ -113,10 +113,11 @@ final class EVPKey: @unchecked Sendable {
         let length = i2d_PUBKEY(pointer, nil)
         guard length > 0 else { preconditionFailure("i2d_PUBKEY failed: \(drainOpenSSLErrors())") }
         var out = [UInt8](repeating: 0, count: Int(length))
-        out.withUnsafeMutableBufferPointer { buffer in
+        let written = out.withUnsafeMutableBufferPointer { buffer -> Int32 in
             var cursor = buffer.baseAddress
-            _ = i2d_PUBKEY(pointer, &cursor)
+            return i2d_PUBKEY(pointer, &cursor)
         }
+        guard written == length else { preconditionFailure("i2d_PUBKEY wrote \(written) of \(length) bytes") }
         return out
     }
 }
@@ -173,6 +174,9 @@ func importSPKI(_ der: [UInt8]) throws -> EVPKey {
             "a SubjectPublicKeyInfo must be 1…\(maximumSPKIByteCount) bytes; got \(der.count)")
     }
     try StrictDER.validate(der)
+    guard !SPKIShape.declaresUnusedBits(der) else {
+        throw CryptoError.invalidKey("the subjectPublicKey BIT STRING declares unused bits; keys are whole octets")
+    }
     switch SPKIShape.recognise(der) {
     case .ec(let curve, let point):
         guard SPKIShape.isAllowedPointForm(point, curve: curve) else {

@@ -7,7 +7,7 @@ extension Certificate {
     ///      critical    BOOLEAN DEFAULT FALSE,
     ///      extnValue   OCTET STRING }
     /// ```
-    public struct Extension: Hashable, Sendable {
+    public struct Extension: Hashable {
         /// The extension's identifier.
         public let oid: ASN1ObjectIdentifier
         /// Whether a relying party that does not understand the extension must reject the certificate.
@@ -56,7 +56,7 @@ extension Certificate {
     ///
     /// Decoding happens once, when the certificate is parsed: a certificate whose known extensions are malformed is
     /// rejected then, so the typed properties below never fail later.
-    public struct Extensions: Hashable, Sendable {
+    public struct Extensions: Hashable {
         /// The most extensions a certificate may carry (DoS bound; web PKI certificates carry about ten).
         public static let maximumCount = 32
 
@@ -111,3 +111,7 @@ extension Certificate {
         public var isEmpty: Bool { all.isEmpty }
     }
 }
+
+extension Certificate.Extension: Sendable {}
+
+extension Certificate.Extensions: Sendable {}

@@ -25,7 +25,7 @@ import RampartCrypto
 /// Every byte-valued property is a copy of bytes as received: ``tbsCertificateBytes`` is what the issuer signed and
 /// ``subjectPublicKeyInfoBytes`` is what ``spkiSHA256`` hashes, so nothing is ever re-encoded before it is hashed
 /// or verified. Parsing checks structure only; it does not check the signature, the validity period or the chain.
-public struct Certificate: Sendable {
+public struct Certificate {
     /// The most bytes a certificate may have (DoS bound; web PKI certificates are 1–3 KB).
     public static let maximumByteCount = 64 << 10
     /// The most content octets of a serial number. RFC 5280 4.1.2.2 allows 20 octets; one more covers a leading
@@ -240,3 +240,5 @@ extension ASN1Node {
         return Array(node.contentSlice.dropFirst())
     }
 }
+
+extension Certificate: Sendable {}

@@ -3,7 +3,7 @@ public import RampartCrypto
 
 /// Builds and signs X.509 v3 certificates with ECDSA: test PKIs, the App Attest device simulator, sample chains.
 ///
-/// The TBSCertificate is written with ``DERWriter`` (RFC 5280 section 4.1), signed with an ``ECPrivateKey`` using
+/// The TBSCertificate is written with ``DERWriter`` (RFC 5280 section 4.1), signed with an `ECPrivateKey` using
 /// ecdsa-with-SHA256, -SHA384 or -SHA512 (RFC 5758 section 3.2, parameters absent), and the result is parsed back
 /// with ``Certificate/init(derEncoded:)``, so a built certificate passes the same checks as a received one.
 ///
@@ -20,7 +20,7 @@ public import RampartCrypto
 ///
 /// - Important: Building certificates is for tests and simulators; the builder does not stop you from making
 ///   certificates that a verifier should refuse (expired, wrong key usage), which is what negative tests need.
-public struct CertificateBuilder: Sendable {
+public struct CertificateBuilder {
     /// The serial number's unsigned big-endian magnitude (encoded as a positive INTEGER).
     public var serialNumber: [UInt8]
     /// The issuer's name (the subject of the signing certificate; equal to ``subject`` for a self-signed one).
@@ -197,7 +197,7 @@ public struct CertificateBuilder: Sendable {
     ///   - digest: The hash; the curve's default (SHA-256 for P-256, SHA-384 for P-384, SHA-512 for P-521) when nil.
     /// - Returns: The parsed certificate.
     /// - Throws: ``X509Error`` when the description cannot be encoded or the result does not parse (for example a
-    ///   repeated extension), or ``CryptoError`` when signing fails.
+    ///   repeated extension), or `CryptoError` when signing fails.
     public func sign(with issuerKey: ECPrivateKey, digest: DigestAlgorithm? = nil) throws -> Certificate {
         let digest = digest ?? issuerKey.curve.defaultDigest
         let algorithm =
@@ -224,3 +224,5 @@ public struct CertificateBuilder: Sendable {
         return bytes
     }
 }
+
+extension CertificateBuilder: Sendable {}

@@ -5,7 +5,7 @@
 ///      cA                      BOOLEAN DEFAULT FALSE,
 ///      pathLenConstraint       INTEGER (0..MAX) OPTIONAL }
 /// ```
-public struct BasicConstraints: Hashable, Sendable {
+public struct BasicConstraints: Hashable {
     /// Whether the subject is a certificate authority.
     public var isCA: Bool
     /// The most non-self-issued intermediates that may follow this one, or nil for no limit.
@@ -67,7 +67,7 @@ public struct BasicConstraints: Hashable, Sendable {
 ///      keyAgreement            (4), keyCertSign (5), cRLSign (6), encipherOnly (7), decipherOnly (8) }
 /// ```
 /// Bit *n* of the list is bit *n* of ``rawValue``.
-public struct KeyUsage: OptionSet, Hashable, Sendable {
+public struct KeyUsage: OptionSet, Hashable {
     /// The named bits; bit *n* is the list's bit *n*.
     public let rawValue: UInt16
 
@@ -138,7 +138,7 @@ public struct KeyUsage: OptionSet, Hashable, Sendable {
 }
 
 /// `ExtKeyUsageSyntax` (RFC 5280 section 4.2.1.12): `SEQUENCE SIZE (1..MAX) OF KeyPurposeId`.
-public struct ExtendedKeyUsage: Hashable, Sendable {
+public struct ExtendedKeyUsage: Hashable {
     /// The purposes, in encoded order; see ``ASN1ObjectIdentifier/ExtendedKeyUsage``.
     public var purposes: [ASN1ObjectIdentifier]
 
@@ -184,7 +184,7 @@ public struct ExtendedKeyUsage: Hashable, Sendable {
 ///   authorityCertIssuer       [1] GeneralNames            OPTIONAL,
 ///   authorityCertSerialNumber [2] CertificateSerialNumber OPTIONAL  }
 /// ```
-public struct AuthorityKeyIdentifier: Hashable, Sendable {
+public struct AuthorityKeyIdentifier: Hashable {
     /// The issuer's key identifier, usually its subjectKeyIdentifier.
     public var keyIdentifier: [UInt8]?
     /// The issuer's issuer's names.
@@ -273,3 +273,11 @@ enum ExtensionValues {
         return writer.bytes
     }
 }
+
+extension BasicConstraints: Sendable {}
+
+extension KeyUsage: Sendable {}
+
+extension ExtendedKeyUsage: Sendable {}
+
+extension AuthorityKeyIdentifier: Sendable {}

@@ -13,7 +13,7 @@
 /// ``description`` prints the name the way `openssl x509 -noout -subject -nameopt oneline,-space_eq` does on
 /// OpenSSL 3 (the form `openssl s_client` shows in its chain), for example `C=GB, O=Sectigo Limited, CN=...`.
 /// See ``description`` for the exact rules.
-public struct DistinguishedName: Sendable {
+public struct DistinguishedName {
     /// The most attributes one name may hold (DoS bound; real names hold fewer than 20).
     public static let maximumAttributeCount = 128
 
@@ -82,7 +82,7 @@ public struct DistinguishedName: Sendable {
 
     /// One relative distinguished name: a SET of attributes (more than one for a multi-valued RDN such as
     /// `OU=x + O=y`).
-    public struct RelativeDistinguishedName: Hashable, Sendable {
+    public struct RelativeDistinguishedName: Hashable {
         /// The attributes, in encoded order.
         public let attributes: [Attribute]
 
@@ -93,7 +93,7 @@ public struct DistinguishedName: Sendable {
     }
 
     /// One `AttributeTypeAndValue`.
-    public struct Attribute: Hashable, Sendable {
+    public struct Attribute: Hashable {
         /// The attribute type, e.g. ``ASN1ObjectIdentifier/NameAttribute/commonName``.
         public let type: ASN1ObjectIdentifier
         /// The identifier of the value element (UTF8String, PrintableString, …).
@@ -136,8 +136,7 @@ public struct DistinguishedName: Sendable {
             }
             self.valueIdentifier = value.identifier
             self.valueContent = value.contentBytes
-            guard Self.codePoints(valueIdentifier, valueContent) != nil || Self.width(of: valueIdentifier) == nil
-            else {
+            guard Self.isWellFormed(valueIdentifier, value.contentSlice) else {
                 throw X509Error.invalidCertificate("the \(valueIdentifier) value of a \(type) attribute is malformed")
             }
         }
@@ -176,6 +175,35 @@ public struct DistinguishedName: Sendable {
             case 28: return 4
             case 30: return 2
             default: return nil
+            }
+        }
+
+        /// Whether a value of a string type is well formed (what ``codePoints(_:_:)`` checks, without allocating);
+        /// true for the types that are printed in hex.
+        static func isWellFormed(_ identifier: ASN1Identifier, _ content: ArraySlice<UInt8>) -> Bool {
+            switch width(of: identifier) {
+            case 0:
+                var decoder = UTF8()
+                var iterator = content.makeIterator()
+                while true {
+                    switch decoder.decode(&iterator) {
+                    case .scalarValue: continue
+                    case .emptyInput: return true
+                    case .error: return false
+                    }
+                }
+            case let width? where width == 2 || width == 4:
+                guard content.count % width == 0 else { return false }
+                var index = content.startIndex
+                while index < content.endIndex {
+                    var point: UInt32 = 0
+                    for offset in 0..<width { point = point << 8 | UInt32(content[index + offset]) }
+                    guard point <= 0x10_FFFF, !(0xD800...0xDFFF).contains(point) else { return false }
+                    index += width
+                }
+                return true
+            default:
+                return true
             }
         }
 
@@ -300,3 +328,9 @@ extension DistinguishedName: CustomStringConvertible {
         return quoted ? "\"" + value + "\"" : value
     }
 }
+
+extension DistinguishedName: Sendable {}
+
+extension DistinguishedName.RelativeDistinguishedName: Sendable {}
+
+extension DistinguishedName.Attribute: Sendable {}

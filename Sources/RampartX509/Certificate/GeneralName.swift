@@ -13,7 +13,7 @@
 ///      registeredID                    [8]     OBJECT IDENTIFIER }
 /// ```
 /// The module uses IMPLICIT tagging, except that `directoryName` is explicit because Name is a CHOICE.
-public enum GeneralName: Hashable, Sendable {
+public enum GeneralName: Hashable {
     /// `otherName`: the whole `[0]` element, kept as DER.
     case otherName([UInt8])
     /// `rfc822Name`: an email address.
@@ -99,3 +99,5 @@ public enum GeneralName: Hashable, Sendable {
         }
     }
 }
+
+extension GeneralName: Sendable {}

@@ -6,7 +6,7 @@ extension Certificate {
     ///      algorithm               OBJECT IDENTIFIER,
     ///      parameters              ANY DEFINED BY algorithm OPTIONAL  }
     /// ```
-    public struct SignatureAlgorithm: Hashable, Sendable {
+    public struct SignatureAlgorithm: Hashable {
         /// The algorithm, e.g. ``ASN1ObjectIdentifier/SignatureAlgorithm/ecdsaWithSHA256``.
         public let oid: ASN1ObjectIdentifier
         /// The DER of the parameters element, or nil when absent (ECDSA and EdDSA have none; RSA PKCS #1 has NULL).
@@ -48,3 +48,5 @@ extension Certificate.SignatureAlgorithm: CustomStringConvertible {
     /// dotted identifier.
     public var description: String { OpenSSLObjectNames.shortName(for: oid) ?? oid.dottedString }
 }
+
+extension Certificate.SignatureAlgorithm: Sendable {}

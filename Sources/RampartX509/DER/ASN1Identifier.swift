@@ -3,9 +3,9 @@
 /// X.690 clause 8.1.2: bits 8–7 of the first identifier octet give the class, bit 6 says whether the element is
 /// constructed, and bits 5–1 give the tag number, or `11111` when the number follows in base-128 octets
 /// (the high-tag-number form, 8.1.2.4).
-public struct ASN1Identifier: Hashable, Sendable {
+public struct ASN1Identifier: Hashable {
     /// The tag class (X.690 8.1.2.2, Table 1).
-    public enum TagClass: UInt8, Hashable, Sendable {
+    public enum TagClass: UInt8, Hashable {
         /// Universal: the types X.680 defines (INTEGER, SEQUENCE, …).
         case universal = 0
         /// Application-specific.
@@ -134,3 +134,7 @@ extension ASN1Identifier: CustomStringConvertible {
         }
     }
 }
+
+extension ASN1Identifier: Sendable {}
+
+extension ASN1Identifier.TagClass: Sendable {}

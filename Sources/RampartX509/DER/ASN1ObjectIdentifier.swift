@@ -2,7 +2,7 @@
 ///
 /// Well-known identifiers are static lets in nested enums, e.g. ``ASN1ObjectIdentifier/AppAttest/nonce`` or
 /// ``ASN1ObjectIdentifier/X509Extension/basicConstraints``. Two identifiers are equal when their encodings are.
-public struct ASN1ObjectIdentifier: Hashable, Sendable {
+public struct ASN1ObjectIdentifier: Hashable {
     /// The most content octets an identifier may have (DoS bound: the dotted form is computed digit by digit).
     public static let maximumEncodedByteCount = 128
 
@@ -15,6 +15,12 @@ public struct ASN1ObjectIdentifier: Hashable, Sendable {
     /// - Throws: ``X509Error`` with code `invalidDER` for empty, truncated or padded subidentifiers, or
     ///   `limitExceeded` beyond ``maximumEncodedByteCount``.
     init(validatingContent content: ArraySlice<UInt8>) throws {
+        try Self.validate(content)
+        self.derContent = Array(content)
+    }
+
+    /// Checks content octets against X.690 8.19.2 without copying them.
+    static func validate(_ content: ArraySlice<UInt8>) throws {
         guard let last = content.last else {
             throw X509Error.invalidDER("an OBJECT IDENTIFIER has no content octets (X.690 8.19)")
         }
@@ -32,7 +38,6 @@ public struct ASN1ObjectIdentifier: Hashable, Sendable {
             }
             startsSubidentifier = octet & 0x80 == 0
         }
-        self.derContent = Array(content)
     }
 
     /// Parses a dotted-decimal identifier such as `1.2.840.113635.100.8.2`.
@@ -144,3 +149,5 @@ extension ASN1ObjectIdentifier: ExpressibleByStringLiteral {
         }
     }
 }
+
+extension ASN1ObjectIdentifier: Sendable {}

@@ -13,7 +13,7 @@ public import Foundation
 /// }
 /// let der = writer.bytes
 /// ```
-public struct DERWriter: Sendable {
+public struct DERWriter {
     /// The encoding so far.
     public private(set) var bytes: [UInt8] = []
 
@@ -222,3 +222,5 @@ public struct DERWriter: Sendable {
         bytes += octets
     }
 }
+
+extension DERWriter: Sendable {}
