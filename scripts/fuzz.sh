@@ -38,6 +38,7 @@ targets=(
     FuzzCBOR
     FuzzAuthenticatorData
     FuzzAttestationObject
+    FuzzServiceRouter
 )
 
 seconds="${1:-60}"

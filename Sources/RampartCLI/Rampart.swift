@@ -13,6 +13,8 @@ public enum Rampart {
         SealCommand.self,
         OpenCommand.self,
         AppAttestCommand.self,
+        ServeCommand.self,
+        DemoCommand.self,
     ]
 
     /// The top-level help text.
