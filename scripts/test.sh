@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs Rampart's whole test suite on a fresh Debian 12 machine: installs packages, starts a throwaway PostgreSQL
-# cluster for the PostgreSQL store tests, builds with warnings as errors, and runs `swift test`.
+# cluster for the PostgreSQL store tests, builds with warnings as errors, and runs `swift test` inside a private D-Bus
+# session with an unlocked throwaway GNOME Keyring (scripts/with-keyring.sh) for the Secret Service tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/install-deps.sh
@@ -8,4 +9,4 @@ source scripts/postgres.sh
 
 swift build --build-tests -Xswiftc -warnings-as-errors \
     --explicit-target-dependency-import-check error -Xswiftc -require-explicit-sendable
-swift test --skip-build --parallel --num-workers 2 "$@"
+bash scripts/with-keyring.sh swift test --skip-build --parallel --num-workers 2 "$@"

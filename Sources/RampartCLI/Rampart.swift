@@ -5,6 +5,10 @@ public enum Rampart {
     /// Every subcommand, in the order `rampart --help` lists them.
     public static let commands: [any Command.Type] = [
         PinsCommand.self,
+        VerifyChainCommand.self,
+        InspectCommand.self,
+        PinsetCommand.self,
+        CheckCommand.self,
         VaultCommand.self,
         SealCommand.self,
         OpenCommand.self,

@@ -157,7 +157,13 @@ public struct ItemAttributes: Sendable, Hashable, Codable {
     /// - Parameter other: The stored attributes.
     /// - Returns: `true` when `other` matches this filter.
     public func isMatched(by other: ItemAttributes) -> Bool {
-        setNames.allSatisfy { bytes(of: $0) == other.bytes(of: $0) }
+        func same<T: Equatable>(_ filter: T?, _ stored: T?) -> Bool { filter == nil || filter == stored }
+        return same(service, other.service) && same(account, other.account) && same(label, other.label)
+            && same(generic, other.generic) && same(server, other.server) && same(`protocol`, other.protocol)
+            && same(port, other.port) && same(path, other.path) && same(securityDomain, other.securityDomain)
+            && same(authenticationType, other.authenticationType) && same(applicationTag, other.applicationTag)
+            && same(applicationLabel, other.applicationLabel) && same(keyType, other.keyType)
+            && same(issuer, other.issuer) && same(serialNumber, other.serialNumber)
     }
 
     /// These attributes with every field set in `changes` replacing the stored one.

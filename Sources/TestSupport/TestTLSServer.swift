@@ -1,10 +1,15 @@
 internal import Foundation
 
+#if canImport(Glibc)
+internal import Glibc
+#endif
+
 /// An `openssl s_server` on 127.0.0.1 and a free port, serving one certificate chain to a bounded number of
 /// connections, for tests that need a live TLS server without the network.
 ///
-/// It cannot hang a test run: it is started under `timeout`, exits after ``connections`` handshakes (`-naccept`),
-/// and ``stop()`` (also called from `deinit`) terminates it.
+/// It cannot hang a test run: it runs under `timeout -s KILL` (in its own process group, killed whole after
+/// `lifetime` seconds), exits by itself after ``connections`` handshakes (`-naccept`), and ``stop()`` (also called from
+/// `deinit`) sends SIGKILL to the group — a signal that a mask inherited from a Dispatch thread cannot block.
 public final class TestTLSServer: @unchecked Sendable {
     /// The port it listens on.
     public let port: UInt16
@@ -27,7 +32,8 @@ public final class TestTLSServer: @unchecked Sendable {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
         var arguments = [
-            "\(lifetime)", "/usr/bin/openssl", "s_server", "-accept", "127.0.0.1:0", "-cert", certificate, "-key", key,
+            "-s", "KILL", "\(lifetime)", "/usr/bin/openssl", "s_server", "-accept", "127.0.0.1:0", "-cert", certificate,
+            "-key", key,
             "-naccept", "\(connections)", "-www",
         ]
         if let chain { arguments += ["-cert_chain", chain] }
@@ -53,15 +59,20 @@ public final class TestTLSServer: @unchecked Sendable {
             }
         }
         guard let found else {
-            process.terminate()
+            Self.kill(process)
             throw PKIError(message: "openssl s_server did not start: \(text)")
         }
         port = found
     }
 
-    /// Terminates the server.
-    public func stop() {
-        if process.isRunning { process.terminate() }
+    /// Kills the server.
+    public func stop() { Self.kill(process) }
+
+    private static func kill(_ process: Process) {
+        guard process.isRunning else { return }
+        // `timeout` made itself the leader of a new process group, so its pid names the group with openssl in it.
+        _ = Glibc.kill(-process.processIdentifier, SIGKILL)
+        _ = Glibc.kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
     }
 

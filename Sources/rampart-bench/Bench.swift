@@ -26,6 +26,10 @@ enum Bench {
         Benchmark(name: "seal", summary: "file encryption (1 GiB) vs the AES-GCM floor, cp and age") { options in
             SealBenchmarks.run(options)
         },
+        Benchmark(name: "vault", summary: "vault items written/read per second vs AES-GCM; open time (KDF)") {
+            options in
+            VaultBenchmarks.run(options)
+        },
     ]
 
     static let help = """

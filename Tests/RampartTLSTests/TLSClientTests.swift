@@ -64,13 +64,10 @@ struct TLSClientTests {
 
     @Test("a closed port is connectionFailed")
     func refused() async throws {
-        let port: UInt16
-        do {
-            let listener = try RawListener()
-            port = listener.port
-        }
+        let reserved = try ReservedPort()
         await #expect(throws: TLSError.connectionFailed("")) {
-            try await TLSClient(timeout: .seconds(5)).fetchPeerChain(from: TLSEndpoint(host: "127.0.0.1", port: port))
+            try await TLSClient(timeout: .seconds(5))
+                .fetchPeerChain(from: TLSEndpoint(host: "127.0.0.1", port: reserved.port))
         }
     }
 

@@ -57,3 +57,118 @@ struct ChainVerifierTests {
         }
     }
 }
+
+struct ChainVerifierEdgeTests {
+    static func verifier(cache: Int = 64) throws -> (ChainVerifier, TestPKI) {
+        let pki = try TestPKI.shared.get()
+        return (
+            try ChainVerifier(
+                trustAnchorDER: [pki.der("root")], options: .init(signatureCacheCapacity: cache)), pki
+        )
+    }
+
+    static func reason(_ result: RawChainResult) -> (ChainFailure.Reason?, Int?) {
+        if case .untrusted(let reason, _, let index, _, _) = result { return (reason, index) }
+        return (nil, nil)
+    }
+
+    @Test("a tampered leaf signature is badSignature at 0, with and without the cache", arguments: [0, 64])
+    func tampered(cache: Int) throws {
+        let (verifier, pki) = try Self.verifier(cache: cache)
+        var leaf = try pki.der("good")
+        leaf[leaf.count - 1] ^= 0x01
+        let intermediate = try pki.der("intermediate")
+        // Warm the cache with the genuine chain first: the tampered one must still fail.
+        _ = verifier.evaluateDER(
+            leaf: try pki.der("good"), intermediates: [intermediate], at: TestPKI.validationTime, purpose: .none)
+        let result = verifier.evaluateDER(
+            leaf: leaf, intermediates: [intermediate], at: TestPKI.validationTime, purpose: .none)
+        #expect(Self.reason(result) == (.badSignature, 0))
+    }
+
+    @Test("a leaf presented without its intermediate is missingIntermediate at 0")
+    func missingIntermediate() throws {
+        let (verifier, pki) = try Self.verifier()
+        let result = verifier.evaluateDER(
+            leaf: try pki.der("good"), intermediates: [], at: TestPKI.validationTime,
+            purpose: .tlsServer(hostname: "good.rampart.test"))
+        #expect(Self.reason(result) == (.missingIntermediate, 0))
+    }
+
+    @Test("the validation time is injected: the good chain is expired in 2029 and not yet valid in 2024")
+    func injectedTime() throws {
+        let (verifier, pki) = try Self.verifier()
+        let intermediates = [try pki.der("intermediate")]
+        let later = verifier.evaluateDER(
+            leaf: try pki.der("good"), intermediates: intermediates,
+            at: Date(timeIntervalSince1970: 1_861_920_000), purpose: .none)
+        #expect(Self.reason(later) == (.expired, 0))
+        let earlier = verifier.evaluateDER(
+            leaf: try pki.der("good"), intermediates: intermediates,
+            at: Date(timeIntervalSince1970: 1_704_067_200), purpose: .none)
+        #expect(Self.reason(earlier) == (.notYetValid, 0))
+    }
+
+    @Test("purpose none checks neither the host nor serverAuth (App Attest leaves have no EKU)")
+    func purposeNone() throws {
+        let (verifier, pki) = try Self.verifier()
+        let result = verifier.evaluateDER(
+            leaf: try pki.der("clientauth"), intermediates: [try pki.der("intermediate")],
+            at: TestPKI.validationTime, purpose: .none)
+        guard case .trusted(let path) = result else {
+            Issue.record("expected trusted, got \(Self.reason(result))")
+            return
+        }
+        #expect(path.count == 3)
+    }
+
+    @Test("the signature cache turns repeated evaluations into hits")
+    func cacheHits() throws {
+        let (verifier, pki) = try Self.verifier()
+        for _ in 0..<3 {
+            _ = verifier.evaluateDER(
+                leaf: try pki.der("good"), intermediates: [try pki.der("intermediate")], at: TestPKI.validationTime,
+                purpose: .tlsServer(hostname: "good.rampart.test"))
+        }
+        let statistics = try #require(verifier.signatureCacheStatistics)
+        #expect(statistics.misses == 2)
+        #expect(statistics.hits == 4)
+        verifier.clearSignatureCache()
+        #expect(verifier.signatureCacheStatistics?.hits == 0)
+    }
+
+    @Test("more intermediates than the limit is chainTooLong before any parsing")
+    func tooManyIntermediates() throws {
+        let (verifier, pki) = try Self.verifier()
+        let many = Array(repeating: try pki.der("intermediate"), count: ChainVerifier.maximumIntermediateCount + 1)
+        let result = verifier.evaluateDER(
+            leaf: try pki.der("good"), intermediates: many, at: TestPKI.validationTime, purpose: .none)
+        #expect(Self.reason(result).0 == .chainTooLong)
+    }
+
+    @Test("bytes that are not a certificate are malformedCertificate")
+    func garbage() throws {
+        let (verifier, pki) = try Self.verifier()
+        let leaf = verifier.evaluateDER(
+            leaf: [0x30, 0x00], intermediates: [], at: TestPKI.validationTime, purpose: .none)
+        #expect(Self.reason(leaf).0 == .malformedCertificate)
+        let trailing = try pki.der("good") + [0]
+        let result = verifier.evaluateDER(leaf: trailing, intermediates: [], at: TestPKI.validationTime, purpose: .none)
+        #expect(Self.reason(result).0 == .malformedCertificate)
+    }
+
+    @Test("an anchor that is not a certificate is refused with invalidCertificate")
+    func badAnchor() {
+        #expect(throws: X509Error.invalidCertificate("")) { try ChainVerifier(trustAnchorDER: [[0x30, 0x00]]) }
+    }
+
+    @Test("the system trust store loads and does not trust the test root")
+    func systemStore() throws {
+        let pki = try TestPKI.shared.get()
+        let verifier = try ChainVerifier(trustAnchorDER: [], options: .init(includeSystemTrustStore: true))
+        let result = verifier.evaluateDER(
+            leaf: try pki.der("good"), intermediates: [try pki.der("intermediate")], at: TestPKI.validationTime,
+            purpose: .tlsServer(hostname: "good.rampart.test"))
+        #expect(Self.reason(result) == (.untrustedRoot, 1))
+    }
+}

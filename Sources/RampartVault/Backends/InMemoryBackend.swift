@@ -2,9 +2,55 @@ import Synchronization
 
 /// A ``VaultBackend`` that keeps items in memory, for tests and short-lived processes.
 ///
-/// Nothing is encrypted and nothing survives the process.
+/// Nothing is encrypted and nothing survives the process. Lookups by class, service and account use an index; other
+/// filters scan.
 public final class InMemoryBackend: VaultBackend {
-    private let storage = Mutex<[PrimaryKey: VaultItem]>([:])
+    private struct NameKey: Hashable {
+        let itemClass: ItemClass
+        let service: String?
+        let account: String?
+
+        init(_ item: VaultItem) {
+            itemClass = item.itemClass
+            service = item.attributes.service
+            account = item.attributes.account
+        }
+
+        init?(_ filter: ItemFilter) {
+            guard let service = filter.attributes.service, let account = filter.attributes.account else { return nil }
+            itemClass = filter.itemClass
+            self.service = service
+            self.account = account
+        }
+    }
+
+    private struct Storage {
+        var items: [PrimaryKey: VaultItem] = [:]
+        var byName: [NameKey: Set<PrimaryKey>] = [:]
+
+        mutating func insert(_ item: VaultItem, key: PrimaryKey) {
+            items[key] = item
+            byName[NameKey(item), default: []].insert(key)
+        }
+
+        mutating func remove(_ key: PrimaryKey) {
+            guard let item = items.removeValue(forKey: key) else { return }
+            byName[NameKey(item)]?.remove(key)
+        }
+
+        func matching(_ filter: ItemFilter) -> [PrimaryKey: VaultItem] {
+            if let name = NameKey(filter) {
+                var result: [PrimaryKey: VaultItem] = [:]
+                for key in byName[name] ?? [] {
+                    if let item = items[key], filter.matches(item) { result[key] = item }
+                }
+                return result
+            }
+            return items.filter { filter.matches($0.value) }
+        }
+    }
+
+    private let storage = Mutex(Storage())
 
     /// Creates an empty store.
     public init() {}
@@ -14,10 +60,10 @@ public final class InMemoryBackend: VaultBackend {
     /// - Parameter item: The item.
     /// - Throws: ``VaultError/Code/duplicateItem`` when its primary key exists.
     public func insert(_ item: VaultItem) async throws {
-        try storage.withLock { items in
+        try storage.withLock { storage in
             let key = item.primaryKey
-            guard items[key] == nil else { throw VaultError.duplicateItem() }
-            items[key] = item
+            guard storage.items[key] == nil else { throw VaultError.duplicateItem() }
+            storage.insert(item, key: key)
         }
     }
 
@@ -27,7 +73,7 @@ public final class InMemoryBackend: VaultBackend {
     /// - Returns: The items.
     /// - Throws: Never; the signature is the protocol's.
     public func items(matching filter: ItemFilter) async throws -> [VaultItem] {
-        storage.withLock { items in items.values.filter(filter.matches) }
+        storage.withLock { storage in Array(storage.matching(filter).values) }
     }
 
     /// Replaces the matched items, all or nothing.
@@ -41,17 +87,18 @@ public final class InMemoryBackend: VaultBackend {
         matching filter: ItemFilter,
         _ transform: @Sendable (VaultItem) throws -> VaultItem
     ) async throws -> Int {
-        try storage.withLock { items in
-            var next = items
-            let matched = items.filter { filter.matches($0.value) }
-            for key in matched.keys { next[key] = nil }
+        try storage.withLock { storage in
+            let matched = storage.matching(filter)
+            var replacements: [PrimaryKey: VaultItem] = [:]
             for item in matched.values {
                 let new = try transform(item)
                 let key = new.primaryKey
-                guard next[key] == nil else { throw VaultError.duplicateItem() }
-                next[key] = new
+                let taken = replacements[key] != nil || (storage.items[key] != nil && matched[key] == nil)
+                guard !taken else { throw VaultError.duplicateItem() }
+                replacements[key] = new
             }
-            items = next
+            for key in matched.keys { storage.remove(key) }
+            for (key, item) in replacements { storage.insert(item, key: key) }
             return matched.count
         }
     }
@@ -62,9 +109,9 @@ public final class InMemoryBackend: VaultBackend {
     /// - Returns: How many were removed.
     /// - Throws: Never; the signature is the protocol's.
     public func delete(matching filter: ItemFilter) async throws -> Int {
-        storage.withLock { items in
-            let keys = items.filter { filter.matches($0.value) }.keys
-            for key in keys { items[key] = nil }
+        storage.withLock { storage in
+            let keys = storage.matching(filter).keys
+            for key in keys { storage.remove(key) }
             return keys.count
         }
     }

@@ -55,7 +55,9 @@ public struct VaultCredential: Sendable, CustomStringConvertible {
         if bytes.count == 32 { return try key(SymmetricKey(bytes: bytes)) }
         var text = bytes
         if text.last == UInt8(ascii: "\n") { text.removeLast() }
-        if text.count == 64, let decoded = decodeHex(text) { return try key(SymmetricKey(bytes: decoded)) }
+        if text.count == 64, let decoded = HexText.decode(String(decoding: text, as: UTF8.self)) {
+            return try key(SymmetricKey(bytes: decoded))
+        }
         throw VaultError.invalidParameters(
             "the key file \(path) must hold 32 bytes or 64 hex digits; "
                 + "create one with head -c 32 /dev/urandom > FILE")
@@ -67,24 +69,5 @@ public struct VaultCredential: Sendable, CustomStringConvertible {
         case .passphrase: "VaultCredential(passphrase)"
         case .key: "VaultCredential(key)"
         }
-    }
-
-    private static func decodeHex(_ text: [UInt8]) -> [UInt8]? {
-        func nibble(_ c: UInt8) -> UInt8? {
-            switch c {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
-            default: nil
-            }
-        }
-        var out: [UInt8] = []
-        var index = text.startIndex
-        while index + 1 < text.endIndex {
-            guard let high = nibble(text[index]), let low = nibble(text[index + 1]) else { return nil }
-            out.append(high << 4 | low)
-            index += 2
-        }
-        return out
     }
 }

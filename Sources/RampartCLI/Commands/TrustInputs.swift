@@ -1,0 +1,170 @@
+import Foundation
+import RampartPinning
+import RampartTLS
+import RampartX509
+
+/// Reading the inputs shared by `verify-chain`, `inspect`, `pinset` and `check`: certificate files, trust anchors,
+/// the validation time, and a chain from either a file or a live server.
+enum TrustInputs {
+    /// The certificates of a PEM (one or many) or DER file.
+    static func certificates(file: String, context: CommandContext) throws -> [Certificate] {
+        let bytes: [UInt8]
+        if file == "-" {
+            bytes = Array(context.readStandardInput())
+        } else {
+            guard let data = FileManager.default.contents(atPath: file) else {
+                throw UsageError("\(file): cannot read the file; check the path and permissions")
+            }
+            bytes = Array(data)
+        }
+        do {
+            let certificates = try Certificate.parseAll(bytes)
+            guard !certificates.isEmpty else { throw UsageError("\(file): holds no certificate") }
+            return certificates
+        } catch let error as X509Error {
+            throw UsageError("\(file): not a certificate file: \(error)")
+        }
+    }
+
+    /// The anchors of every `--ca` file, and whether the system trust store applies (when there is no `--ca`).
+    static func anchors(
+        _ arguments: inout Arguments, context: CommandContext
+    ) throws -> (
+        anchors: [Certificate], options: ChainVerifier.Options
+    ) {
+        let files = try arguments.options("--ca")
+        var anchors: [Certificate] = []
+        for file in files { anchors += try certificates(file: file, context: context) }
+        return (anchors, ChainVerifier.Options(includeSystemTrustStore: files.isEmpty))
+    }
+
+    /// `--at RFC3339`, or the context's clock.
+    static func time(_ arguments: inout Arguments, context: CommandContext) throws -> Date {
+        guard let text = try arguments.option("--at") else { return context.now() }
+        guard let date = try? Date(text, strategy: .iso8601) else {
+            throw UsageError("--at needs an RFC 3339 time such as 2026-06-01T00:00:00Z")
+        }
+        return date
+    }
+
+    /// A presented chain: from `CHAIN.pem` when the positional names an existing file (then `--host` is required),
+    /// else from a live `HOST[:PORT]`.
+    struct Source {
+        let certificates: [Certificate]
+        let host: String
+        let endpoint: TLSEndpoint?
+        let peer: PeerChain?
+    }
+
+    static func chain(
+        positional: String,
+        host: String?,
+        serverName: String?,
+        timeout: Duration,
+        context: CommandContext
+    ) async throws -> Source {
+        if FileManager.default.fileExists(atPath: positional) || positional == "-" {
+            guard let host else { throw UsageError("with a chain file, give the host name with --host NAME") }
+            return Source(
+                certificates: try certificates(file: positional, context: context), host: host, endpoint: nil,
+                peer: nil)
+        }
+        guard host == nil else {
+            throw UsageError("\(positional): no such chain file (--host is only for chain files)")
+        }
+        let endpoint: TLSEndpoint
+        do {
+            endpoint = try TLSEndpoint(parsing: positional)
+        } catch let error as TLSError {
+            throw UsageError("\(positional) is neither a chain file nor HOST[:PORT]: \(error.reason)")
+        }
+        return try await live(endpoint: endpoint, serverName: serverName, timeout: timeout)
+    }
+
+    /// The chain a live server presents.
+    static func live(endpoint: TLSEndpoint, serverName: String?, timeout: Duration) async throws -> Source {
+        let peer = try await TLSClient(timeout: timeout).fetchPeerChain(from: endpoint, serverName: serverName)
+        var certificates: [Certificate] = []
+        for (index, der) in peer.certificates.enumerated() {
+            do {
+                certificates.append(try Certificate(derEncoded: der))
+            } catch let error as X509Error {
+                throw UsageError("\(endpoint): presented certificate \(index) is malformed: \(error)")
+            }
+        }
+        return Source(
+            certificates: certificates, host: serverName ?? endpoint.host, endpoint: endpoint, peer: peer)
+    }
+
+    /// `--timeout SECONDS` for live connections (default 10).
+    static func timeout(_ arguments: inout Arguments) throws -> Duration {
+        guard let text = try arguments.option("--timeout") else { return .seconds(10) }
+        guard let seconds = Double(text), seconds > 0, seconds <= 300 else {
+            throw UsageError("--timeout needs a number of seconds from 0 to 300")
+        }
+        return .milliseconds(Int(seconds * 1000))
+    }
+}
+
+/// A certificate as `rampart pins --json` prints it.
+struct CertificateEntry: Encodable {
+    let index: Int
+    let subject: String
+    let issuer: String
+    let notBefore: Date
+    let notAfter: Date
+    let keyType: String
+    let spkiSHA256: String
+
+    init(index: Int, certificate: Certificate) {
+        self.index = index
+        subject = certificate.subject.description
+        issuer = certificate.issuer.description
+        notBefore = certificate.notBefore
+        notAfter = certificate.notAfter
+        keyType = certificate.publicKeyDescription
+        spkiSHA256 = certificate.spkiSHA256
+    }
+
+    static func list(_ certificates: [Certificate]) -> [CertificateEntry] {
+        certificates.enumerated().map { CertificateEntry(index: $0, certificate: $1) }
+    }
+
+    /// The lines `rampart pins` prints for `certificates`.
+    static func lines(_ certificates: [Certificate]) -> [String] {
+        certificates.enumerated().flatMap { index, certificate in
+            let number = String(index)
+            return [
+                String(repeating: " ", count: max(0, 2 - number.count)) + number + " s:\(certificate.subject)",
+                "   i:\(certificate.issuer)",
+                "   pin-sha256: \(certificate.spkiSHA256)",
+            ]
+        }
+    }
+}
+
+/// The `--json` verdict of `verify-chain` and `inspect`.
+struct VerdictJSON: Encodable {
+    let trusted: Bool
+    let path: [CertificateEntry]?
+    let reason: String?
+    let certificate: Int?
+    let message: String?
+
+    init(_ verdict: ChainVerdict) {
+        switch verdict {
+        case .trusted(let path):
+            trusted = true
+            self.path = CertificateEntry.list(path)
+            reason = nil
+            certificate = nil
+            message = nil
+        case .untrusted(let failure):
+            trusted = false
+            path = nil
+            reason = failure.reason.description
+            certificate = failure.certificateIndex
+            message = failure.message
+        }
+    }
+}

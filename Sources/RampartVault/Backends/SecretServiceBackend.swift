@@ -1,0 +1,295 @@
+import Foundation
+import RampartCrypto
+
+/// A ``VaultBackend`` on the freedesktop Secret Service (GNOME Keyring, KWallet): the OS-held secret store of Linux
+/// desktops, through libsecret.
+///
+/// Items go to the default collection (the user's login keyring), which the desktop encrypts and unlocks at login.
+/// Each item carries the schema `dev.rampart.Vault` and string attributes: the namespace, class, access group,
+/// synchronizable flag, accessibility, access-control flags, every ``ItemAttributes`` field that is set (bytes as hex)
+/// and the dates; the value is the item's secret. Items of other applications, or of another ``namespace``, are never
+/// matched.
+///
+/// - Important: The Secret Service has no transactions: insert checks for a duplicate and then stores, and update
+///   deletes then stores, so two processes racing on the same primary key can both succeed. Use ``FileVault`` where
+///   several writers share one store. A locked collection yields ``VaultError/Code/interactionNotAllowed`` (unlocking
+///   needs a prompt, which this backend never shows).
+public final class SecretServiceBackend: VaultBackend {
+    /// The libsecret schema name of every item.
+    public static let schemaName = "dev.rampart.Vault"
+
+    /// Separates this application's items from everyone else's in the keyring.
+    public let namespace: String
+
+    private let connection: SecretServiceConnection
+
+    /// Connects to the Secret Service on the session bus.
+    ///
+    /// - Parameter namespace: A name for this application's items, usually its reverse-DNS identifier.
+    /// - Throws: ``VaultError/Code/notAvailable`` when no Secret Service answers (no session bus, no keyring daemon).
+    public init(namespace: String) throws {
+        guard !namespace.isEmpty else { throw VaultError.invalidParameters("the namespace must not be empty") }
+        self.namespace = namespace
+        let names =
+            [
+                Key.namespace, Key.itemClass, Key.primaryKey, Key.accessGroup, Key.synchronizable,
+                Key.accessibility, Key.accessControl, Key.created, Key.modified,
+            ]
+            + ItemAttributes.Name.allCases.map(\.rawValue)
+        connection = try SecretServiceConnection(schemaName: Self.schemaName, attributeNames: names)
+    }
+
+    /// Stores a new item.
+    ///
+    /// - Parameter item: The item.
+    /// - Throws: ``VaultError/Code/duplicateItem`` when its primary key exists.
+    public func insert(_ item: VaultItem) async throws {
+        let primaryKey = Self.primaryKeyTag(item)
+        guard try connection.search([Key.namespace: namespace, Key.primaryKey: primaryKey]).isEmpty else {
+            throw VaultError.duplicateItem()
+        }
+        try store(item)
+    }
+
+    /// Returns the matched items.
+    ///
+    /// - Parameter filter: What to match.
+    /// - Returns: The items.
+    /// - Throws: ``VaultError/Code/interactionNotAllowed`` when the keyring is locked,
+    ///   ``VaultError/Code/integrityFailure`` when a stored item's attributes are malformed.
+    public func items(matching filter: ItemFilter) async throws -> [VaultItem] {
+        try found(filter).map(\.item)
+    }
+
+    /// Replaces the matched items: checks every new primary key first, then deletes and stores each.
+    ///
+    /// - Parameters:
+    ///   - filter: What to match.
+    ///   - transform: The change.
+    /// - Returns: How many changed.
+    /// - Throws: ``VaultError/Code/duplicateItem`` on a collision (before anything changes), or what `transform`
+    ///   throws.
+    public func update(
+        matching filter: ItemFilter,
+        _ transform: @Sendable (VaultItem) throws -> VaultItem
+    ) async throws -> Int {
+        let matched = try found(filter)
+        let replacements = try matched.map { try transform($0.item) }
+        let oldKeys = Set(matched.map { Self.primaryKeyTag($0.item) })
+        var newKeys = Set<String>()
+        for item in replacements {
+            let key = Self.primaryKeyTag(item)
+            guard newKeys.insert(key).inserted else { throw VaultError.duplicateItem() }
+            if !oldKeys.contains(key),
+                try !connection.search([Key.namespace: namespace, Key.primaryKey: key]).isEmpty
+            {
+                throw VaultError.duplicateItem()
+            }
+        }
+        for entry in matched { try connection.delete(entry.handle) }
+        for item in replacements { try store(item) }
+        return matched.count
+    }
+
+    /// Removes the matched items.
+    ///
+    /// - Parameter filter: What to match.
+    /// - Returns: How many were removed.
+    /// - Throws: A Secret Service failure.
+    public func delete(matching filter: ItemFilter) async throws -> Int {
+        let matched = try found(filter, requireSecrets: false)
+        for entry in matched { try connection.delete(entry.handle) }
+        return matched.count
+    }
+
+    // MARK: Mapping
+
+    private enum Key {
+        static let namespace = "rampart-namespace"
+        static let itemClass = "class"
+        static let primaryKey = "primary-key"
+        static let accessGroup = "access-group"
+        static let synchronizable = "synchronizable"
+        static let accessibility = "accessibility"
+        static let accessControl = "access-control"
+        static let created = "created"
+        static let modified = "modified"
+    }
+
+    /// The attributes whose values are bytes, stored as lowercase hex.
+    private static let byteNames: Set<ItemAttributes.Name> = [
+        .generic, .applicationTag, .applicationLabel, .issuer, .serialNumber,
+    ]
+
+    /// SHA-256 of the primary key, hex: a fixed-size attribute to look duplicates up by.
+    private static func primaryKeyTag(_ item: VaultItem) -> String {
+        HexText.encode(SHA256.hash(item.primaryKey.bytes))
+    }
+
+    private func store(_ item: VaultItem) throws {
+        var attributes = [
+            Key.namespace: namespace,
+            Key.itemClass: item.itemClass.rawValue,
+            Key.primaryKey: Self.primaryKeyTag(item),
+            Key.accessGroup: item.accessGroup ?? "",
+            Key.synchronizable: item.synchronizable ? "true" : "false",
+            Key.accessibility: item.accessibility.rawValue,
+            Key.accessControl: String(item.accessControl.rawValue),
+            Key.created: String(Self.milliseconds(item.creationDate)),
+            Key.modified: String(Self.milliseconds(item.modificationDate)),
+        ]
+        for name in ItemAttributes.Name.allCases {
+            if name == .port, let port = item.attributes.port {
+                attributes[name.rawValue] = String(port)
+            } else if Self.byteNames.contains(name), let bytes = item.attributes.bytes(of: name) {
+                attributes[name.rawValue] = HexText.encode(bytes)
+            } else if let bytes = item.attributes.bytes(of: name) {
+                attributes[name.rawValue] = String(decoding: bytes, as: UTF8.self)
+            }
+        }
+        let label =
+            item.attributes.label
+            ?? [item.attributes.service ?? item.attributes.server, item.attributes.account]
+            .compactMap { $0 }.joined(separator: " / ")
+        try connection.store(
+            attributes: attributes, label: label.isEmpty ? item.itemClass.rawValue : label,
+            secret: item.value)
+    }
+
+    private func found(
+        _ filter: ItemFilter, requireSecrets: Bool = true
+    ) throws -> [(
+        item: VaultItem, handle: SecretServiceConnection.ItemHandle
+    )] {
+        var query = [Key.namespace: namespace, Key.itemClass: filter.itemClass.rawValue]
+        if let service = filter.attributes.service { query[ItemAttributes.Name.service.rawValue] = service }
+        if let account = filter.attributes.account { query[ItemAttributes.Name.account.rawValue] = account }
+        var result: [(item: VaultItem, handle: SecretServiceConnection.ItemHandle)] = []
+        for entry in try connection.search(query) {
+            var item = try Self.decode(entry.attributes)
+            guard filter.matches(item) else { continue }
+            if let secret = entry.secret {
+                item.value = secret
+            } else if requireSecrets {
+                throw VaultError.interactionNotAllowed(
+                    "the keyring collection holding the item is locked; unlock it (for example by logging in)")
+            }
+            result.append((item, entry.handle))
+        }
+        return result
+    }
+
+    /// Rebuilds an item's metadata from its Secret Service attributes; anything malformed is an integrity failure.
+    private static func decode(_ attributes: [String: String]) throws -> VaultItem {
+        guard let itemClass = attributes[Key.itemClass].flatMap(ItemClass.init(rawValue:)),
+            let accessibility = attributes[Key.accessibility].flatMap(Accessibility.init(rawValue:)),
+            let control = attributes[Key.accessControl].flatMap({ UInt32($0) }),
+            let sync = attributes[Key.synchronizable], sync == "true" || sync == "false",
+            let group = attributes[Key.accessGroup],
+            let created = attributes[Key.created].flatMap({ Int64($0) }),
+            let modified = attributes[Key.modified].flatMap({ Int64($0) })
+        else {
+            throw VaultError.integrityFailure("a Secret Service item has malformed Rampart attributes")
+        }
+        var fields = ItemAttributes()
+        for name in ItemAttributes.Name.allCases {
+            guard let text = attributes[name.rawValue] else { continue }
+            if name == .port {
+                guard let port = Int(text) else { throw VaultError.integrityFailure() }
+                fields.port = port
+            } else if byteNames.contains(name) {
+                guard let bytes = HexText.decode(text) else { throw VaultError.integrityFailure() }
+                fields = fields.merging(ItemAttributes.bytesAttribute(name, bytes))
+            } else {
+                fields = fields.merging(ItemAttributes.textAttribute(name, text))
+            }
+        }
+        var item = VaultItem(
+            itemClass: itemClass, attributes: fields, value: [], accessGroup: group.isEmpty ? nil : group,
+            accessibility: accessibility, synchronizable: sync == "true",
+            accessControl: AccessControl(rawValue: control))
+        item.creationDate = Date(timeIntervalSince1970: Double(created) / 1000)
+        item.modificationDate = Date(timeIntervalSince1970: Double(modified) / 1000)
+        guard primaryKeyTag(item) == attributes[Key.primaryKey] else {
+            throw VaultError.integrityFailure("a Secret Service item's primary key does not match its attributes")
+        }
+        return item
+    }
+
+    private static func milliseconds(_ date: Date?) -> Int64 {
+        Int64(((date ?? Date()).timeIntervalSince1970 * 1000).rounded())
+    }
+}
+
+extension SecretServiceBackend: Sendable {}
+
+/// Lowercase hexadecimal, for byte attributes the Secret Service can only hold as strings.
+enum HexText {
+    static func encode(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count * 2)
+        for byte in bytes {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    static func decode(_ text: String) -> [UInt8]? {
+        let chars = Array(text.utf8)
+        guard chars.count % 2 == 0 else { return nil }
+        var out: [UInt8] = []
+        out.reserveCapacity(chars.count / 2)
+        var index = 0
+        while index + 1 < chars.count {
+            guard let high = nibble(chars[index]), let low = nibble(chars[index + 1]) else { return nil }
+            out.append(high << 4 | low)
+            index += 2
+        }
+        return out
+    }
+
+    private static func nibble(_ c: UInt8) -> UInt8? {
+        switch c {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}
+
+extension ItemAttributes {
+    /// Attributes with only the text attribute `name` set.
+    static func textAttribute(_ name: Name, _ text: String) -> ItemAttributes {
+        var result = ItemAttributes()
+        switch name {
+        case .service: result.service = text
+        case .account: result.account = text
+        case .label: result.label = text
+        case .server: result.server = text
+        case .protocol: result.protocol = text
+        case .path: result.path = text
+        case .securityDomain: result.securityDomain = text
+        case .authenticationType: result.authenticationType = text
+        case .keyType: result.keyType = text
+        case .generic, .port, .applicationTag, .applicationLabel, .issuer, .serialNumber: break
+        }
+        return result
+    }
+
+    /// Attributes with only the byte attribute `name` set.
+    static func bytesAttribute(_ name: Name, _ bytes: [UInt8]) -> ItemAttributes {
+        var result = ItemAttributes()
+        switch name {
+        case .generic: result.generic = bytes
+        case .applicationTag: result.applicationTag = bytes
+        case .applicationLabel: result.applicationLabel = bytes
+        case .issuer: result.issuer = bytes
+        case .serialNumber: result.serialNumber = bytes
+        default: break
+        }
+        return result
+    }
+}

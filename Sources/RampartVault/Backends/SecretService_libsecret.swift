@@ -1,0 +1,189 @@
+internal import CSecret
+import Synchronization
+
+/// The libsecret calls the ``SecretServiceBackend`` makes, with GLib ownership handled here and nowhere else.
+///
+/// Every call is synchronous (libsecret's `_sync` functions run their own main-loop iteration) and serialised by a
+/// lock, since one `SecretService` proxy is shared.
+final class SecretServiceConnection: Sendable {
+    /// One item found by a search: its attributes, its secret (nil when its collection is locked) and a handle to
+    /// delete it.
+    struct Found {
+        let attributes: [String: String]
+        let secret: [UInt8]?
+        let handle: ItemHandle
+    }
+
+    /// Owns one `SecretItem` reference.
+    ///
+    /// `@unchecked Sendable`: the pointer is immutable after init and only used under the connection's lock.
+    final class ItemHandle: @unchecked Sendable {
+        let pointer: UnsafeMutablePointer<SecretItem>
+
+        init(retaining pointer: UnsafeMutablePointer<SecretItem>) {
+            // g_object_ref: the list that handed us the item frees its own reference.
+            g_object_ref(pointer)
+            self.pointer = pointer
+        }
+
+        deinit { g_object_unref(pointer) }
+    }
+
+    /// Owns the `SecretService` proxy and schema.
+    ///
+    /// `@unchecked Sendable`: both pointers are immutable after init, and every use is under `lock`.
+    private final class Handles: @unchecked Sendable {
+        let service: UnsafeMutablePointer<SecretService>
+        let schema: UnsafeMutablePointer<SecretSchema>
+
+        init(service: UnsafeMutablePointer<SecretService>, schema: UnsafeMutablePointer<SecretSchema>) {
+            self.service = service
+            self.schema = schema
+        }
+
+        deinit {
+            secret_schema_unref(schema)
+            g_object_unref(service)
+        }
+    }
+
+    private let handles: Handles
+    private let lock = Mutex(())
+
+    /// Connects to the Secret Service on the session bus and opens a transfer session.
+    ///
+    /// - Parameters:
+    ///   - schemaName: The schema name recorded on each item (`xdg:schema`).
+    ///   - attributeNames: Every attribute name the schema declares (all strings).
+    /// - Throws: ``VaultError/Code/notAvailable`` when no Secret Service answers.
+    init(schemaName: String, attributeNames: [String]) throws {
+        var error: UnsafeMutablePointer<GError>?
+        let flags = SecretServiceFlags(
+            rawValue: SECRET_SERVICE_OPEN_SESSION.rawValue | SECRET_SERVICE_LOAD_COLLECTIONS.rawValue)
+        // secret_service_get_sync: "(transfer full): a new reference to a SecretService proxy, which should be
+        // released with g_object_unref()".
+        guard let service = secret_service_get_sync(flags, nil, &error) else {
+            throw VaultError.notAvailable(
+                "no Secret Service on the session bus; start gnome-keyring-daemon or KWallet, or use a FileVault",
+                detail: Self.consume(error))
+        }
+        let table = Self.table(Dictionary(uniqueKeysWithValues: attributeNames.map { ($0, "") }), typed: true)
+        defer { g_hash_table_unref(table) }
+        // secret_schema_newv copies the name and the attribute names; the table stays ours.
+        guard let schema = secret_schema_newv(schemaName, SECRET_SCHEMA_NONE, table) else {
+            g_object_unref(service)
+            throw VaultError.notAvailable("libsecret rejected the schema \(schemaName)")
+        }
+        handles = Handles(service: service, schema: schema)
+    }
+
+    /// Stores a new item in the default collection.
+    func store(attributes: [String: String], label: String, secret: [UInt8]) throws {
+        try lock.withLock { _ in
+            let table = Self.table(attributes, typed: false)
+            defer { g_hash_table_unref(table) }
+            // secret_value_new copies the bytes; secret_value_unref releases our reference.
+            // A zero-length buffer may have no base address; libsecret still needs a valid pointer.
+            let bytes = secret.isEmpty ? [CChar(0)] : secret.map { CChar(bitPattern: $0) }
+            let value = bytes.withUnsafeBufferPointer { buffer in
+                secret_value_new(buffer.baseAddress, gssize(secret.count), "application/octet-stream")
+            }
+            defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
+            var error: UnsafeMutablePointer<GError>?
+            let stored = secret_service_store_sync(
+                handles.service, handles.schema, table, SECRET_COLLECTION_DEFAULT, label, value, nil, &error)
+            guard stored != 0 else {
+                throw VaultError.ioFailure("the Secret Service refused to store an item", detail: Self.consume(error))
+            }
+        }
+    }
+
+    /// Finds every item whose attributes include `attributes`, with secrets where the collection is unlocked.
+    func search(_ attributes: [String: String]) throws -> [Found] {
+        try lock.withLock { _ in
+            let table = Self.table(attributes, typed: false)
+            defer { g_hash_table_unref(table) }
+            var error: UnsafeMutablePointer<GError>?
+            // No SECRET_SEARCH_UNLOCK: unlocking may need a prompt, which a server cannot answer; locked items come
+            // back without secrets instead.
+            let flags = SecretSearchFlags(rawValue: SECRET_SEARCH_ALL.rawValue | SECRET_SEARCH_LOAD_SECRETS.rawValue)
+            // "(transfer full) (element-type Secret.Item): a list of items that matched the search".
+            let list = secret_service_search_sync(handles.service, handles.schema, table, flags, nil, &error)
+            if let error {
+                throw VaultError.ioFailure("searching the Secret Service failed", detail: Self.consume(error))
+            }
+            defer { g_list_free_full(list, g_object_unref) }
+            var found: [Found] = []
+            var node = list
+            while let current = node {
+                if let raw = current.pointee.data {
+                    let item = raw.assumingMemoryBound(to: SecretItem.self)
+                    found.append(
+                        Found(
+                            attributes: Self.attributes(of: item), secret: Self.secret(of: item),
+                            handle: ItemHandle(retaining: item)))
+                }
+                node = current.pointee.next
+            }
+            return found
+        }
+    }
+
+    /// Deletes one item.
+    func delete(_ handle: ItemHandle) throws {
+        try lock.withLock { _ in
+            var error: UnsafeMutablePointer<GError>?
+            guard secret_item_delete_sync(handle.pointer, nil, &error) != 0 else {
+                throw VaultError.ioFailure("the Secret Service refused to delete an item", detail: Self.consume(error))
+            }
+        }
+    }
+
+    // MARK: GLib helpers
+
+    /// A new `GHashTable` of strings (or, for a schema, names to `SECRET_SCHEMA_ATTRIBUTE_STRING`, which is 0); the
+    /// caller unrefs it, which frees the copies.
+    private static func table(_ entries: [String: String], typed: Bool) -> OpaquePointer {
+        // g_hash_table_new_full never returns NULL in practice (GLib aborts on allocation failure).
+        let table = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, typed ? nil : g_free)
+        for (key, value) in entries {
+            let valuePointer: gpointer? = typed ? nil : UnsafeMutableRawPointer(g_strdup(value))
+            g_hash_table_insert(table, g_strdup(key), valuePointer)
+        }
+        guard let table else { preconditionFailure("g_hash_table_new_full returned NULL") }
+        return table
+    }
+
+    private static func attributes(of item: UnsafeMutablePointer<SecretItem>) -> [String: String] {
+        // secret_item_get_attributes: "(transfer full): a new reference to the attributes".
+        guard let table = secret_item_get_attributes(item) else { return [:] }
+        defer { g_hash_table_unref(table) }
+        var iterator = GHashTableIter()
+        g_hash_table_iter_init(&iterator, table)
+        var key: gpointer?
+        var value: gpointer?
+        var result: [String: String] = [:]
+        while g_hash_table_iter_next(&iterator, &key, &value) != 0 {
+            guard let key, let value else { continue }
+            result[String(cString: key.assumingMemoryBound(to: CChar.self))] =
+                String(cString: value.assumingMemoryBound(to: CChar.self))
+        }
+        return result
+    }
+
+    private static func secret(of item: UnsafeMutablePointer<SecretItem>) -> [UInt8]? {
+        // secret_item_get_secret: "(transfer full) (nullable): the secret value which should be released with
+        // secret_value_unref(), or NULL if the secret has not been loaded".
+        guard let value = secret_item_get_secret(item) else { return nil }
+        defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
+        var length: gsize = 0
+        guard let bytes = secret_value_get(value, &length), length > 0 else { return [] }
+        return Array(UnsafeRawBufferPointer(start: bytes, count: Int(length)))
+    }
+
+    private static func consume(_ error: UnsafeMutablePointer<GError>?) -> String {
+        guard let error else { return "" }
+        defer { g_error_free(error) }
+        return error.pointee.message.map { String(cString: $0) } ?? ""
+    }
+}

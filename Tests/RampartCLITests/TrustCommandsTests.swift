@@ -1,0 +1,279 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The validation time as `--at` takes it.
+let atTime = "2026-06-01T00:00:00Z"
+
+func json(_ text: String) throws -> [String: Any] {
+    try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+}
+
+/// One row of the badssl.com table for the commands.
+struct BadSSLRow: CustomTestStringConvertible, Sendable {
+    let leaf: String
+    let host: String
+    let reason: String?
+    let certificate: Int?
+    var testDescription: String { "\(leaf) → \(reason ?? "trusted")" }
+}
+
+let badSSLTable = [
+    BadSSLRow(leaf: "good", host: "good.rampart.test", reason: nil, certificate: nil),
+    BadSSLRow(leaf: "expired", host: "expired.rampart.test", reason: "expired", certificate: 0),
+    BadSSLRow(leaf: "wronghost", host: "wrong.host.badssl.rampart.test", reason: "hostnameMismatch", certificate: 0),
+    BadSSLRow(leaf: "selfsigned", host: "selfsigned.rampart.test", reason: "selfSigned", certificate: 0),
+    BadSSLRow(leaf: "untrusted", host: "untrusted.rampart.test", reason: "untrustedRoot", certificate: 1),
+]
+
+struct VerifyChainCommandTests {
+    @Test("verify-chain reproduces the badssl.com table with exit codes and JSON reasons", arguments: badSSLTable)
+    func table(_ row: BadSSLRow) async throws {
+        let pki = try TestPKI.shared.get()
+        let result = await runRampart([
+            "verify-chain", pki.path("\(row.leaf)-chain.pem"), "--host", row.host, "--ca", pki.path("root.pem"),
+            "--at", atTime, "--json",
+        ])
+        let object = try json(result.stdout)
+        #expect(result.status == (row.reason == nil ? 0 : 1))
+        #expect(object["trusted"] as? Bool == (row.reason == nil))
+        #expect(object["reason"] as? String == row.reason)
+        #expect(object["certificate"] as? Int == row.certificate)
+        if row.reason == nil {
+            #expect((object["path"] as? [[String: Any]])?.count == 3)
+        } else {
+            #expect((object["message"] as? String)?.isEmpty == false)
+        }
+    }
+
+    @Test("verify-chain prints the path or the reason in text")
+    func text() async throws {
+        let pki = try TestPKI.shared.get()
+        let good = await runRampart([
+            "verify-chain", pki.path("good-chain.pem"), "--host", "good.rampart.test", "--ca", pki.path("root.pem"),
+            "--at", atTime,
+        ])
+        #expect(good.status == 0)
+        #expect(good.stdout.contains("trusted for good.rampart.test"))
+        #expect(good.stdout.contains(" 2 s:O=Rampart Tests, CN=Rampart Test Root"))
+        let wrong = await runRampart([
+            "verify-chain", pki.path("wronghost-chain.pem"), "--host", "wrong.host.badssl.rampart.test", "--ca",
+            pki.path("root.pem"), "--at", atTime,
+        ])
+        #expect(wrong.status == 1)
+        #expect(wrong.stdout.contains("untrusted: hostnameMismatch (certificate 0)"))
+        #expect(wrong.stdout.contains("*.badssl.rampart.test"))
+    }
+
+    @Test("verify-chain without --ca uses the system trust store, which does not know the test root")
+    func systemStore() async throws {
+        let pki = try TestPKI.shared.get()
+        let result = await runRampart([
+            "verify-chain", pki.path("good-chain.pem"), "--host", "good.rampart.test", "--at", atTime, "--json",
+        ])
+        #expect(result.status == 1)
+        #expect(try json(result.stdout)["reason"] as? String == "untrustedRoot")
+    }
+
+    @Test(
+        "verify-chain usage errors exit 2 with one line",
+        arguments: [
+            ["verify-chain", "good-chain.pem"],
+            ["verify-chain", "--host", "x"],
+            ["verify-chain", "missing.pem", "--host", "x"],
+            ["verify-chain", "good.key", "--host", "x"],
+            ["verify-chain", "good-chain.pem", "--host", "x", "--at", "yesterday"],
+            ["verify-chain", "good-chain.pem", "--host", "x", "--ca", "good.key"],
+        ])
+    func usage(_ arguments: [String]) async throws {
+        let pki = try TestPKI.shared.get()
+        let resolved = arguments.map { $0.hasSuffix(".pem") || $0.hasSuffix(".key") ? pki.path($0) : $0 }
+        let result = await runRampart(resolved)
+        #expect(result.status == 2)
+        #expect(result.stderr.split(separator: "\n").count == 1)
+    }
+}
+
+struct InspectCommandTests {
+    @Test("inspect against a local openssl s_server reproduces the badssl.com table", arguments: badSSLTable)
+    func table(_ row: BadSSLRow) async throws {
+        let pki = try TestPKI.shared.get()
+        let server = try TestTLSServer(
+            certificate: pki.path("\(row.leaf).pem"), key: pki.path("\(row.leaf).key"),
+            chain: pki.path("\(row.leaf)-chain.pem"))
+        defer { server.stop() }
+        let result = await runRampart([
+            "inspect", "127.0.0.1:\(server.port)", "--servername", row.host, "--ca", pki.path("root.pem"), "--at",
+            atTime, "--timeout", "10", "--json",
+        ])
+        #expect(result.status == (row.reason == nil ? 0 : 1), "\(result.stderr)")
+        let object = try json(result.stdout)
+        let verdict = try #require(object["verdict"] as? [String: Any])
+        #expect(verdict["reason"] as? String == row.reason)
+        #expect(verdict["certificate"] as? Int == row.certificate)
+        let chain = try #require(object["chain"] as? [[String: Any]])
+        #expect(chain.first?["spkiSHA256"] as? String != nil)
+        #expect(object["host"] as? String == row.host)
+    }
+
+    @Test("inspect prints the chain as `rampart pins` does, then the verdict")
+    func text() async throws {
+        let pki = try TestPKI.shared.get()
+        let server = try TestTLSServer(
+            certificate: pki.path("good.pem"), key: pki.path("good.key"), chain: pki.path("intermediate.pem"))
+        defer { server.stop() }
+        let result = await runRampart([
+            "inspect", "127.0.0.1:\(server.port)", "--servername", "good.rampart.test", "--ca", pki.path("root.pem"),
+            "--at", atTime,
+        ])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains(" 0 s:CN=good.rampart.test"))
+        #expect(result.stdout.contains("   i:O=Rampart Tests, CN=Rampart Test Intermediate"))
+        #expect(result.stdout.contains("   pin-sha256: "))
+        #expect(result.stdout.contains("trusted for good.rampart.test"))
+    }
+
+    @Test("inspect of a port nobody listens on exits 2 with one line")
+    func unreachable() async throws {
+        let reserved = try ReservedPort()
+        let result = await runRampart(["inspect", "127.0.0.1:\(reserved.port)", "--timeout", "5"])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("connectionFailed"))
+    }
+}
+
+struct PinsetCheckCommandTests {
+    func write(_ text: String, as name: String) throws -> String {
+        let pki = try TestPKI.shared.get()
+        let path = pki.path("\(UUID().uuidString)-\(name)")
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    @Test(
+        "pinset output fed to check passes for the good chain and fails for another CA's", arguments: ["plist", "json"])
+    func roundTrip(format: String) async throws {
+        let pki = try TestPKI.shared.get()
+        let pinset = await runRampart([
+            "pinset", pki.path("good-chain.pem"), "--host", "good.rampart.test", "--ca", pki.path("root.pem"),
+            "--format", format, "--at", atTime,
+        ])
+        #expect(pinset.status == 0, "\(pinset.stderr)")
+        #expect(pinset.stderr.isEmpty)
+        let config = try write(pinset.stdout, as: "pins.\(format)")
+        let good = await runRampart([
+            "check", "--config", config, pki.path("good-chain.pem"), "--host", "good.rampart.test", "--ca",
+            pki.path("root.pem"), "--at", atTime, "--json",
+        ])
+        #expect(good.status == 0)
+        let allowed = try json(good.stdout)
+        #expect(allowed["outcome"] as? String == "pinned")
+        #expect((allowed["policy"] as? [String: Any])?["domain"] as? String == "good.rampart.test")
+        let other = await runRampart([
+            "check", "--config", config, pki.path("other-chain.pem"), "--host", "good.rampart.test", "--ca",
+            pki.path("root.pem"), "--ca", pki.path("otherroot.pem"), "--at", atTime, "--json",
+        ])
+        #expect(other.status == 1)
+        let refused = try json(other.stdout)
+        #expect(refused["outcome"] as? String == "pinMismatch")
+        #expect((refused["report"] as? [String: Any])?["validation-result"] as? Int == 1)
+        #expect((refused["message"] as? String)?.contains("Pinned certificates for good.rampart.test") == true)
+    }
+
+    @Test("pinset --leaf --include-subdomains from a live server; check covers one more label")
+    func liveLeaf() async throws {
+        let pki = try TestPKI.shared.get()
+        let server = try TestTLSServer(
+            certificate: pki.path("good.pem"), key: pki.path("good.key"), chain: pki.path("intermediate.pem"),
+            connections: 2)
+        defer { server.stop() }
+        let pinset = await runRampart([
+            "pinset", "127.0.0.1:\(server.port)", "--servername", "good.rampart.test", "--ca", pki.path("root.pem"),
+            "--format", "plist", "--leaf", "--include-subdomains", "--at", atTime,
+        ])
+        #expect(pinset.status == 0)
+        #expect(pinset.stdout.contains("<key>NSPinnedLeafIdentities</key>"))
+        #expect(pinset.stdout.contains("<key>NSIncludesSubdomains</key>"))
+        #expect(pinset.stderr.contains("only one pin"))
+        let config = try write(pinset.stdout, as: "leaf.plist")
+        let check = await runRampart([
+            "check", "--config", config, "127.0.0.1:\(server.port)", "--servername", "api.good.rampart.test", "--ca",
+            pki.path("root.pem"), "--at", atTime,
+        ])
+        #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
+        #expect(check.stdout.contains("allowed: api.good.rampart.test [pinned]"))
+        #expect(check.stdout.contains("policy: good.rampart.test (includes subdomains)"))
+    }
+
+    @Test("pinset refuses to pin an untrusted chain (exit 1)")
+    func untrusted() async throws {
+        let pki = try TestPKI.shared.get()
+        let result = await runRampart([
+            "pinset", pki.path("untrusted-chain.pem"), "--host", "untrusted.rampart.test", "--ca", pki.path("root.pem"),
+            "--format", "json", "--at", atTime,
+        ])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("untrustedRoot"))
+    }
+
+    @Test("check refuses a chain the default evaluation rejects, whatever the pins")
+    func defaultFailure() async throws {
+        let pki = try TestPKI.shared.get()
+        let config = try write(
+            """
+            {"version": 1, "pinnedDomains": {"expired.rampart.test": {
+                "caPins": [{"spki-sha256": "\(try await spki(pki, "root"))"}], "reportOnly": true}}}
+            """, as: "expired.json")
+        let result = await runRampart([
+            "check", "--config", config, pki.path("expired-chain.pem"), "--host", "expired.rampart.test", "--ca",
+            pki.path("root.pem"), "--at", atTime, "--json",
+        ])
+        #expect(result.status == 1)
+        let object = try json(result.stdout)
+        #expect(object["outcome"] as? String == "defaultEvaluationFailed")
+        #expect((object["chain"] as? [String: Any])?["reason"] as? String == "expired")
+    }
+
+    @Test("check: notPinned is allowed, and refused with --require-pinned")
+    func notPinned() async throws {
+        let pki = try TestPKI.shared.get()
+        let config = try write(
+            "{\"pinnedDomains\": {\"elsewhere.test\": {\"caPins\": [{\"spki-sha256\": \"\(try await spki(pki, "root"))\"}]}}}",
+            as: "elsewhere.json")
+        let arguments = [
+            "check", "--config", config, pki.path("good-chain.pem"), "--host", "good.rampart.test", "--ca",
+            pki.path("root.pem"), "--at", atTime,
+        ]
+        let allowed = await runRampart(arguments)
+        #expect(allowed.status == 0)
+        #expect(allowed.stdout.contains("[notPinned]"))
+        let required = await runRampart(arguments + ["--require-pinned"])
+        #expect(required.status == 1)
+    }
+
+    @Test(
+        "check and pinset usage errors exit 2",
+        arguments: [
+            ["check", "good-chain.pem", "--host", "x"],
+            ["check", "--config", "missing.json", "good-chain.pem", "--host", "x"],
+            ["check", "--config", "good.key", "good-chain.pem", "--host", "x"],
+            ["check", "--config", "good-chain.pem", "good-chain.pem"],
+            ["pinset", "good-chain.pem", "--host", "x"],
+            ["pinset", "good-chain.pem", "--host", "x", "--format", "yaml"],
+            ["pinset", "not a host!", "--format", "json"],
+        ])
+    func usage(_ arguments: [String]) async throws {
+        let pki = try TestPKI.shared.get()
+        let resolved = arguments.map { $0.hasSuffix(".pem") || $0.hasSuffix(".key") ? pki.path($0) : $0 }
+        let result = await runRampart(resolved)
+        #expect(result.status == 2, "\(result.stdout)")
+        #expect(result.stderr.split(separator: "\n").count == 1)
+    }
+
+    /// The SPKI pin of `<name>.pem`, from `rampart pins --json`.
+    func spki(_ pki: TestPKI, _ name: String) async throws -> String {
+        let result = await runRampart(["pins", "--json", pki.path("\(name).pem")])
+        let entries = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
+        return try #require(entries.first?["spkiSHA256"] as? String)
+    }
+}
