@@ -30,6 +30,16 @@ enum SPKIShape: Equatable {
         ([0x2B, 0x81, 0x04, 0x00, 0x23], .p521),
     ]
 
+    /// Whether the `subjectPublicKey` BIT STRING declares unused bits. Every key type Rampart reads is a whole number
+    /// of octets, and OpenSSL would silently ignore the count, so such encodings are refused.
+    static func declaresUnusedBits(_ der: [UInt8]) -> Bool {
+        guard let top = elements(der, in: 0..<der.count), top.count == 1,
+            let spki = elements(der, in: top[0].content), spki.count == 2, spki[1].tag == 0x03,
+            let first = spki[1].content.first
+        else { return false }
+        return der[first] != 0
+    }
+
     static func recognise(_ der: [UInt8]) -> SPKIShape? {
         guard let top = elements(der, in: 0..<der.count), top.count == 1, top[0].tag == 0x30,
             let spki = elements(der, in: top[0].content), spki.count == 2,

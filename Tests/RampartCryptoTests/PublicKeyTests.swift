@@ -53,12 +53,22 @@ struct PublicKeyTests {
                 bytes: [0x30, 0x5B] + algorithm + [0x23, 0x44] + bitString),
             NonDERCase(name: "high-tag-number identifier", bytes: [0x3F, 0x01, 0x59] + body),
             NonDERCase(name: "trailing byte", bytes: spki + [0]),
+            NonDERCase(name: "subjectPublicKey with unused bits", bytes: evenKeyWithUnusedBits()),
             NonDERCase(name: "truncated", bytes: Array(spki.dropLast())),
             NonDERCase(
                 name: "nesting deeper than the limit",
                 bytes: (0..<20).reduce([0x05, 0x00]) { inner, _ in [0x30, UInt8(inner.count)] + inner }),
         ]
     }()
+
+    /// A valid P-256 SPKI whose last byte is even, re-labelled as having one unused bit: only the unused-bits rule
+    /// can reject it (the point itself is on the curve).
+    static func evenKeyWithUnusedBits() -> [UInt8] {
+        while true {
+            let spki = ECPrivateKey(curve: .p256).publicKey.derRepresentation
+            if let last = spki.last, last & 1 == 0 { return Array(spki[0..<25]) + [0x01] + Array(spki[26...]) }
+        }
+    }
 
     @Test("non-DER SubjectPublicKeyInfo encodings are invalidKey", arguments: nonDER)
     func strictDER(vector: NonDERCase) {

@@ -174,6 +174,9 @@ func importSPKI(_ der: [UInt8]) throws -> EVPKey {
             "a SubjectPublicKeyInfo must be 1…\(maximumSPKIByteCount) bytes; got \(der.count)")
     }
     try StrictDER.validate(der)
+    guard !SPKIShape.declaresUnusedBits(der) else {
+        throw CryptoError.invalidKey("the subjectPublicKey BIT STRING declares unused bits; keys are whole octets")
+    }
     switch SPKIShape.recognise(der) {
     case .ec(let curve, let point):
         guard SPKIShape.isAllowedPointForm(point, curve: curve) else {
