@@ -32,33 +32,45 @@ public struct PEMDocument: Hashable {
     /// - Throws: ``X509Error`` with code `invalidPEM` for an unterminated block, mismatched labels, bad base64, or
     ///   inputs beyond the limits.
     public static func parseAll(_ text: String) throws -> [PEMDocument] {
-        guard text.utf8.count <= maximumInputByteCount else {
+        let bytes = Array(text.utf8)
+        guard bytes.count <= maximumInputByteCount else {
             throw X509Error.invalidPEM("the input is larger than \(maximumInputByteCount) bytes")
         }
         var documents: [PEMDocument] = []
-        var current: (label: String, body: String)?
-        for rawLine in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline) {
-            let line = rawLine.trimmingCharacters(in: .whitespaces)
+        var current: (label: String, body: [UInt8])?
+        var lineStart = 0
+        while lineStart <= bytes.count {
+            // RFC 7468 section 3: lines end in CRLF, CR or LF; whitespace around a line is ignored.
+            var lineEnd = lineStart
+            while lineEnd < bytes.count, bytes[lineEnd] != 0x0A, bytes[lineEnd] != 0x0D { lineEnd += 1 }
+            var first = lineStart
+            var last = lineEnd
+            while first < last, bytes[first] == 0x20 || bytes[first] == 0x09 { first += 1 }
+            while last > first, bytes[last - 1] == 0x20 || bytes[last - 1] == 0x09 { last -= 1 }
+            let line = bytes[first..<last]
+            lineStart = lineEnd + 1
+
             if let label = try Self.label(of: line, marker: "BEGIN") {
                 guard current == nil else { throw X509Error.invalidPEM("BEGIN \(label) inside another PEM block") }
-                current = (label, "")
+                current = (label, [])
             } else if let label = try Self.label(of: line, marker: "END") {
                 guard let open = current else { throw X509Error.invalidPEM("END \(label) without a BEGIN") }
                 guard open.label == label else {
                     throw X509Error.invalidPEM("BEGIN \(open.label) closed by END \(label)")
                 }
-                guard let bytes = Data(base64Encoded: open.body), !bytes.isEmpty else {
+                guard let decoded = Data(base64Encoded: Data(open.body)), !decoded.isEmpty else {
                     throw X509Error.invalidPEM("the body of the \(label) block is not valid base64")
                 }
-                documents.append(PEMDocument(label: label, derBytes: Array(bytes)))
+                documents.append(PEMDocument(label: label, derBytes: Array(decoded)))
                 guard documents.count <= maximumDocumentCount else {
                     throw X509Error.invalidPEM("more than \(maximumDocumentCount) PEM blocks")
                 }
                 current = nil
             } else if var open = current {
-                guard !line.contains(":") else {
+                guard !line.contains(UInt8(ascii: ":")) else {
                     throw X509Error.invalidPEM("RFC 1421 headers inside the \(open.label) block are not supported")
                 }
+                current = nil
                 open.body += line
                 current = open
             }
@@ -90,22 +102,24 @@ public struct PEMDocument: Hashable {
     /// - Throws: ``X509Error`` with code `invalidPEM` when the label is not RFC 7468 section 3 label text
     ///   (`labelchar *( ["-" / SP] labelchar )`, `labelchar = %x21-2C / %x2E-7E`) or is too long; the label is then
     ///   not quoted, because it is raw input.
-    private static func label(of line: String, marker: String) throws -> String? {
-        let prefix = "-----\(marker) "
-        guard line.hasPrefix(prefix), line.hasSuffix("-----"), line.count >= prefix.count + 5 else { return nil }
-        let label = String(line.dropFirst(prefix.count).dropLast(5))
-        let octets = Array(label.utf8)
+    private static func label(of line: ArraySlice<UInt8>, marker: String) throws -> String? {
+        let prefix = Array("-----\(marker) ".utf8)
+        let dashes = Array("-----".utf8)
+        guard line.count >= prefix.count + dashes.count, line.starts(with: prefix),
+            line.suffix(dashes.count).elementsEqual(dashes)
+        else { return nil }
+        let octets = Array(line.dropFirst(prefix.count).dropLast(dashes.count))
         var valid = !octets.isEmpty && octets.count <= maximumLabelLength
         for (index, octet) in octets.enumerated() where valid {
             let isLabelChar = (0x21...0x2C).contains(octet) || (0x2E...0x7E).contains(octet)
-            let isSeparator = octet == UInt8(ascii: "-") || octet == UInt8(ascii: " ")
+            let isSeparator = isSeparatorOctet(octet)
             let between = index > 0 && index < octets.count - 1 && !isSeparatorOctet(octets[index - 1])
             valid = isLabelChar || (isSeparator && between)
         }
         guard valid else {
             throw X509Error.invalidPEM("a PEM \(marker) line has a malformed label (RFC 7468 section 3)")
         }
-        return label
+        return String(decoding: octets, as: UTF8.self)
     }
 
     private static func isSeparatorOctet(_ octet: UInt8) -> Bool {

@@ -339,3 +339,33 @@ struct CertificateTests {
         #expect(String(decoding: subject.output, as: UTF8.self) == "subject=\(intermediate.subject)\n")
     }
 }
+
+struct CertificateBuilderErrorTests {
+    @Test("builder inputs that are not DER are refused with their code")
+    func badInputs() throws {
+        #expect(throws: X509Error.invalidDER("")) {
+            try CertificateBuilder.keyIdentifier(forSubjectPublicKeyInfo: [0x05, 0x00])
+        }
+        #expect(throws: X509Error.invalidDER("")) {
+            try CertificateBuilder.keyIdentifier(forSubjectPublicKeyInfo: [0x30, 0x02, 0x05, 0x00])
+        }
+        let key = ECPrivateKey(curve: .p256)
+        let name = try X509Fixtures.name([(.NameAttribute.commonName, "x")])
+        var builder = CertificateBuilder(
+            subject: name, issuer: name, publicKey: key.publicKey, notBefore: X509Fixtures.start,
+            notAfter: X509Fixtures.start + 60)
+        builder.subjectAlternativeNames = [.otherName([0x01])]
+        #expect(throws: X509Error.invalidDER("")) { try builder.sign(with: key) }
+        builder.subjectAlternativeNames = nil
+        builder.subjectPublicKeyInfo = [0x30, 0x00, 0x00]
+        #expect(throws: X509Error.invalidDER("")) { try builder.sign(with: key) }
+        builder.subjectPublicKeyInfo = key.publicKey.derRepresentation
+        builder.notAfter = Date(timeIntervalSince1970: 1e12)
+        #expect(throws: X509Error.invalidDER("")) { try builder.sign(with: key) }
+        builder.notAfter = X509Fixtures.start + 60
+        #expect(throws: X509Error.invalidDER("")) {
+            try AuthorityKeyIdentifier(keyIdentifier: nil, authorityCertIssuer: [.ediPartyName([])]).derEncoded()
+        }
+        _ = try builder.sign(with: key)
+    }
+}

@@ -24,3 +24,53 @@ struct PEMTests {
         #expect(throws: X509Error.invalidPEM("")) { try PEMDocument.parseAll(text) }
     }
 }
+
+struct PEMRejectionTests {
+    static let block = "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n"
+
+    @Test(
+        "every PEM rejection path is invalidPEM, and the message never quotes a malformed label",
+        arguments: [
+            ("-----BEGIN CERT\u{1}IFICATE-----\nAAAA\n-----END CERT\u{1}IFICATE-----\n", "malformed label"),
+            ("-----BEGIN  CERTIFICATE-----\nAAAA\n-----END  CERTIFICATE-----\n", "malformed label"),
+            ("-----BEGIN CERTIFICATE -----\nAAAA\n-----END CERTIFICATE -----\n", "malformed label"),
+            ("-----BEGIN -----\nAAAA\n-----END -----\n", "malformed label"),
+            ("-----BEGIN \(String(repeating: "A", count: 65))-----\n", "malformed label"),
+            ("-----BEGIN CERTIFICATE-----\nProc-Type: 4,ENCRYPTED\nAAAA\n-----END CERTIFICATE-----\n", "headers"),
+            ("-----BEGIN CERTIFICATE-----\n-----END CERTIFICATE-----\n", "not valid base64"),
+            ("-----BEGIN CERTIFICATE-----\nAAA\n-----END CERTIFICATE-----\n", "not valid base64"),
+            ("-----BEGIN A-----\n-----BEGIN B-----\n", "inside another"),
+            ("-----END CERTIFICATE-----\n", "without a BEGIN"),
+            ("-----BEGIN CERTIFICATE-----\nAAAA\n-----END PRIVATE KEY-----\n", "closed by"),
+            ("-----BEGIN CERTIFICATE-----\nAAAA\n", "no END line"),
+        ])
+    func rejected(text: String, reason: String) throws {
+        let error = try #require(throws: X509Error.self) { try PEMDocument.parseAll(text) }
+        #expect(error.code == .invalidPEM)
+        #expect(error.reason.contains(reason), "\(error.reason)")
+        #expect(!error.description.contains("\u{1}"))
+    }
+
+    @Test("labels with single inner spaces or hyphens, CRLF and CR line ends, and indented lines are accepted")
+    func accepted() throws {
+        let documents = try PEMDocument.parseAll(
+            "-----BEGIN EC PRIVATE KEY-----\r\n  AAAA  \r\n-----END EC PRIVATE KEY-----\r-----BEGIN X-Y-----\rAA\rAA\r-----END X-Y-----"
+        )
+        #expect(documents.map(\.label) == ["EC PRIVATE KEY", "X-Y"])
+        #expect(documents.map(\.derBytes) == [[0, 0, 0], [0, 0, 0]])
+    }
+
+    @Test("more than maximumDocumentCount blocks, or more than maximumInputByteCount bytes, is invalidPEM")
+    func limits() {
+        let many = String(repeating: Self.block, count: PEMDocument.maximumDocumentCount + 1)
+        #expect(throws: X509Error.invalidPEM("")) { try PEMDocument.parseAll(many) }
+        let huge = String(repeating: "x", count: PEMDocument.maximumInputByteCount + 1)
+        #expect(throws: X509Error.invalidPEM("")) { try PEMDocument.parseAll(huge) }
+    }
+
+    @Test("PEMDocument(pemEncoded:) wants exactly one block")
+    func exactlyOne() {
+        #expect(throws: X509Error.invalidPEM("")) { try PEMDocument(pemEncoded: "no blocks") }
+        #expect(throws: X509Error.invalidPEM("")) { try PEMDocument(pemEncoded: Self.block + Self.block) }
+    }
+}

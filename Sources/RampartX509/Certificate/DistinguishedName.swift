@@ -136,8 +136,7 @@ public struct DistinguishedName {
             }
             self.valueIdentifier = value.identifier
             self.valueContent = value.contentBytes
-            guard Self.codePoints(valueIdentifier, valueContent) != nil || Self.width(of: valueIdentifier) == nil
-            else {
+            guard Self.isWellFormed(valueIdentifier, value.contentSlice) else {
                 throw X509Error.invalidCertificate("the \(valueIdentifier) value of a \(type) attribute is malformed")
             }
         }
@@ -176,6 +175,35 @@ public struct DistinguishedName {
             case 28: return 4
             case 30: return 2
             default: return nil
+            }
+        }
+
+        /// Whether a value of a string type is well formed (what ``codePoints(_:_:)`` checks, without allocating);
+        /// true for the types that are printed in hex.
+        static func isWellFormed(_ identifier: ASN1Identifier, _ content: ArraySlice<UInt8>) -> Bool {
+            switch width(of: identifier) {
+            case 0:
+                var decoder = UTF8()
+                var iterator = content.makeIterator()
+                while true {
+                    switch decoder.decode(&iterator) {
+                    case .scalarValue: continue
+                    case .emptyInput: return true
+                    case .error: return false
+                    }
+                }
+            case let width? where width == 2 || width == 4:
+                guard content.count % width == 0 else { return false }
+                var index = content.startIndex
+                while index < content.endIndex {
+                    var point: UInt32 = 0
+                    for offset in 0..<width { point = point << 8 | UInt32(content[index + offset]) }
+                    guard point <= 0x10_FFFF, !(0xD800...0xDFFF).contains(point) else { return false }
+                    index += width
+                }
+                return true
+            default:
+                return true
             }
         }
 

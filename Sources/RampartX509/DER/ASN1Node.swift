@@ -7,22 +7,25 @@ public struct ASN1Node: Hashable {
     public let identifier: ASN1Identifier
     /// The whole element as received (a slice of the parsed input; its indices are the input's).
     public let encodedSlice: ArraySlice<UInt8>
-    /// The content octets (a slice of the parsed input; its indices are the input's).
-    public let contentSlice: ArraySlice<UInt8>
+    /// Where the content octets start in ``encodedSlice`` (an index of the parsed input).
+    private let contentStart: Int
     /// The nested elements of a constructed element, in order; empty for a primitive one.
     public let children: [ASN1Node]
 
     init(
         identifier: ASN1Identifier,
         encodedSlice: ArraySlice<UInt8>,
-        contentSlice: ArraySlice<UInt8>,
+        contentStart: Int,
         children: [ASN1Node]
     ) {
         self.identifier = identifier
         self.encodedSlice = encodedSlice
-        self.contentSlice = contentSlice
+        self.contentStart = contentStart
         self.children = children
     }
+
+    /// The content octets (a slice of the parsed input; its indices are the input's).
+    public var contentSlice: ArraySlice<UInt8> { encodedSlice[contentStart..<encodedSlice.endIndex] }
 
     /// The whole element (identifier, length, contents) exactly as received.
     public var encodedBytes: [UInt8] { Array(encodedSlice) }
@@ -50,9 +53,9 @@ public struct ASN1Node: Hashable {
     ///   - expected: The identifier the grammar requires here.
     ///   - what: What the element is, for the message (e.g. `the TBSCertificate`).
     /// - Throws: ``X509Error`` with code `invalidDER`.
-    public func expect(_ expected: ASN1Identifier, _ what: String) throws {
+    public func expect(_ expected: ASN1Identifier, _ what: @autoclosure () -> String) throws {
         guard identifier == expected else {
-            throw X509Error.invalidDER("\(what) should be a \(expected) but is a \(identifier)")
+            throw X509Error.invalidDER("\(what()) should be a \(expected) but is a \(identifier)")
         }
     }
 

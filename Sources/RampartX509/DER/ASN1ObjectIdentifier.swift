@@ -15,6 +15,12 @@ public struct ASN1ObjectIdentifier: Hashable {
     /// - Throws: ``X509Error`` with code `invalidDER` for empty, truncated or padded subidentifiers, or
     ///   `limitExceeded` beyond ``maximumEncodedByteCount``.
     init(validatingContent content: ArraySlice<UInt8>) throws {
+        try Self.validate(content)
+        self.derContent = Array(content)
+    }
+
+    /// Checks content octets against X.690 8.19.2 without copying them.
+    static func validate(_ content: ArraySlice<UInt8>) throws {
         guard let last = content.last else {
             throw X509Error.invalidDER("an OBJECT IDENTIFIER has no content octets (X.690 8.19)")
         }
@@ -32,7 +38,6 @@ public struct ASN1ObjectIdentifier: Hashable {
             }
             startsSubidentifier = octet & 0x80 == 0
         }
-        self.derContent = Array(content)
     }
 
     /// Parses a dotted-decimal identifier such as `1.2.840.113635.100.8.2`.

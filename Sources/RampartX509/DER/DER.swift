@@ -104,10 +104,11 @@ struct DERReader {
             while !inner.isAtEnd {
                 children.append(try inner.readNode(depth: depth + 1))
             }
-            return ASN1Node(identifier: identifier, encodedSlice: encoded, contentSlice: content, children: children)
+            return ASN1Node(
+                identifier: identifier, encodedSlice: encoded, contentStart: content.startIndex, children: children)
         }
         try Self.checkPrimitiveContent(identifier, content)
-        return ASN1Node(identifier: identifier, encodedSlice: encoded, contentSlice: content, children: [])
+        return ASN1Node(identifier: identifier, encodedSlice: encoded, contentStart: content.startIndex, children: [])
     }
 
     /// X.690 8.1.2: identifier octets.
@@ -168,12 +169,14 @@ struct DERReader {
         return length
     }
 
-    /// Universal types whose encoding is always constructed (X.690 8.9, 8.11, 8.18, 8.19 of X.680 EXTERNAL etc.).
-    private static let constructedUniversalTags: Set<UInt32> = [8, 11, 16, 17, 29]
-
     private static func checkForm(_ identifier: ASN1Identifier) throws {
         guard identifier.tagClass == .universal else { return }
-        let mustBeConstructed = constructedUniversalTags.contains(identifier.tagNumber)
+        // EXTERNAL (8), EMBEDDED PDV (11), SEQUENCE (16), SET (17) and CHARACTER STRING (29) are always constructed.
+        let mustBeConstructed: Bool =
+            switch identifier.tagNumber {
+            case 8, 11, 16, 17, 29: true
+            default: false
+            }
         if mustBeConstructed, !identifier.isConstructed {
             throw X509Error.invalidDER("a \(identifier) uses the primitive form (X.690 8.9.1, 8.11.1)")
         }
@@ -205,7 +208,7 @@ struct DERReader {
         case 5:
             guard content.isEmpty else { throw X509Error.invalidDER("NULL has contents (X.690 8.8.2)") }
         case 6:
-            _ = try ASN1ObjectIdentifier(validatingContent: content)
+            try ASN1ObjectIdentifier.validate(content)
         default:
             break
         }
