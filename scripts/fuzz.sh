@@ -33,6 +33,7 @@ targets=(
     FuzzCertificate
     FuzzSealHeader
     FuzzPublicKey
+    FuzzVaultFile
 )
 
 seconds="${1:-60}"
