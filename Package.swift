@@ -129,7 +129,7 @@ let package = Package(
         ),
         .testTarget(
             name: "RampartX509Tests",
-            dependencies: ["RampartX509", "TestSupport"],
+            dependencies: ["RampartX509", "RampartCrypto", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
