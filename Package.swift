@@ -119,6 +119,7 @@ let package = Package(
             name: "FuzzSealHeader",
             dependencies: ["FuzzSupport", "RampartSeal", "RampartCrypto"],
             path: "Fuzz/SealHeader",
+            exclude: ["Seeds"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
