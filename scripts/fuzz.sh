@@ -35,6 +35,9 @@ targets=(
     FuzzPublicKey
     FuzzPinConfiguration
     FuzzVaultFile
+    FuzzCBOR
+    FuzzAuthenticatorData
+    FuzzAttestationObject
 )
 
 seconds="${1:-60}"
