@@ -98,6 +98,13 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .executableTarget(
+            name: "FuzzVaultFile",
+            dependencies: ["FuzzSupport", "RampartVault", "RampartCrypto"],
+            path: "Fuzz/VaultFile",
+            exclude: ["Seeds"],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
             name: "FuzzPublicKey",
             dependencies: ["FuzzSupport", "RampartCrypto"],
             path: "Fuzz/FuzzPublicKey",

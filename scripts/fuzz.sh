@@ -34,6 +34,7 @@ targets=(
     FuzzCertificate
     FuzzSealHeader
     FuzzPublicKey
+    FuzzVaultFile
 )
 
 seconds="${1:-60}"

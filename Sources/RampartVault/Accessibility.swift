@@ -5,7 +5,7 @@
 /// while ``afterFirstUnlock`` stays readable once the user has unlocked the device after boot. The `…ThisDeviceOnly`
 /// variants never leave the device: they are excluded from sync and from backups, and cannot be combined with
 /// ``VaultItem/synchronizable``.
-public enum Accessibility: String, Sendable, Hashable, CaseIterable, Codable {
+public enum Accessibility: String, Hashable, CaseIterable, Codable {
     /// Readable while the device is unlocked (`kSecAttrAccessibleWhenUnlocked`, the Keychain's default).
     case whenUnlocked = "when-unlocked"
     /// Readable after the first unlock since boot, also while locked again (`kSecAttrAccessibleAfterFirstUnlock`).
@@ -44,7 +44,7 @@ public enum Accessibility: String, Sendable, Hashable, CaseIterable, Codable {
 /// The device's lock state, which decides which ``Accessibility`` classes are readable.
 ///
 /// Servers and tools are always ``unlocked``; tests inject the other states to check what a background task sees.
-public enum DeviceLockState: String, Sendable, Hashable, CaseIterable {
+public enum DeviceLockState: String, Hashable, CaseIterable {
     /// Turned on, the passcode not yet entered: no item is readable.
     case beforeFirstUnlock = "before-first-unlock"
     /// Unlocked: everything is readable.
@@ -58,7 +58,7 @@ public enum DeviceLockState: String, Sendable, Hashable, CaseIterable {
 /// On Apple platforms the system shows Face ID, Touch ID or the passcode prompt; elsewhere the ``Vault`` asks its
 /// ``Vault/UserAuthenticator``. Like a `…ThisDeviceOnly` accessibility, access control binds an item to the device,
 /// so it cannot be combined with ``VaultItem/synchronizable``.
-public struct AccessControl: OptionSet, Sendable, Hashable, Codable {
+public struct AccessControl: OptionSet, Hashable, Codable {
     /// The flag bits (the values of `SecAccessControlCreateFlags`).
     public let rawValue: UInt32
 
@@ -80,3 +80,9 @@ public struct AccessControl: OptionSet, Sendable, Hashable, Codable {
     /// Every flag Rampart knows.
     public static let known: AccessControl = [.userPresence, .biometryAny, .biometryCurrentSet, .devicePasscode]
 }
+
+extension Accessibility: Sendable {}
+
+extension DeviceLockState: Sendable {}
+
+extension AccessControl: Sendable {}

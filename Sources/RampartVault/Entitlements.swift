@@ -4,7 +4,7 @@
 /// with. Items are visible only to callers entitled to their group: an add, query or update naming another group fails
 /// with ``VaultError/Code/missingEntitlement``, and queries without a group search only the entitled ones. Group names
 /// start with the developer's team identifier, so apps from different teams can never share items.
-public struct Entitlements: Sendable, Hashable {
+public struct Entitlements: Hashable {
     /// The groups, in order; the first is where items without an explicit group are added.
     public let accessGroups: [String]
     /// Whether every group is visible (a tool operating on a whole vault, such as `rampart vault`).
@@ -54,3 +54,5 @@ public struct Entitlements: Sendable, Hashable {
     /// The groups a query without an explicit group searches; nil for all.
     var visibleGroups: Set<String>? { isUnrestricted ? nil : Set(accessGroups) }
 }
+
+extension Entitlements: Sendable {}

@@ -5,7 +5,7 @@
 ///
 /// - Important: Attributes are not secret. The file vault keeps them readable (and authenticated) so it can search
 ///   them; put secrets only in ``VaultItem/value``.
-public struct ItemAttributes: Sendable, Hashable, Codable {
+public struct ItemAttributes: Hashable, Codable {
     /// The name of one attribute, as used in errors, the CLI and the Secret Service schema.
     public enum Name: String, Sendable, Hashable, CaseIterable, Codable {
         /// ``ItemAttributes/service``.
@@ -190,3 +190,5 @@ public struct ItemAttributes: Sendable, Hashable, Codable {
         return merged
     }
 }
+
+extension ItemAttributes: Sendable {}

@@ -2,7 +2,7 @@
 ///
 /// The class decides which attributes an item may carry and which of them form its primary key (see
 /// ``PrimaryKey``).
-public enum ItemClass: String, Sendable, Hashable, CaseIterable, Codable {
+public enum ItemClass: String, Hashable, CaseIterable, Codable {
     /// A password or any small secret, found by service and account (`kSecClassGenericPassword`). Tokens and API keys
     /// are stored as this class.
     case genericPassword = "generic-password"
@@ -40,3 +40,5 @@ public enum ItemClass: String, Sendable, Hashable, CaseIterable, Codable {
         }
     }
 }
+
+extension ItemClass: Sendable {}

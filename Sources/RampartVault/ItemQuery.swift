@@ -2,7 +2,7 @@
 ///
 /// A query matches synchronizable and non-synchronizable items alike unless ``synchronizable`` says otherwise, and
 /// searches every access group the caller is entitled to unless ``accessGroup`` names one.
-public struct ItemQuery: Sendable, Hashable {
+public struct ItemQuery: Hashable {
     /// The class to search.
     public var itemClass: ItemClass
     /// Equality filters: every attribute set here must match.
@@ -63,7 +63,7 @@ public struct ItemQuery: Sendable, Hashable {
 }
 
 /// Which items a query matches by their synchronizable flag (`kSecAttrSynchronizable`, or `…Any`).
-public enum SynchronizableFilter: String, Sendable, Hashable, CaseIterable {
+public enum SynchronizableFilter: String, Hashable, CaseIterable {
     /// Both synchronizable and device-local items.
     case any
     /// Only synchronizable items.
@@ -81,7 +81,7 @@ public enum SynchronizableFilter: String, Sendable, Hashable, CaseIterable {
 }
 
 /// How many items a read returns (`kSecMatchLimit`).
-public enum MatchLimit: Sendable, Hashable {
+public enum MatchLimit: Hashable {
     /// The first match only (`kSecMatchLimitOne`).
     case one
     /// Every match (`kSecMatchLimitAll`).
@@ -94,7 +94,7 @@ public enum MatchLimit: Sendable, Hashable {
 ///
 /// Unset fields keep their stored value. Changing a primary-key attribute, the access group or the synchronizable flag
 /// moves the item to a new primary key, which fails with ``VaultError/Code/duplicateItem`` if taken.
-public struct ItemChanges: Sendable, Hashable {
+public struct ItemChanges: Hashable {
     /// Attributes to replace.
     public var attributes: ItemAttributes
     /// A new secret.
@@ -133,3 +133,11 @@ public struct ItemChanges: Sendable, Hashable {
         self.accessControl = accessControl
     }
 }
+
+extension ItemQuery: Sendable {}
+
+extension SynchronizableFilter: Sendable {}
+
+extension MatchLimit: Sendable {}
+
+extension ItemChanges: Sendable {}

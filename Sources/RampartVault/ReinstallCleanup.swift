@@ -12,7 +12,7 @@ import Glibc
 /// let cleanup = ReinstallCleanup(markerPath: appSupport + "/.rampart-first-run", store: vault)
 /// try await cleanup.runIfFirstLaunch()
 /// ```
-public struct ReinstallCleanup: Sendable {
+public struct ReinstallCleanup {
     /// The marker file, in the app's own data directory (never in the store).
     public let markerPath: String
     /// The store to clean, seen with the app's entitlements.
@@ -86,3 +86,5 @@ public struct ReinstallCleanup: Sendable {
         close(descriptor)
     }
 }
+
+extension ReinstallCleanup: Sendable {}

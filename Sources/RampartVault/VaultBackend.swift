@@ -36,7 +36,7 @@ public protocol VaultBackend: Sendable {
 }
 
 /// The backend-level form of a query: class, attribute filters, visible groups and synchronizable flag.
-public struct ItemFilter: Sendable, Hashable {
+public struct ItemFilter: Hashable {
     /// The class to match.
     public var itemClass: ItemClass
     /// Equality filters.
@@ -78,3 +78,5 @@ public struct ItemFilter: Sendable, Hashable {
         return true
     }
 }
+
+extension ItemFilter: Sendable {}

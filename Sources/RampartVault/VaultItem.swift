@@ -3,7 +3,7 @@ public import Foundation
 /// One secret and the attributes that find it: a Keychain item.
 ///
 /// `description` never shows ``value``.
-public struct VaultItem: Sendable, Hashable {
+public struct VaultItem: Hashable {
     /// The item's class, which decides its allowed attributes and primary key.
     public var itemClass: ItemClass
     /// The searchable attributes.
@@ -106,7 +106,7 @@ extension VaultItem: CustomStringConvertible, CustomDebugStringConvertible {
 /// Two items with equal primary keys cannot both exist (``VaultError/Code/duplicateItem``). The encoding is
 /// `"rampart.vault.pk.1" ‖ class ‖ field…` where each field is `0x00` when unset or `0x01 ‖ u32be length ‖ bytes`,
 /// so no two distinct keys share an encoding. The file vault binds it into each value's associated data.
-public struct PrimaryKey: Sendable, Hashable, Comparable {
+public struct PrimaryKey: Hashable, Comparable {
     /// The canonical encoding.
     public let bytes: [UInt8]
 
@@ -157,3 +157,7 @@ struct CanonicalEncoder {
         append((0..<8).reversed().map { UInt8(truncatingIfNeeded: number >> ($0 * 8)) })
     }
 }
+
+extension VaultItem: Sendable {}
+
+extension PrimaryKey: Sendable {}

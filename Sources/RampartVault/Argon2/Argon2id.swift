@@ -1,7 +1,7 @@
 public import RampartCrypto
 
 /// Argon2id cost parameters (RFC 9106).
-public struct Argon2Parameters: Sendable, Hashable, Codable {
+public struct Argon2Parameters: Hashable, Codable {
     /// Memory in KiB.
     public var memoryKiB: UInt32
     /// Passes over memory.
@@ -70,3 +70,5 @@ public enum Argon2id {
         return try argon2idHash(password: password, salt: salt, parameters: parameters, count: outputByteCount)
     }
 }
+
+extension Argon2Parameters: Sendable {}

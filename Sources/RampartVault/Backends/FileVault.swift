@@ -201,6 +201,19 @@ public final class FileVault: VaultBackend {
         }
     }
 
+    /// Decodes and authenticates every row of every class, for the fuzz target and tests.
+    ///
+    /// - Returns: The items.
+    /// - Throws: ``VaultError/Code/integrityFailure`` for the first row that fails.
+    @_spi(Testing)
+    public func decodeAllRows() throws -> [VaultItem] {
+        try read { state in
+            try state.database.rows("SELECT \(raw: Self.columns) FROM items").map {
+                try Self.decode($0, state: state).item
+            }
+        }
+    }
+
     // MARK: Transactions
 
     private func write<R: Sendable>(_ body: (inout State) throws -> R) throws -> R {

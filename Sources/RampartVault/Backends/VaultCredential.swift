@@ -4,7 +4,7 @@ public import RampartCrypto
 /// What unlocks a ``FileVault``: a passphrase (stretched with Argon2id) or a 32-byte key, usually from a key file.
 ///
 /// `description` never shows the secret.
-public struct VaultCredential: Sendable, CustomStringConvertible {
+public struct VaultCredential: CustomStringConvertible {
     enum Backing: Sendable {
         case passphrase([UInt8])
         case key(SymmetricKey)
@@ -71,3 +71,5 @@ public struct VaultCredential: Sendable, CustomStringConvertible {
         }
     }
 }
+
+extension VaultCredential: Sendable {}
