@@ -85,6 +85,13 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .executableTarget(
+            name: "FuzzPinConfiguration",
+            dependencies: ["FuzzSupport", "RampartPinning"],
+            path: "Fuzz/FuzzPinConfiguration",
+            exclude: ["Seeds", "lsan.supp"],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
             name: "FuzzCertificate",
             dependencies: ["FuzzSupport", "RampartX509"],
             path: "Fuzz/FuzzCertificate",

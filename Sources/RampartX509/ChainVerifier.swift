@@ -78,6 +78,9 @@ public struct ChainVerifier: Sendable {
         public var includeSystemTrustStore: Bool
         /// How many verified (issuer, subject) signatures to remember; 0 turns the cache off.
         public var signatureCacheCapacity: Int
+        /// How many parsed certificates (by DER) to keep, so that a repeated intermediate or leaf is not decoded
+        /// again; 0 turns this cache off.
+        public var certificateCacheCapacity: Int
         /// The most certificates a built path may hold, leaf and anchor included.
         public var maximumPathLength: Int
 
@@ -85,13 +88,18 @@ public struct ChainVerifier: Sendable {
         ///
         /// - Parameters:
         ///   - includeSystemTrustStore: Whether the system CA bundle is trusted too.
-        ///   - signatureCacheCapacity: Cache size; 0 disables the cache.
+        ///   - signatureCacheCapacity: Verified-signature cache size; 0 disables it.
+        ///   - certificateCacheCapacity: Parsed-certificate cache size; 0 disables it.
         ///   - maximumPathLength: The longest acceptable path.
         public init(
-            includeSystemTrustStore: Bool = false, signatureCacheCapacity: Int = 1024, maximumPathLength: Int = 10
+            includeSystemTrustStore: Bool = false,
+            signatureCacheCapacity: Int = 1024,
+            certificateCacheCapacity: Int = 256,
+            maximumPathLength: Int = 10
         ) {
             self.includeSystemTrustStore = includeSystemTrustStore
             self.signatureCacheCapacity = signatureCacheCapacity
+            self.certificateCacheCapacity = certificateCacheCapacity
             self.maximumPathLength = maximumPathLength
         }
     }
@@ -111,14 +119,15 @@ public struct ChainVerifier: Sendable {
         self.engine = try OpenSSLChainEngine(
             anchorDER: trustAnchorDER,
             includeSystemTrustStore: options.includeSystemTrustStore,
-            signatureCacheCapacity: options.signatureCacheCapacity)
+            signatureCacheCapacity: options.signatureCacheCapacity,
+            certificateCacheCapacity: options.certificateCacheCapacity)
         self.options = options
     }
 
     /// Hits and misses of the verified-signature cache so far (nil when the cache is off).
     public var signatureCacheStatistics: (hits: Int, misses: Int)? { engine.cacheStatistics }
 
-    /// Empties the verified-signature cache.
+    /// Empties the verified-signature and parsed-certificate caches.
     public func clearSignatureCache() { engine.clearCache() }
 
     /// Evaluates DER certificates and returns the built path as DER.

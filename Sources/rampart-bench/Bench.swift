@@ -23,6 +23,10 @@ enum Bench {
             options in
             PinsBenchmarks.run(options)
         },
+        Benchmark(name: "trust", summary: "chain evaluation + pin check per second, cold and cached, vs ECDSA") {
+            options in
+            TrustBenchmarks.run(options)
+        },
         Benchmark(name: "seal", summary: "file encryption (1 GiB) vs the AES-GCM floor, cp and age") { options in
             SealBenchmarks.run(options)
         },

@@ -95,7 +95,7 @@ public enum PinsetCommand: Command {
         }
         let configuration = try PinConfiguration(policies: [policy])
         let data = format == .json ? try configuration.jsonData() : try configuration.plistData()
-        context.print(String(decoding: data, as: UTF8.self))
+        context.standardOutput(String(decoding: data, as: UTF8.self))
         return .success
     }
 }

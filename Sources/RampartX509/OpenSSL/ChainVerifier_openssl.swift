@@ -1,5 +1,6 @@
 internal import COpenSSL
 internal import Foundation
+internal import Synchronization
 
 /// Owns one parsed `X509` (released with `X509_free`) and the DER it was parsed from.
 ///
@@ -47,6 +48,40 @@ final class OpenSSLCertificate: @unchecked Sendable {
         }
         return der
     }
+}
+
+/// Keeps parsed certificates by their DER so that an intermediate seen again is not decoded again (OpenSSL 3
+/// decodes the public key of every parsed certificate through its provider machinery, which costs several ECDSA
+/// verifications). Entries are evicted oldest first beyond the capacity.
+///
+/// Sharing an `X509` between evaluations is safe: OpenSSL only fills its extension cache, under the object's lock.
+final class ParsedCertificateCache: Sendable {
+    private struct Storage {
+        var entries: [[UInt8]: OpenSSLCertificate] = [:]
+        var order: [[UInt8]] = []
+    }
+
+    private let capacity: Int
+    private let storage = Mutex(Storage())
+
+    init(capacity: Int) { self.capacity = max(capacity, 1) }
+
+    /// The parsed certificate for `der`, from the cache or freshly parsed (nil when OpenSSL cannot parse it).
+    func certificate(for der: [UInt8]) -> OpenSSLCertificate? {
+        if let found = storage.withLock({ $0.entries[der] }) { return found }
+        guard let parsed = OpenSSLCertificate(der: der) else { return nil }
+        storage.withLock { storage in
+            guard storage.entries[der] == nil else { return }
+            storage.entries[der] = parsed
+            storage.order.append(der)
+            if storage.order.count > capacity {
+                storage.entries[storage.order.removeFirst()] = nil
+            }
+        }
+        return parsed
+    }
+
+    func removeAll() { storage.withLock { $0 = Storage() } }
 }
 
 /// Owns an `X509_STORE` (released with `X509_STORE_free`) holding the trust anchors.
@@ -116,8 +151,14 @@ private let stateIndex: Int32 = CRYPTO_get_ex_new_index(CRYPTO_EX_INDEX_X509_STO
 struct OpenSSLChainEngine: Sendable {
     let store: OpenSSLTrustStore
     let cache: SignatureCache?
+    let parsed: ParsedCertificateCache?
 
-    init(anchorDER: [[UInt8]], includeSystemTrustStore: Bool, signatureCacheCapacity: Int) throws {
+    init(
+        anchorDER: [[UInt8]],
+        includeSystemTrustStore: Bool,
+        signatureCacheCapacity: Int,
+        certificateCacheCapacity: Int
+    ) throws {
         var anchors: [OpenSSLCertificate] = []
         for der in anchorDER {
             guard let anchor = OpenSSLCertificate(der: der) else {
@@ -127,11 +168,19 @@ struct OpenSSLChainEngine: Sendable {
         }
         store = try OpenSSLTrustStore(anchors: anchors, includeSystemTrustStore: includeSystemTrustStore)
         cache = signatureCacheCapacity > 0 ? SignatureCache(capacity: signatureCacheCapacity) : nil
+        parsed = certificateCacheCapacity > 0 ? ParsedCertificateCache(capacity: certificateCacheCapacity) : nil
     }
 
     var cacheStatistics: (hits: Int, misses: Int)? { cache?.statistics }
 
-    func clearCache() { cache?.removeAll() }
+    func clearCache() {
+        cache?.removeAll()
+        parsed?.removeAll()
+    }
+
+    private func parse(_ der: [UInt8]) -> OpenSSLCertificate? {
+        parsed.map { $0.certificate(for: der) } ?? OpenSSLCertificate(der: der)
+    }
 
     /// Builds and verifies a path from `leaf` through `intermediates` to an anchor at `time`.
     func evaluate(
@@ -141,14 +190,14 @@ struct OpenSSLChainEngine: Sendable {
         purpose: ChainVerifier.Purpose,
         maximumDepth: Int
     ) -> RawChainResult {
-        guard let leaf = OpenSSLCertificate(der: leafDER) else {
+        guard let leaf = parse(leafDER) else {
             return .untrusted(
                 reason: .malformedCertificate, openSSLCode: 0, index: 0, certificate: nil,
                 text: "OpenSSL could not parse the leaf certificate")
         }
         var intermediates: [OpenSSLCertificate] = []
         for der in intermediateDER {
-            guard let certificate = OpenSSLCertificate(der: der) else {
+            guard let certificate = parse(der) else {
                 return .untrusted(
                     reason: .malformedCertificate, openSSLCode: 0, index: nil, certificate: nil,
                     text: "OpenSSL could not parse an intermediate certificate")
