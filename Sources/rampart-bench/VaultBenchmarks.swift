@@ -56,10 +56,19 @@ enum VaultBenchmarks {
             "  \(pad("fsync of 4 KiB in the same directory")) \(formatRate(fsyncRate)) ops/s  (the durable-write floor)"
         )
 
-        for (name, vault) in [
+        var backends: [(String, Vault)] = [
             ("file vault", Vault(backend: try FileVault.open(at: path, credential: passphrase))),
             ("in-memory", Vault(backend: InMemoryBackend())),
-        ] {
+        ]
+        // The Secret Service rows run only against the throwaway keyring scripts/with-keyring.sh starts.
+        var secretService: SecretServiceBackend?
+        if ProcessInfo.processInfo.environment["RAMPART_SECRET_SERVICE_TESTS"] == "1" {
+            secretService = try? SecretServiceBackend(namespace: "rampart-bench-\(getpid())")
+            if let secretService { backends.append(("Secret Service", Vault(backend: secretService))) }
+        } else {
+            print("  (Secret Service rows: run under scripts/with-keyring.sh)")
+        }
+        for (name, vault) in backends {
             var written = 0
             let writeRate = try await rate(seconds: seconds) {
                 try await vault.add(.genericPassword(service: "bench", account: "item-\(written)", value: value))
@@ -76,6 +85,9 @@ enum VaultBenchmarks {
             print(
                 "  \(pad("\(name): read one (of \(written))")) \(formatRate(readRate)) items/s  "
                     + String(format: "%8.1f× the seal cost", sealFloor / readRate))
+        }
+        if let secretService {
+            _ = try? await secretService.delete(matching: ItemFilter(itemClass: .genericPassword))
         }
     }
 

@@ -55,3 +55,26 @@ struct SecretServiceContractTests {
         #expect(try await Vault(backend: first).secret(service: "s", account: "a") == nil)
     }
 }
+
+@Suite(.enabled(if: vaultHelperPath != nil, "rampart-vault-helper was not built next to the tests"))
+struct SecretServiceAvailabilityTests {
+    @Test("without a reachable session bus, connecting is notAvailable (not a crash or a hang)")
+    func noBus() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try #require(vaultHelperPath))
+        process.arguments = ["secret-service"]
+        var environment = ProcessInfo.processInfo.environment
+        environment["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=/nonexistent/rampart-test-bus"
+        environment["DISPLAY"] = nil
+        process.environment = environment
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let guardTask = watchdog(process, seconds: 60)
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guardTask.cancel()
+        #expect(text == "notAvailable\n")
+    }
+}

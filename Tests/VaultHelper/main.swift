@@ -2,10 +2,20 @@
 // writes items, printing one line per acknowledged (committed) write.
 //
 // USAGE: rampart-vault-helper put VAULT KEYFILE PREFIX COUNT
+//        rampart-vault-helper secret-service      (prints the error code connecting gives, or "connected")
 import Foundation
 import RampartVault
 
 let arguments = CommandLine.arguments
+if arguments.count == 2, arguments[1] == "secret-service" {
+    do {
+        _ = try SecretServiceBackend(namespace: "rampart-helper-probe")
+        print("connected")
+    } catch let error as VaultError {
+        print(error.code)
+    }
+    exit(0)
+}
 guard arguments.count == 6, arguments[1] == "put", let count = Int(arguments[5]) else {
     FileHandle.standardError.write(Data("usage: rampart-vault-helper put VAULT KEYFILE PREFIX COUNT\n".utf8))
     exit(2)
