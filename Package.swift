@@ -128,7 +128,7 @@ let package = Package(
         ),
         .testTarget(
             name: "RampartX509Tests",
-            dependencies: ["RampartX509", "TestSupport"],
+            dependencies: ["RampartX509", "RampartCrypto", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(

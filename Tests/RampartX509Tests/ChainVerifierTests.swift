@@ -1,4 +1,5 @@
 import Foundation
+import RampartCrypto
 import RampartX509
 import TestSupport
 import Testing
@@ -170,5 +171,77 @@ struct ChainVerifierEdgeTests {
             leaf: try pki.der("good"), intermediates: [try pki.der("intermediate")], at: TestPKI.validationTime,
             purpose: .tlsServer(hostname: "good.rampart.test"))
         #expect(Self.reason(result) == (.untrustedRoot, 1))
+    }
+}
+
+/// The public `Certificate` API over chains made with ``CertificateBuilder``.
+struct ChainVerifierBuilderTests {
+    static let start = Date(timeIntervalSince1970: 1_767_225_600)
+
+    static func chain(leafValidity: TimeInterval = 86_400 * 365, eku: Bool = true) throws -> (Certificate, Certificate)
+    {
+        let rootKey = ECPrivateKey(curve: .p256)
+        let leafKey = ECPrivateKey(curve: .p256)
+        let rootName = try DistinguishedName(attributes: [.init(.NameAttribute.commonName, "Builder Root")])
+        let rootID = try CertificateBuilder.keyIdentifier(forSubjectPublicKeyInfo: rootKey.publicKey.derRepresentation)
+        var root = CertificateBuilder(
+            subject: rootName, issuer: rootName, publicKey: rootKey.publicKey, notBefore: start,
+            notAfter: start.addingTimeInterval(86_400 * 3650))
+        root.basicConstraints = BasicConstraints(isCA: true)
+        root.keyUsage = [.keyCertSign, .crlSign]
+        root.subjectKeyIdentifier = rootID
+        var leaf = CertificateBuilder(
+            subject: try DistinguishedName(attributes: [.init(.NameAttribute.commonName, "api.builder.test")]),
+            issuer: rootName, publicKey: leafKey.publicKey, notBefore: start,
+            notAfter: start.addingTimeInterval(leafValidity))
+        leaf.keyUsage = [.digitalSignature]
+        if eku { leaf.extendedKeyUsage = ExtendedKeyUsage([.ExtendedKeyUsage.serverAuth]) }
+        leaf.subjectAlternativeNames = [.dnsName("api.builder.test")]
+        leaf.subjectKeyIdentifier = try CertificateBuilder.keyIdentifier(
+            forSubjectPublicKeyInfo: leafKey.publicKey.derRepresentation)
+        leaf.authorityKeyIdentifier = rootID
+        return (try root.sign(with: rootKey), try leaf.sign(with: rootKey))
+    }
+
+    @Test("a CertificateBuilder chain is trusted and the path holds the same Certificate values")
+    func trusted() throws {
+        let (root, leaf) = try Self.chain()
+        let verdict = try ChainVerifier(trustAnchors: [root])
+            .verify(
+                chain: [leaf], at: Self.start.addingTimeInterval(86_400),
+                purpose: .tlsServer(hostname: "api.builder.test"))
+        #expect(verdict.path == [leaf, root])
+        #expect(verdict.failure == nil)
+    }
+
+    @Test("an expired leaf says when it expired and what to do")
+    func expiredMessage() throws {
+        let (root, leaf) = try Self.chain(leafValidity: 3600)
+        let verdict = try ChainVerifier(trustAnchors: [root])
+            .verify(
+                chain: [leaf], at: Self.start.addingTimeInterval(86_400),
+                purpose: .tlsServer(hostname: "api.builder.test"))
+        let failure = try #require(verdict.failure)
+        #expect(failure.reason == .expired)
+        #expect(failure.certificateIndex == 0)
+        #expect(failure.message.contains("the leaf (CN=api.builder.test) expired at 2026-01-01T01:00:00Z"))
+        #expect(failure.message.contains("renew the certificate"))
+        #expect(failure.openSSLCode == 10)
+    }
+
+    @Test("a leaf without extendedKeyUsage is trusted for TLS (RFC 5280: any purpose) and for none")
+    func purpose() throws {
+        let (root, leaf) = try Self.chain(eku: false)
+        let verifier = try ChainVerifier(trustAnchors: [root])
+        let time = Self.start.addingTimeInterval(86_400)
+        #expect(verifier.verify(chain: [leaf], at: time, purpose: .tlsServer(hostname: "api.builder.test")).isTrusted)
+        #expect(verifier.verify(chain: [leaf], at: time, purpose: .none).isTrusted)
+    }
+
+    @Test("an empty chain is refused, not a crash")
+    func empty() throws {
+        let (root, _) = try Self.chain()
+        let verdict = try ChainVerifier(trustAnchors: [root]).verify(chain: [], at: Self.start, purpose: .none)
+        #expect(verdict.failure?.reason == .other)
     }
 }
