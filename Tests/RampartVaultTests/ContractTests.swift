@@ -276,6 +276,29 @@ extension ContractCase {
             #expect(try await vault.deleteSecret(service: "api", account: "refresh_token"))
             #expect(try await vault.deleteSecret(service: "api", account: "refresh_token") == false)
         },
+        ContractCase("concurrent adds of one primary key: exactly one succeeds, the rest are duplicateItem") {
+            backend in
+            let vault = Vault(backend: backend)
+            let outcomes = await withTaskGroup(of: VaultError.Code?.self) { group in
+                for index in 0..<8 {
+                    group.addTask {
+                        do {
+                            try await vault.add(.genericPassword(service: "race", account: "a", value: [UInt8(index)]))
+                            return nil
+                        } catch let error as VaultError {
+                            return error.code
+                        } catch {
+                            return .ioFailure
+                        }
+                    }
+                }
+                return await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(outcomes.filter { $0 == nil }.count == 1)
+            #expect(outcomes.filter { $0 == .duplicateItem }.count == 7)
+            let stored = try await vault.read(.genericPassword(service: "race", account: "a"))
+            #expect(stored.count == 1)
+        },
         ContractCase("binary and empty values round-trip; an oversized value is invalidParameters") { backend in
             let vault = Vault(backend: backend)
             let binary: [UInt8] = [0, 0xFF, 0, 10, 13, 0x80]

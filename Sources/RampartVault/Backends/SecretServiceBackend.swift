@@ -11,8 +11,10 @@ import RampartCrypto
 /// matched.
 ///
 /// - Important: The Secret Service has no transactions: insert checks for a duplicate and then stores, and update
-///   deletes then stores, so two processes racing on the same primary key can both succeed. Use ``FileVault`` where
-///   several writers share one store. A locked collection yields ``VaultError/Code/interactionNotAllowed`` (unlocking
+///   deletes then stores. Writers of one namespace on one machine are serialised by an advisory lock file
+///   (`flock`, in `$XDG_RUNTIME_DIR` or the temporary directory), so they cannot both add one primary key; writers
+///   on other machines sharing the keyring, or a crash between update's delete and store, are not covered. Use
+///   ``FileVault`` where that matters. A locked collection yields ``VaultError/Code/interactionNotAllowed`` (unlocking
 ///   needs a prompt, which this backend never shows).
 public final class SecretServiceBackend: VaultBackend {
     /// The libsecret schema name of every item.
@@ -22,6 +24,7 @@ public final class SecretServiceBackend: VaultBackend {
     public let namespace: String
 
     private let connection: SecretServiceConnection
+    private let lockPath: String
 
     /// Connects to the Secret Service on the session bus.
     ///
@@ -37,6 +40,9 @@ public final class SecretServiceBackend: VaultBackend {
             ]
             + ItemAttributes.Name.allCases.map(\.rawValue)
         connection = try SecretServiceConnection(schemaName: Self.schemaName, attributeNames: names)
+        let directory = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"] ?? NSTemporaryDirectory()
+        let tag = HexText.encode(Array(SHA256.hash(Array(namespace.utf8)).prefix(12)))
+        lockPath = (directory as NSString).appendingPathComponent("rampart-secret-service-\(tag).lock")
     }
 
     /// Stores a new item.
@@ -45,10 +51,12 @@ public final class SecretServiceBackend: VaultBackend {
     /// - Throws: ``VaultError/Code/duplicateItem`` when its primary key exists.
     public func insert(_ item: VaultItem) async throws {
         let primaryKey = Self.primaryKeyTag(item)
-        guard try connection.search([Key.namespace: namespace, Key.primaryKey: primaryKey]).isEmpty else {
-            throw VaultError.duplicateItem()
+        try exclusively {
+            guard try connection.search([Key.namespace: namespace, Key.primaryKey: primaryKey]).isEmpty else {
+                throw VaultError.duplicateItem()
+            }
+            try store(item)
         }
-        try store(item)
     }
 
     /// Returns the matched items.
@@ -73,6 +81,10 @@ public final class SecretServiceBackend: VaultBackend {
         matching filter: ItemFilter,
         _ transform: @Sendable (VaultItem) throws -> VaultItem
     ) async throws -> Int {
+        try exclusively { try replace(matching: filter, transform) }
+    }
+
+    private func replace(matching filter: ItemFilter, _ transform: (VaultItem) throws -> VaultItem) throws -> Int {
         let matched = try found(filter)
         let replacements = try matched.map { try transform($0.item) }
         let oldKeys = Set(matched.map { Self.primaryKeyTag($0.item) })
@@ -97,9 +109,28 @@ public final class SecretServiceBackend: VaultBackend {
     /// - Returns: How many were removed.
     /// - Throws: A Secret Service failure.
     public func delete(matching filter: ItemFilter) async throws -> Int {
-        let matched = try found(filter, requireSecrets: false)
-        for entry in matched { try connection.delete(entry.handle) }
-        return matched.count
+        try exclusively {
+            let matched = try found(filter, requireSecrets: false)
+            for entry in matched { try connection.delete(entry.handle) }
+            return matched.count
+        }
+    }
+
+    /// Runs `body` holding the namespace's advisory lock (`flock`), which serialises writers on this machine.
+    private func exclusively<R>(_ body: () throws -> R) throws -> R {
+        let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard descriptor >= 0 else {
+            throw VaultError.ioFailure(
+                "cannot open the lock file \(lockPath): \(String(cString: strerror(errno))); check XDG_RUNTIME_DIR")
+        }
+        // Closing the descriptor releases the lock, also when body throws.
+        defer { close(descriptor) }
+        while flock(descriptor, LOCK_EX) != 0 {
+            guard errno == EINTR else {
+                throw VaultError.ioFailure("cannot lock \(lockPath): \(String(cString: strerror(errno)))")
+            }
+        }
+        return try body()
     }
 
     // MARK: Mapping
