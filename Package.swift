@@ -13,6 +13,7 @@ let package = Package(
     products: [
         .library(name: "RampartCrypto", targets: ["RampartCrypto"]),
         .library(name: "RampartX509", targets: ["RampartX509"]),
+        .library(name: "RampartAppAttest", targets: ["RampartAppAttest"]),
         .library(name: "RampartPinning", targets: ["RampartPinning"]),
         .library(name: "RampartTLS", targets: ["RampartTLS"]),
         .library(name: "RampartAttestService", targets: ["RampartAttestService"]),
@@ -48,10 +49,15 @@ let package = Package(
         ),
         .target(name: "RampartSeal", dependencies: ["RampartCrypto", "RampartVault"], swiftSettings: swiftSettings),
         .target(
+            name: "RampartAppAttest",
+            dependencies: ["RampartCrypto", "RampartX509", "COpenSSL"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "RampartCLI",
             dependencies: [
                 "RampartCrypto", "RampartX509", "RampartPinning", "RampartTLS", "RampartAttestService", "RampartVault",
-                "RampartSeal",
+                "RampartSeal", "RampartAppAttest",
             ],
             swiftSettings: swiftSettings
         ),
@@ -62,6 +68,7 @@ let package = Package(
             name: "rampart-bench",
             dependencies: [
                 "RampartCrypto", "RampartX509", "RampartPinning", "RampartAttestService", "RampartVault", "RampartSeal",
+                "RampartAppAttest",
             ],
             swiftSettings: swiftSettings
         ),
@@ -118,6 +125,27 @@ let package = Package(
             exclude: ["Seeds"],
             swiftSettings: swiftSettings
         ),
+        .executableTarget(
+            name: "FuzzCBOR",
+            dependencies: ["FuzzSupport", "RampartAppAttest"],
+            path: "Fuzz/FuzzCBOR",
+            exclude: ["Seeds"],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "FuzzAuthenticatorData",
+            dependencies: ["FuzzSupport", "RampartAppAttest"],
+            path: "Fuzz/FuzzAuthenticatorData",
+            exclude: ["Seeds"],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "FuzzAttestationObject",
+            dependencies: ["FuzzSupport", "RampartAppAttest"],
+            path: "Fuzz/FuzzAttestationObject",
+            exclude: ["Seeds"],
+            swiftSettings: swiftSettings
+        ),
 
         // MARK: Tests
         .target(name: "TestSupport", dependencies: ["RampartCrypto"], swiftSettings: swiftSettings),
@@ -150,6 +178,11 @@ let package = Package(
         .testTarget(
             name: "RampartAttestServiceTests",
             dependencies: ["RampartAttestService", "RampartSQLite", "RampartCrypto", "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RampartAppAttestTests",
+            dependencies: ["RampartAppAttest", "RampartCrypto", "RampartX509", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

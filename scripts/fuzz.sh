@@ -36,6 +36,9 @@ targets=(
     FuzzPublicKey
     FuzzPinConfiguration
     FuzzVaultFile
+    FuzzCBOR
+    FuzzAuthenticatorData
+    FuzzAttestationObject
 )
 
 seconds="${1:-60}"

@@ -34,6 +34,12 @@ enum Bench {
             options in
             VaultBenchmarks.run(options)
         },
+        Benchmark(
+            name: "appattest",
+            summary: "App Attest attestations/s (cold, cached intermediate) and assertions/s vs their signature checks"
+        ) { options in
+            AppAttestBenchmarks.run(options)
+        },
     ]
 
     static let help = """

@@ -1,0 +1,279 @@
+/// A JSON value as I-JSON (RFC 7493) allows it: the input domain of RFC 8785 canonicalization.
+///
+/// Numbers are IEEE 754 doubles, objects have unique keys, strings hold Unicode scalars only (no lone surrogates).
+public indirect enum JSONValue: Hashable {
+    /// `null`.
+    case null
+    /// `true` or `false`.
+    case bool(Bool)
+    /// A finite number.
+    case number(Double)
+    /// A string.
+    case string(String)
+    /// An array.
+    case array([JSONValue])
+    /// An object; keys are unique.
+    case object([String: JSONValue])
+}
+
+extension JSONValue: Sendable {}
+
+extension JSONValue {
+    /// Named denial-of-service bounds for ``init(parsing:)``.
+    public enum Limits {
+        /// The most bytes one JSON text may hold: 1 MiB.
+        public static let maximumByteCount = 1 << 20
+        /// The deepest nesting of arrays and objects.
+        public static let maximumDepth = 64
+    }
+
+    /// Parses a JSON text (RFC 8259) under I-JSON's rules (RFC 7493): UTF-8, unique object keys, no lone surrogate
+    /// escapes, numbers that fit a double. Whitespace around values is allowed; anything after the value is not.
+    ///
+    /// - Parameter bytes: The UTF-8 text.
+    /// - Throws: ``AppAttestError/Code/malformedJSON`` for invalid JSON, ``AppAttestError/Code/limitExceeded`` past
+    ///   ``Limits``.
+    public init(parsing bytes: [UInt8]) throws {
+        guard bytes.count <= Limits.maximumByteCount else {
+            throw AppAttestError.limitExceeded(
+                "the JSON text is \(bytes.count) bytes; at most \(Limits.maximumByteCount) are accepted"
+            )
+        }
+        guard String(validating: bytes, as: UTF8.self) != nil else {
+            throw AppAttestError.malformedJSON("the JSON text is not valid UTF-8")
+        }
+        var parser = JSONParser(bytes: bytes)
+        parser.skipWhitespace()
+        let value = try parser.parseValue(depth: 1)
+        parser.skipWhitespace()
+        guard parser.offset == bytes.count else {
+            throw AppAttestError.malformedJSON("unexpected text after the JSON value at byte \(parser.offset)")
+        }
+        self = value
+    }
+}
+
+/// A recursive-descent JSON reader over UTF-8 bytes; every access is bounds-checked.
+private struct JSONParser {
+    let bytes: [UInt8]
+    var offset = 0
+
+    init(bytes: [UInt8]) { self.bytes = bytes }
+
+    var current: UInt8? { offset < bytes.count ? bytes[offset] : nil }
+
+    mutating func skipWhitespace() {
+        while let byte = current, byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D {
+            offset += 1
+        }
+    }
+
+    func error(_ what: String) -> AppAttestError {
+        .malformedJSON("\(what) at byte \(offset)")
+    }
+
+    mutating func expect(_ literal: String) throws {
+        for byte in literal.utf8 {
+            guard current == byte else { throw error("expected '\(literal)'") }
+            offset += 1
+        }
+    }
+
+    mutating func parseValue(depth: Int) throws -> JSONValue {
+        guard depth <= JSONValue.Limits.maximumDepth else {
+            throw AppAttestError.limitExceeded("JSON nests deeper than \(JSONValue.Limits.maximumDepth) levels")
+        }
+        guard let byte = current else { throw error("the JSON text ends where a value was expected") }
+        switch byte {
+        case UInt8(ascii: "{"): return try parseObject(depth: depth)
+        case UInt8(ascii: "["): return try parseArray(depth: depth)
+        case UInt8(ascii: "\""): return .string(try parseString())
+        case UInt8(ascii: "t"):
+            try expect("true")
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try expect("false")
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            try expect("null")
+            return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return .number(try parseNumber())
+        default: throw error("unexpected character")
+        }
+    }
+
+    mutating func parseObject(depth: Int) throws -> JSONValue {
+        offset += 1
+        var object: [String: JSONValue] = [:]
+        skipWhitespace()
+        if current == UInt8(ascii: "}") {
+            offset += 1
+            return .object(object)
+        }
+        while true {
+            skipWhitespace()
+            guard current == UInt8(ascii: "\"") else { throw error("expected a string key") }
+            let key = try parseString()
+            skipWhitespace()
+            try expect(":")
+            skipWhitespace()
+            let value = try parseValue(depth: depth + 1)
+            guard object.updateValue(value, forKey: key) == nil else {
+                throw error("duplicate object key (I-JSON, RFC 7493 section 2.3)")
+            }
+            skipWhitespace()
+            if current == UInt8(ascii: ",") {
+                offset += 1
+                continue
+            }
+            try expect("}")
+            return .object(object)
+        }
+    }
+
+    mutating func parseArray(depth: Int) throws -> JSONValue {
+        offset += 1
+        var elements: [JSONValue] = []
+        skipWhitespace()
+        if current == UInt8(ascii: "]") {
+            offset += 1
+            return .array(elements)
+        }
+        while true {
+            skipWhitespace()
+            elements.append(try parseValue(depth: depth + 1))
+            skipWhitespace()
+            if current == UInt8(ascii: ",") {
+                offset += 1
+                continue
+            }
+            try expect("]")
+            return .array(elements)
+        }
+    }
+
+    mutating func parseHex4() throws -> UInt32 {
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            guard let byte = current else { throw error("truncated \\u escape") }
+            let digit: UInt32
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(byte - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(byte - UInt8(ascii: "a") + 10)
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt32(byte - UInt8(ascii: "A") + 10)
+            default: throw error("bad hex digit in a \\u escape")
+            }
+            value = value << 4 | digit
+            offset += 1
+        }
+        return value
+    }
+
+    mutating func parseString() throws -> String {
+        offset += 1
+        var scalars = String.UnicodeScalarView()
+        var runStart = offset
+        func flushRun(_ parser: JSONParser, upTo end: Int) {
+            if runStart < end {
+                scalars.append(contentsOf: String(decoding: parser.bytes[runStart..<end], as: UTF8.self).unicodeScalars)
+            }
+        }
+        while true {
+            guard let byte = current else { throw error("unterminated string") }
+            switch byte {
+            case UInt8(ascii: "\""):
+                flushRun(self, upTo: offset)
+                offset += 1
+                return String(scalars)
+            case UInt8(ascii: "\\"):
+                flushRun(self, upTo: offset)
+                offset += 1
+                guard let escape = current else { throw error("unterminated escape") }
+                offset += 1
+                switch escape {
+                case UInt8(ascii: "\""): scalars.append("\"")
+                case UInt8(ascii: "\\"): scalars.append("\\")
+                case UInt8(ascii: "/"): scalars.append("/")
+                case UInt8(ascii: "b"): scalars.append("\u{08}")
+                case UInt8(ascii: "f"): scalars.append("\u{0C}")
+                case UInt8(ascii: "n"): scalars.append("\n")
+                case UInt8(ascii: "r"): scalars.append("\r")
+                case UInt8(ascii: "t"): scalars.append("\t")
+                case UInt8(ascii: "u"):
+                    scalars.append(try parseUnicodeEscape())
+                default: throw error("unknown escape")
+                }
+                runStart = offset
+            case 0..<0x20:
+                throw error("unescaped control character in a string")
+            default:
+                offset += 1
+            }
+        }
+    }
+
+    /// Reads the hex of a `\u` escape (the `\u` already consumed), joining a surrogate pair.
+    mutating func parseUnicodeEscape() throws -> Unicode.Scalar {
+        let first = try parseHex4()
+        switch first {
+        case 0xD800...0xDBFF:
+            guard current == UInt8(ascii: "\\") else {
+                throw error("a high surrogate escape is not followed by a low one")
+            }
+            offset += 1
+            guard current == UInt8(ascii: "u") else {
+                throw error("a high surrogate escape is not followed by a low one")
+            }
+            offset += 1
+            let second = try parseHex4()
+            guard (0xDC00...0xDFFF).contains(second),
+                let scalar = Unicode.Scalar(0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00))
+            else { throw error("a high surrogate escape is not followed by a low one") }
+            return scalar
+        case 0xDC00...0xDFFF:
+            throw error("a lone low surrogate escape")
+        default:
+            guard let scalar = Unicode.Scalar(first) else { throw error("invalid \\u escape") }
+            return scalar
+        }
+    }
+
+    /// `number = [ minus ] int [ frac ] [ exp ]` (RFC 8259 section 6), converted to the nearest double.
+    mutating func parseNumber() throws -> Double {
+        let start = offset
+        if current == UInt8(ascii: "-") { offset += 1 }
+        guard let lead = current, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(lead) else {
+            throw error("a number needs a digit")
+        }
+        if lead == UInt8(ascii: "0") {
+            offset += 1
+        } else {
+            skipDigits()
+        }
+        if current == UInt8(ascii: ".") {
+            offset += 1
+            guard skipDigits() > 0 else { throw error("a fraction needs a digit") }
+        }
+        if current == UInt8(ascii: "e") || current == UInt8(ascii: "E") {
+            offset += 1
+            if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { offset += 1 }
+            guard skipDigits() > 0 else { throw error("an exponent needs a digit") }
+        }
+        let text = String(decoding: bytes[start..<offset], as: UTF8.self)
+        guard let value = Double(text), value.isFinite else {
+            throw error("the number does not fit an IEEE 754 double")
+        }
+        return value
+    }
+
+    @discardableResult
+    mutating func skipDigits() -> Int {
+        var count = 0
+        while let byte = current, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) {
+            offset += 1
+            count += 1
+        }
+        return count
+    }
+}
