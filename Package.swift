@@ -109,6 +109,7 @@ let package = Package(
             name: "FuzzSealHeader",
             dependencies: ["FuzzSupport", "RampartSeal", "RampartCrypto"],
             path: "Fuzz/SealHeader",
+            exclude: ["Seeds"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(

@@ -62,7 +62,16 @@ public enum SealedStream {
         try header.bytes.withUnsafeBytes { try sink.write($0) }
         let payloadKey = try FileKeys.payloadKey(dataKey: dataKey, salt: header.salt, algorithm: header.algorithm)
         var segmenter = try Segmenter(header: header, payloadKey: payloadKey, encrypting: true)
-        try segmenter.seal(from: &source, to: &sink, progress: progress)
+        if let descriptor = sink as? FileDescriptorSink {
+            let outlet = WriteBehindOutlet(sink: descriptor, segmentSize: header.segmentSize)
+            defer { outlet.close() }
+            try segmenter.seal(from: &source, to: outlet, progress: progress)
+            try outlet.finish()
+        } else {
+            let outlet = DirectOutlet(sink: sink, segmentSize: header.segmentSize)
+            defer { sink = outlet.sink }
+            try segmenter.seal(from: &source, to: outlet, progress: progress)
+        }
         return header
     }
 
@@ -116,7 +125,16 @@ public enum SealedStream {
         let dataKey = try key.unwrapDataKey(of: header)
         let payloadKey = try FileKeys.payloadKey(dataKey: dataKey, salt: header.salt, algorithm: header.algorithm)
         var segmenter = try Segmenter(header: header, payloadKey: payloadKey, encrypting: false)
-        try segmenter.open(from: &source, to: &sink, progress: progress)
+        if let descriptor = sink as? FileDescriptorSink {
+            let outlet = WriteBehindOutlet(sink: descriptor, segmentSize: header.segmentSize)
+            defer { outlet.close() }
+            try segmenter.open(from: &source, to: outlet, progress: progress)
+            try outlet.finish()
+        } else {
+            let outlet = DirectOutlet(sink: sink, segmentSize: header.segmentSize)
+            defer { sink = outlet.sink }
+            try segmenter.open(from: &source, to: outlet, progress: progress)
+        }
         return header
     }
 
@@ -205,19 +223,20 @@ func fill(_ source: inout some ByteSource, _ buffer: UnsafeMutableRawBufferPoint
     return filled
 }
 
-/// The segment loop shared by sealing and opening: one keyed cipher context, two fixed buffers.
+/// The segment loop shared by sealing and opening: one keyed cipher context, one look-ahead input buffer for
+/// opening, and output buffers from a ``SegmentOutlet``.
 struct Segmenter: ~Copyable {
     private let context: AEADContext
     private let segmentSize: Int
-    private let noncePrefix: [UInt8]
-    /// Holds up to one sealed segment plus one byte of look-ahead.
+    /// Holds up to one sealed segment plus one byte of look-ahead (opening only).
     private let input: UnsafeMutableRawBufferPointer
-    /// Receives opened plaintext, so that a failed segment's ciphertext survives for diagnosis.
-    private let output: UnsafeMutableRawBufferPointer
     private var nonce = [UInt8](repeating: 0, count: 12)
 
     /// DoS and nonce-space limit: a stream has at most 2³² segments (the counter is 32 bits).
     static let maximumSegmentCount: UInt64 = 1 << 32
+
+    /// The bytes every outlet buffer must hold: a sealed segment plus one byte of look-ahead.
+    static func bufferByteCount(segmentSize: Int) -> Int { segmentSize + AEADAlgorithm.tagByteCount + 1 }
 
     init(header: SealHeader, payloadKey: SymmetricKey, encrypting: Bool) throws {
         do {
@@ -226,20 +245,14 @@ struct Segmenter: ~Copyable {
             throw SealError.invalidParameter("could not key \(header.algorithm.rawValue): \(error)")
         }
         segmentSize = header.segmentSize
-        noncePrefix = header.noncePrefix
-        let tag = AEADAlgorithm.tagByteCount
-        input = .allocate(byteCount: segmentSize + tag + 1, alignment: 64)
+        input = .allocate(byteCount: encrypting ? 0 : Self.bufferByteCount(segmentSize: segmentSize), alignment: 64)
         input.initializeMemory(as: UInt8.self, repeating: 0)
-        output = .allocate(byteCount: encrypting ? 0 : segmentSize, alignment: 64)
-        output.initializeMemory(as: UInt8.self, repeating: 0)
-        for (index, byte) in noncePrefix.enumerated() { nonce[index] = byte }
+        for (index, byte) in header.noncePrefix.enumerated() { nonce[index] = byte }
     }
 
     deinit {
         SecureMemory.wipe(input)
-        SecureMemory.wipe(output)
         input.deallocate()
-        output.deallocate()
     }
 
     private mutating func setNonce(index: UInt64, isLast: Bool) {
@@ -251,50 +264,55 @@ struct Segmenter: ~Copyable {
         nonce[11] = isLast ? 1 : 0
     }
 
+    /// Reads plaintext straight into each outlet buffer, encrypts it in place and appends the tag.
     mutating func seal(
-        from source: inout some ByteSource, to sink: inout some ByteSink, progress: (UInt64) -> Void
-    )
-        throws
-    {
+        from source: inout some ByteSource,
+        to outlet: some SegmentOutlet,
+        progress: (UInt64) -> Void
+    ) throws {
         let tag = AEADAlgorithm.tagByteCount
+        var buffer = try outlet.nextBuffer()
         var filled = 0
         var index: UInt64 = 0
         var consumed: UInt64 = 0
         while true {
-            filled += try fill(&source, UnsafeMutableRawBufferPointer(rebasing: input[filled..<(segmentSize + 1)]))
+            filled += try fill(&source, UnsafeMutableRawBufferPointer(rebasing: buffer[filled..<(segmentSize + 1)]))
             let isLast = filled <= segmentSize
             let count = min(filled, segmentSize)
-            let lookAhead = isLast ? 0 : input[segmentSize]
+            let lookAhead = isLast ? 0 : buffer[segmentSize]
             guard index < Self.maximumSegmentCount else {
                 throw SealError.limitExceeded("a sealed stream holds at most 2³² segments; use a larger segment size")
             }
             setNonce(index: index, isLast: isLast)
-            let plaintext = UnsafeMutableRawBufferPointer(rebasing: input[0..<count])
+            let plaintext = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count])
             do {
                 try nonce.withUnsafeBytes { nonceBytes in
                     try context.seal(
                         UnsafeRawBufferPointer(plaintext), into: plaintext, nonce: nonceBytes,
                         associatedData: UnsafeRawBufferPointer(start: nil, count: 0),
-                        tag: UnsafeMutableRawBufferPointer(rebasing: input[count..<(count + tag)]))
+                        tag: UnsafeMutableRawBufferPointer(rebasing: buffer[count..<(count + tag)]))
                 }
             } catch {
                 throw SealError.invalidParameter("segment \(index) could not be sealed: \(error)")
             }
-            try sink.write(UnsafeRawBufferPointer(rebasing: input[0..<(count + tag)]))
+            try outlet.emit(count: count + tag)
             consumed += UInt64(count)
             progress(consumed)
             if isLast { return }
-            input[0] = lookAhead
+            buffer = try outlet.nextBuffer()
+            buffer[0] = lookAhead
             filled = 1
             index += 1
         }
     }
 
+    /// Reads each sealed segment (with one byte of look-ahead) and decrypts it into an outlet buffer, which is
+    /// emitted only once the tag verified.
     mutating func open(
-        from source: inout some ByteSource, to sink: inout some ByteSink, progress: (UInt64) -> Void
-    )
-        throws
-    {
+        from source: inout some ByteSource,
+        to outlet: some SegmentOutlet,
+        progress: (UInt64) -> Void
+    ) throws {
         let tag = AEADAlgorithm.tagByteCount
         let sealedSegment = segmentSize + tag
         var filled = 0
@@ -315,10 +333,11 @@ struct Segmenter: ~Copyable {
                 throw SealError.limitExceeded("a sealed stream holds at most 2³² segments")
             }
             let plaintextCount = count - tag
-            if try !openSegment(index: index, count: plaintextCount, isLast: isLast) {
-                throw try diagnose(index: index, count: plaintextCount, isLast: isLast)
+            let output = try outlet.nextBuffer()
+            if try !openSegment(index: index, count: plaintextCount, isLast: isLast, into: output) {
+                throw try diagnose(index: index, count: plaintextCount, isLast: isLast, scratch: output)
             }
-            try sink.write(UnsafeRawBufferPointer(rebasing: output[0..<plaintextCount]))
+            try outlet.emit(count: plaintextCount)
             consumed += UInt64(count)
             progress(consumed)
             if isLast { return }
@@ -328,7 +347,12 @@ struct Segmenter: ~Copyable {
         }
     }
 
-    private mutating func openSegment(index: UInt64, count: Int, isLast: Bool) throws -> Bool {
+    private mutating func openSegment(
+        index: UInt64,
+        count: Int,
+        isLast: Bool,
+        into output: UnsafeMutableRawBufferPointer
+    ) throws -> Bool {
         setNonce(index: index, isLast: isLast)
         let tag = AEADAlgorithm.tagByteCount
         do {
@@ -346,15 +370,19 @@ struct Segmenter: ~Copyable {
 
     /// Says why a segment failed: a full last segment that opens as non-final means the stream was cut after it; a
     /// non-final segment that opens as final means bytes were appended; anything else is tampering.
-    private mutating func diagnose(index: UInt64, count: Int, isLast: Bool) throws -> SealError {
-        if isLast, count == segmentSize, try openSegment(index: index, count: count, isLast: false) {
-            SecureMemory.wipe(output)
+    private mutating func diagnose(
+        index: UInt64,
+        count: Int,
+        isLast: Bool,
+        scratch: UnsafeMutableRawBufferPointer
+    ) throws -> SealError {
+        defer { SecureMemory.wipe(scratch) }
+        if isLast, count == segmentSize, try openSegment(index: index, count: count, isLast: false, into: scratch) {
             return SealError.truncated(
                 index: index + 1,
                 "the sealed stream ends after segment \(index), which was not its final segment: it was cut short")
         }
-        if !isLast, try openSegment(index: index, count: count, isLast: true) {
-            SecureMemory.wipe(output)
+        if !isLast, try openSegment(index: index, count: count, isLast: true, into: scratch) {
             return SealError.extended(
                 index: index + 1, "bytes follow the final segment \(index): data was appended to the sealed stream")
         }

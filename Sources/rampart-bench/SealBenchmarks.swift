@@ -68,6 +68,16 @@ enum SealBenchmarks {
             "  \(label("cp")) \(format(bytes / copy.seconds / 1e6)) MB/s  \(seconds(copy.seconds))  \(copy.maxRSSKiB / 1024) MiB peak"
         )
         print("  \(label("library seal / cp (time)")) \(String(format: "%12.2f×", librarySeal / copy.seconds))")
+        // cp copies in the kernel (copy_file_range); dd moves the bytes through user space with read(2) and
+        // write(2) in 64 KiB blocks, as any tool that transforms the data must: the floor for an encrypting copy.
+        if let dd = which("dd") {
+            let plain = medianRun([dd, "if=\(input.path)", "of=\(path("dd.bin"))", "bs=64K", "status=none"])
+            try? FileManager.default.removeItem(atPath: path("dd.bin"))
+            print(
+                "  \(label("dd bs=64K (read/write, no crypto)")) \(format(bytes / plain.seconds / 1e6)) MB/s  "
+                    + "\(seconds(plain.seconds))  \(plain.maxRSSKiB / 1024) MiB peak")
+            print("  \(label("library seal / dd (time)")) \(String(format: "%12.2f×", librarySeal / plain.seconds))")
+        }
 
         let rampart = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
             .appendingPathComponent("rampart").path

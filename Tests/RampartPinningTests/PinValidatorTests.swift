@@ -230,3 +230,42 @@ struct PinValidatorTests {
         }
     }
 }
+
+struct PinValidatorConcurrencyTests {
+    @Test("one validator evaluates from many tasks at once with its caches (no race, same answers)")
+    func concurrent() async throws {
+        let fixture = try Fixture()
+        let validator = try fixture.validator([
+            PinPolicy(domain: "good.rampart.test", caPins: [try fixture.spki("root")])
+        ])
+        let good = try fixture.chain("good")
+        let other = try fixture.chain("other")
+        let outcomes = await withTaskGroup(of: (Bool, PinningDecision.Outcome).self) { group in
+            for index in 0..<64 {
+                let isGood = index % 2 == 0
+                group.addTask {
+                    let decision = validator.evaluate(
+                        chain: isGood ? good : other, host: "good.rampart.test", at: TestPKI.validationTime)
+                    return (isGood, decision.outcome)
+                }
+            }
+            var all: [(Bool, PinningDecision.Outcome)] = []
+            for await result in group { all.append(result) }
+            return all
+        }
+        #expect(outcomes.count == 64)
+        for (isGood, outcome) in outcomes { #expect(outcome == (isGood ? .pinned : .pinMismatch)) }
+    }
+}
+
+struct BinaryPlistTests {
+    @Test("a binary property list reads like the XML one")
+    func binary() throws {
+        let xml = Data(guidePlist.utf8)
+        var format = PropertyListSerialization.PropertyListFormat.xml
+        let object = try PropertyListSerialization.propertyList(from: xml, options: [], format: &format)
+        let binary = try PropertyListSerialization.data(fromPropertyList: object, format: .binary, options: 0)
+        #expect(binary.starts(with: Array("bplist".utf8)))
+        #expect(try PinConfiguration(contentsOf: binary) == PinConfiguration(contentsOf: xml))
+    }
+}

@@ -176,3 +176,37 @@ struct PasswordKDFTests {
         #expect(throws: SealError.limitExceeded()) { try SealedStream.open(many, key: .passphrase("pw")) }
     }
 }
+
+struct WriteBehindTests {
+    @Test(
+        "a write failure on the writer thread (a full disk) is ioFailure for seal and open",
+        .enabled(if: FileManager.default.fileExists(atPath: "/dev/full"), "/dev/full is missing"))
+    func fullDisk() throws {
+        let descriptor = open("/dev/full", O_WRONLY)
+        try #require(descriptor >= 0)
+        defer { close(descriptor) }
+        let key = SealKey.key(SymmetricKey(randomByteCount: 32), id: "full/v1")
+        var sink = FileDescriptorSink(descriptor: descriptor)
+        var source = MemorySource(SecureRandom.bytes(count: 1_000_000))
+        #expect(throws: SealError.ioFailure()) { try SealedStream.seal(from: &source, to: &sink, key: key) }
+        var sealed = MemorySource(try SealedStream.seal(SecureRandom.bytes(count: 1_000_000), key: key))
+        #expect(throws: SealError.ioFailure()) { try SealedStream.open(from: &sealed, to: &sink, key: key) }
+    }
+
+    @Test("file descriptors (write-behind thread) and memory sinks produce streams that open alike")
+    func sameOutput() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let key = SealKey.key(SymmetricKey(randomByteCount: 32), id: "same/v1")
+        for size in [0, 1, 300, 256 * 9, 256 * 9 + 1] {
+            let plaintext = SecureRandom.bytes(count: size)
+            let file = directory.appendingPathComponent("s\(size)")
+            var source = MemorySource(plaintext)
+            try SealedFile.seal(from: &source, to: file, key: key, options: SealOptions(segmentSize: 256))
+            let opened = directory.appendingPathComponent("o\(size)")
+            try SealedFile.open(file, to: opened, key: key)
+            #expect(Array(try Data(contentsOf: opened)) == plaintext)
+            #expect(try SealedStream.open(Array(Data(contentsOf: file)), key: key) == plaintext)
+        }
+    }
+}
