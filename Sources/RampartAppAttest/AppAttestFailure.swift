@@ -24,6 +24,7 @@ public struct AppAttestFailure: Hashable, CustomStringConvertible {
             case receiptSignatureInvalid
             case receiptChainUntrusted
             case receiptExpired
+            case receiptMismatch
         }
 
         let backing: Backing
@@ -66,6 +67,8 @@ public struct AppAttestFailure: Hashable, CustomStringConvertible {
         public static let receiptChainUntrusted = Reason(backing: .receiptChainUntrusted)
         /// The receipt's expiration time is before the verification time.
         public static let receiptExpired = Reason(backing: .receiptExpired)
+        /// A refreshed receipt names another App ID or attested certificate than the stored one.
+        public static let receiptMismatch = Reason(backing: .receiptMismatch)
 
         /// The code's stable name, e.g. `nonceMismatch`.
         public var description: String { backing.rawValue }

@@ -16,12 +16,10 @@ public import RampartX509
 /// Obtain a trusted receipt from ``ReceiptVerifier``; ``init(unverifiedBytes:)`` only parses.
 ///
 /// ## Refreshing the fraud metric
-/// To learn how many keys a device has attested for the app, the server POSTs the stored receipt (raw bytes, body
-/// `application/octet-stream`) with a DeviceCheck JWT to `https://data.appattest.apple.com/v1/attestationData`
-/// (`data-development.appattest.apple.com` for development). The response body is a new base64 receipt of type
-/// `RECEIPT` whose ``riskMetric`` holds the count; verify it with ``ReceiptVerifier`` like the original, and refresh
-/// no earlier than its ``notBefore``. Rampart does not make that call; it is the hook where an attestation service
-/// plugs in its HTTP client and credentials.
+/// The server can exchange a stored receipt with Apple for a `RECEIPT`-type receipt whose ``riskMetric`` estimates how
+/// many keys the device attested for the app recently; see ``ReceiptRefreshing`` (the transport hook) and
+/// ``ReceiptVerifier/refresh(_:environment:using:)``, which verifies the answer. Refresh no earlier than
+/// ``notBefore``.
 public struct Receipt: Sendable, Hashable {
     /// The most bytes a receipt may hold (DoS bound): Apple's are about 4 KiB.
     public static let maximumByteCount = 64 * 1024

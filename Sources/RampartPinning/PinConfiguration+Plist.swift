@@ -14,6 +14,20 @@ extension PinConfiguration {
     /// Reads `NSAppTransportSecurity` → `NSPinnedDomains` from a property list (XML or binary), either a whole
     /// `Info.plist` or a dictionary holding `NSPinnedDomains` directly.
     ///
+    /// The structure Apple documents for identity pinning:
+    ///
+    /// ```
+    /// NSAppTransportSecurity : Dictionary {
+    ///     NSPinnedDomains : Dictionary {
+    ///         <domain-name-string> : Dictionary {
+    ///             NSIncludesSubdomains : Boolean
+    ///             NSPinnedCAIdentities : Array of Dictionary { SPKI-SHA256-BASE64 : String }
+    ///             NSPinnedLeafIdentities : Array of Dictionary { SPKI-SHA256-BASE64 : String }
+    ///         }
+    ///     }
+    /// }
+    /// ```
+    ///
     /// - Parameter plistData: The property list.
     /// - Throws: ``PinningError``: `invalidConfiguration` when it is not a property list or a value has the wrong
     ///   type, `invalidPin` for a malformed `SPKI-SHA256-BASE64`, `limitExceeded` beyond the limits.

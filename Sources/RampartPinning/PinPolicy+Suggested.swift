@@ -7,7 +7,7 @@ extension PinPolicy {
     ///
     /// - Parameters:
     ///   - host: The domain to pin.
-    ///   - path: The verified path, leaf first (``ChainVerdict/path``); never pin an unverified chain.
+    ///   - path: The verified path, leaf first (`ChainVerdict.path`); never pin an unverified chain.
     ///   - pinLeaf: Pin the leaf key instead of the CA keys.
     ///   - includesSubdomains: Set `NSIncludesSubdomains`.
     /// - Returns: The policy.

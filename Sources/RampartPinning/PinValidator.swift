@@ -25,7 +25,7 @@ public struct PinValidator: Sendable {
     ///   - configuration: The pin policies.
     ///   - trustAnchors: The anchors of the default evaluation (what the device trusts).
     ///   - options: Chain verifier options (system store, signature cache).
-    /// - Throws: ``X509Error`` when an anchor (given, or an own anchor of a policy) cannot be loaded.
+    /// - Throws: `X509Error` when an anchor (given, or an own anchor of a policy) cannot be loaded.
     public init(
         configuration: PinConfiguration,
         trustAnchors: [Certificate],

@@ -72,7 +72,8 @@ public struct AccessControl: OptionSet, Hashable, Codable {
     /// Any enrolled biometry (`.biometryAny`).
     public static let biometryAny = AccessControl(rawValue: 1 << 1)
     /// The biometry enrolled when the item was stored; enrolling a new finger or face makes the item unreadable
-    /// (`.biometryCurrentSet`).
+    /// (`.biometryCurrentSet`). ``Vault`` binds such items to its `biometryEnrollment` state and fails reads with
+    /// ``VaultError/Code/authFailed`` once that state changes.
     public static let biometryCurrentSet = AccessControl(rawValue: 1 << 3)
     /// The device passcode (`.devicePasscode`).
     public static let devicePasscode = AccessControl(rawValue: 1 << 4)

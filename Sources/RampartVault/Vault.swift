@@ -1,4 +1,5 @@
 public import Foundation
+import RampartCrypto
 
 /// A ``SecretStore`` that applies the Keychain's rules over any ``VaultBackend``.
 ///
@@ -29,6 +30,7 @@ public struct Vault: SecretStore {
     public let entitlements: Entitlements
     private let lockState: @Sendable () -> DeviceLockState
     private let authenticator: UserAuthenticator?
+    private let biometryEnrollment: @Sendable () -> [UInt8]?
     private let now: @Sendable () -> Date
 
     /// Creates a vault.
@@ -39,18 +41,23 @@ public struct Vault: SecretStore {
     ///   - lockState: The device's lock state; always unlocked by default (servers and tools).
     ///   - authenticator: Answers access-control checks; without one, reading an item with access control fails
     ///     with ``VaultError/Code/interactionNotAllowed``.
+    ///   - biometryEnrollment: The current biometric enrollment state (what `LAContext.evaluatedPolicyDomainState`
+    ///     gives on Apple platforms), or nil when none is enrolled. ``AccessControl/biometryCurrentSet`` items are
+    ///     bound to it when stored and become unreadable when it changes.
     ///   - now: The clock for creation and modification dates.
     public init(
         backend: any VaultBackend,
         entitlements: Entitlements = .unrestricted(),
         lockState: @escaping @Sendable () -> DeviceLockState = { .unlocked },
         authenticator: UserAuthenticator? = nil,
+        biometryEnrollment: @escaping @Sendable () -> [UInt8]? = { nil },
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.backend = backend
         self.entitlements = entitlements
         self.lockState = lockState
         self.authenticator = authenticator
+        self.biometryEnrollment = biometryEnrollment
         self.now = now
     }
 
@@ -77,6 +84,7 @@ public struct Vault: SecretStore {
                 "an item accessible \(item.accessibility.rawValue) cannot be written while the device is "
                     + "\(lockState().rawValue)")
         }
+        item.biometryBinding = try binding(for: item.accessControl)
         let date = now()
         item.creationDate = date
         item.modificationDate = date
@@ -96,6 +104,7 @@ public struct Vault: SecretStore {
         if let group = changes.accessGroup { try checkEntitled(group) }
         let state = lockState()
         let date = now()
+        let newBinding = try changes.accessControl.map { try binding(for: $0) }
         let count = try await backend.update(matching: filter) { old in
             guard old.accessibility.isReadable(in: state) else {
                 throw VaultError.interactionNotAllowed(
@@ -108,7 +117,10 @@ public struct Vault: SecretStore {
             if let group = changes.accessGroup { new.accessGroup = group }
             if let accessibility = changes.accessibility { new.accessibility = accessibility }
             if let synchronizable = changes.synchronizable { new.synchronizable = synchronizable }
-            if let accessControl = changes.accessControl { new.accessControl = accessControl }
+            if let accessControl = changes.accessControl {
+                new.accessControl = accessControl
+                new.biometryBinding = newBinding ?? nil
+            }
             try Self.checkStorable(new)
             new.modificationDate = date
             return new
@@ -152,6 +164,15 @@ public struct Vault: SecretStore {
                         + "store items that background work reads as after-first-unlock")
             }
             guard !item.accessControl.isEmpty else { continue }
+            if item.accessControl.contains(.biometryCurrentSet) {
+                guard let stored = item.biometryBinding, let current = biometryEnrollment(),
+                    ConstantTime.isEqual(stored, SHA256.hash(current))
+                else {
+                    throw VaultError.authFailed(
+                        "the biometric enrollment changed since this biometry-current-set item was stored, so it can "
+                            + "no longer be read; sign the user in again and store a new item")
+                }
+            }
             guard let authenticator else {
                 throw VaultError.interactionNotAllowed(
                     "the item requires user authentication and this Vault has no authenticator")
@@ -190,6 +211,16 @@ public struct Vault: SecretStore {
             accessGroups: groups,
             synchronizable: query.synchronizable.flag
         )
+    }
+
+    /// The enrollment digest a new item with `accessControl` is bound to, or nil when it needs none.
+    private func binding(for accessControl: AccessControl) throws -> [UInt8]? {
+        guard accessControl.contains(.biometryCurrentSet) else { return nil }
+        guard let enrollment = biometryEnrollment() else {
+            throw VaultError.interactionNotAllowed(
+                "no biometry is enrolled, so an item cannot be bound to the current biometric set")
+        }
+        return SHA256.hash(enrollment)
     }
 
     private func checkEntitled(_ group: String) throws {

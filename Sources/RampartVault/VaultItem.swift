@@ -22,6 +22,9 @@ public struct VaultItem: Hashable {
     public var synchronizable: Bool
     /// Checks a reader must pass on each read.
     public var accessControl: AccessControl
+    /// For ``AccessControl/biometryCurrentSet`` items: a SHA-256 digest of the biometric enrollment when the item was
+    /// stored; set by ``Vault``. Once the enrollment changes the item can no longer be read.
+    public var biometryBinding: [UInt8]?
     /// When the item was added; set by the store.
     public var creationDate: Date?
     /// When the item last changed; set by the store.
@@ -53,6 +56,7 @@ public struct VaultItem: Hashable {
         self.accessibility = accessibility
         self.synchronizable = synchronizable
         self.accessControl = accessControl
+        self.biometryBinding = nil
         self.creationDate = nil
         self.modificationDate = nil
     }

@@ -148,6 +148,10 @@ extension ChainVerifier {
             return "\(which) is self-signed and is not a trust anchor: use a CA-issued certificate, or trust it "
                 + "explicitly as an anchor (--ca)"
         case .untrustedRoot:
+            if let certificate, certificate.subject == certificate.issuer {
+                return "\(which) is a root that is not a trust anchor: pass it with --ca if you trust it, or use a "
+                    + "publicly trusted CA"
+            }
             let issuer = certificate.map { " by \($0.issuer)" } ?? ""
             return "\(which) was issued\(issuer), which is not a trust anchor: pass that root with --ca, or use a "
                 + "publicly trusted CA"

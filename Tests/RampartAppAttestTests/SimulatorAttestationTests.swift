@@ -180,6 +180,23 @@ struct SimulatorAttestationTests {
         )
     }
 
+    @Test("an unknown critical extension is refused; the anchor sent at the end of x5c is tolerated")
+    func extensionsAndAnchor() throws {
+        var critical = AttestationTampering()
+        critical.extraCredentialExtensions = [
+            Certificate.Extension(oid: "1.2.3.4.5", critical: true, value: [0x05, 0x00])
+        ]
+        #expect(try verdict(critical).failure?.reason == .certificateChainUntrusted)
+        var nonCritical = AttestationTampering()
+        nonCritical.extraCredentialExtensions = [
+            Certificate.Extension(oid: "1.2.3.4.5", critical: false, value: [0x05, 0x00])
+        ]
+        #expect(try verdict(nonCritical).attestation != nil)
+        var withRoot = AttestationTampering()
+        withRoot.appendRootToChain = true
+        #expect(try verdict(withRoot).attestation != nil)
+    }
+
     @Test("malformed objects throw with their codes")
     func malformed() throws {
         var format = AttestationTampering()

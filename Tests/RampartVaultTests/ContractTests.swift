@@ -222,16 +222,37 @@ extension ContractCase {
             }
         },
         ContractCase("access control asks the authenticator; a refusal is authFailed") { backend in
-            var item = VaultItem.genericPassword(service: "s", account: "a", value: token("bio"))
-            item.accessControl = .biometryCurrentSet
+            var item = VaultItem.genericPassword(service: "s", account: "a", value: token("presence"))
+            item.accessControl = .userPresence
             try await Vault(backend: backend).add(item)
             let query = ItemQuery.genericPassword(service: "s", account: "a")
             await #expect(throws: VaultError.interactionNotAllowed()) { try await Vault(backend: backend).read(query) }
             await #expect(throws: VaultError.authFailed()) {
                 try await Vault(backend: backend, authenticator: { _, _ in false }).read(query)
             }
-            let passing = Vault(backend: backend, authenticator: { flags, _ in flags == .biometryCurrentSet })
-            #expect(try await passing.readOne(query).value == token("bio"))
+            let passing = Vault(backend: backend, authenticator: { flags, _ in flags == .userPresence })
+            #expect(try await passing.readOne(query).value == token("presence"))
+        },
+        ContractCase("biometry-current-set items become unreadable when the enrollment changes") { backend in
+            let enrolled: @Sendable () -> [UInt8]? = { [1, 2, 3] }
+            let vault = Vault(backend: backend, authenticator: { _, _ in true }, biometryEnrollment: enrolled)
+            var item = VaultItem.genericPassword(service: "s", account: "bio", value: token("bio"))
+            item.accessControl = .biometryCurrentSet
+            await #expect(throws: VaultError.interactionNotAllowed()) {
+                try await Vault(backend: backend, authenticator: { _, _ in true }).add(item)
+            }
+            try await vault.add(item)
+            let query = ItemQuery.genericPassword(service: "s", account: "bio")
+            #expect(try await vault.readOne(query).value == token("bio"))
+            let reenrolled = Vault(
+                backend: backend, authenticator: { _, _ in true }, biometryEnrollment: { [1, 2, 4] })
+            await #expect(throws: VaultError.authFailed()) { try await reenrolled.read(query) }
+            let unenrolled = Vault(backend: backend, authenticator: { _, _ in true })
+            await #expect(throws: VaultError.authFailed()) { try await unenrolled.read(query) }
+            try await reenrolled.update(
+                query, with: ItemChanges(value: token("new"), accessControl: .biometryCurrentSet))
+            #expect(try await reenrolled.readOne(query).value == token("new"))
+            await #expect(throws: VaultError.authFailed()) { try await vault.read(query) }
         },
         ContractCase("internet passwords, keys and certificates use their own primary keys") { backend in
             let vault = Vault(backend: backend)

@@ -113,6 +113,7 @@ struct FileVaultTests {
             "UPDATE items SET modified = modified + 1 WHERE account = 'alice'",
             "UPDATE items SET pk = x'00' WHERE account = 'alice'",
             "UPDATE items SET sealed = x'0011' WHERE account = 'alice'",
+            "UPDATE items SET biometry_binding = x'00' WHERE account = 'alice'",
             "UPDATE items SET class = 'internet-password' WHERE account = 'alice'",
         ]
         try database.rows("CREATE TEMP TABLE pristine AS SELECT * FROM items")

@@ -157,6 +157,7 @@ public struct AppAttestSimulator: Sendable {
                     )
                 )
             }
+            leaf.extraExtensions += tampering.extraCredentialExtensions
             credentialCertificate = try leaf.sign(with: tampering.issuer?.key ?? intermediateKey, digest: .sha256)
         } catch {
             throw AppAttestError.openSSLFailure(
@@ -178,10 +179,11 @@ public struct AppAttestSimulator: Sendable {
                 .map([
                     CBORMapEntry(
                         .textString("x5c"),
-                        .array([
-                            .byteString(credentialCertificate.derBytes),
-                            .byteString((tampering.issuer?.certificate ?? intermediateCertificate).derBytes),
-                        ])
+                        .array(
+                            [
+                                .byteString(credentialCertificate.derBytes),
+                                .byteString((tampering.issuer?.certificate ?? intermediateCertificate).derBytes),
+                            ] + (tampering.appendRootToChain ? [.byteString(rootCertificate.derBytes)] : []))
                     ),
                     CBORMapEntry(.textString("receipt"), .byteString(receipt)),
                 ])
@@ -197,17 +199,22 @@ public struct AppAttestSimulator: Sendable {
         clientDataHash: [UInt8],
         at now: Date
     ) throws -> [UInt8] {
-        let time = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
-        let attributes: [(Int, [UInt8])] = [
+        try signReceipt([
             (2, Array(device.appID.utf8)),
             (3, credentialCertificate.derBytes),
             (4, clientDataHash),
             (5, Array(Data(SecureRandom.bytes(count: 64)).base64EncodedString().utf8)),
             (6, Array("ATTEST".utf8)),
             (7, Array((device.environment == .development ? "sandbox" : "production").utf8)),
-            (12, Array(time.format(now).utf8)),
-            (21, Array(time.format(now.addingTimeInterval(90 * 86_400)).utf8)),
-        ]
+            (12, Array(Self.receiptTime.format(now).utf8)),
+            (21, Array(Self.receiptTime.format(now.addingTimeInterval(90 * 86_400)).utf8)),
+        ])
+    }
+
+    static let receiptTime = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+
+    /// Signs `SET OF SEQUENCE { type, 1, OCTET STRING value }` as a CMS SignedData with the receipt signer.
+    func signReceipt(_ attributes: [(Int, [UInt8])]) throws -> [UInt8] {
         var payload = DERWriter()
         payload.appendSetOf(
             attributes.map { type, value in
@@ -226,6 +233,31 @@ public struct AppAttestSimulator: Sendable {
             signerKeyPKCS8: receiptSignerKey.pkcs8DERRepresentation,
             chainDER: [intermediateCertificate.derBytes]
         )
+    }
+
+    /// Plays Apple's fraud-metric endpoint: a `RECEIPT`-type receipt for the same app and key as `receipt`, with a
+    /// risk metric, refreshable a day later and valid for 90 days.
+    ///
+    /// - Parameters:
+    ///   - receipt: A receipt this simulator issued (its signature is not checked here).
+    ///   - riskMetric: The metric to report.
+    /// - Returns: The new receipt.
+    /// - Throws: ``AppAttestError/Code/malformedReceipt`` when `receipt` does not parse.
+    public func fraudMetricReceipt(for receipt: [UInt8], riskMetric: Int = 1) throws -> [UInt8] {
+        let previous = try Receipt(unverifiedBytes: receipt)
+        let now = clock()
+        var attributes: [(Int, [UInt8])] = [
+            (2, Array(previous.appID.utf8)),
+            (3, previous.attestedCertificate),
+            (5, Array((previous.token ?? "").utf8)),
+            (6, Array("RECEIPT".utf8)),
+            (12, Array(Self.receiptTime.format(now).utf8)),
+            (17, Array(String(riskMetric).utf8)),
+            (19, Array(Self.receiptTime.format(now.addingTimeInterval(86_400)).utf8)),
+            (21, Array(Self.receiptTime.format(now.addingTimeInterval(90 * 86_400)).utf8)),
+        ]
+        if let environment = previous.environment { attributes.append((7, Array(environment.utf8))) }
+        return try signReceipt(attributes)
     }
 }
 
@@ -254,6 +286,10 @@ public struct AttestationTampering: Sendable {
     public var omitNonceExtension = false
     /// The nonce extension's raw value instead of `SEQUENCE { [1] EXPLICIT OCTET STRING }`.
     public var nonceExtensionValue: [UInt8]?
+    /// More extensions for the credential certificate.
+    public var extraCredentialExtensions: [Certificate.Extension] = []
+    /// Send the root too, at the end of `x5c` (Apple does not; verifiers must cope).
+    public var appendRootToChain = false
     /// Another issuer for the credential certificate (sent as the intermediate in `x5c`).
     public var issuer: (certificate: Certificate, key: ECPrivateKey)?
     /// The credential certificate's notBefore.
@@ -263,4 +299,17 @@ public struct AttestationTampering: Sendable {
 
     /// No tampering.
     public init() {}
+}
+
+extension AppAttestSimulator: ReceiptRefreshing {
+    /// Answers like Apple's fraud-metric endpoint, with risk metric 1.
+    ///
+    /// - Parameters:
+    ///   - receipt: The stored receipt.
+    ///   - environment: Ignored: the simulator serves both environments.
+    /// - Returns: A `RECEIPT`-type receipt.
+    /// - Throws: ``AppAttestError/Code/malformedReceipt`` when `receipt` does not parse.
+    public func refreshedReceipt(for receipt: [UInt8], environment: AppAttestEnvironment) async throws -> [UInt8] {
+        try fraudMetricReceipt(for: receipt)
+    }
 }

@@ -272,7 +272,7 @@ public final class FileVault: VaultBackend {
     private static let columns: StaticString = """
         id, pk, class, access_group, synchronizable, accessibility, access_control, service, account, label, generic, \
         server, protocol, port, path, security_domain, authentication_type, application_tag, application_label, \
-        key_type, issuer, serial_number, created, modified, sealed
+        key_type, issuer, serial_number, created, modified, biometry_binding, sealed
         """
 
     private static func row(for item: VaultItem, state: State) throws -> Row {
@@ -291,12 +291,13 @@ public final class FileVault: VaultBackend {
             """
             INSERT INTO items (pk, class, access_group, synchronizable, accessibility, access_control, service, \
             account, label, generic, server, protocol, port, path, security_domain, authentication_type, \
-            application_tag, application_label, key_type, issuer, serial_number, created, modified, sealed)
+            application_tag, application_label, key_type, issuer, serial_number, created, modified, biometry_binding, \
+            sealed)
             VALUES (\(row.primaryKey), \(item.itemClass.rawValue), \(item.accessGroup), \(item.synchronizable), \
             \(item.accessibility.rawValue), \(Int64(item.accessControl.rawValue)), \(a.service), \(a.account), \
             \(a.label), \(a.generic), \(a.server), \(a.protocol), \(a.port), \(a.path), \(a.securityDomain), \
             \(a.authenticationType), \(a.applicationTag), \(a.applicationLabel), \(a.keyType), \(a.issuer), \
-            \(a.serialNumber), \(row.created), \(row.modified), \(row.sealed))
+            \(a.serialNumber), \(row.created), \(row.modified), \(item.biometryBinding), \(row.sealed))
             """)
     }
 
@@ -312,12 +313,12 @@ public final class FileVault: VaultBackend {
 
     /// Rebuilds an item from a row and authenticates it; any malformed or altered column is an integrity failure.
     private static func decode(_ row: [SQLiteValue], state: State) throws -> (rowID: Int64, item: VaultItem) {
-        guard row.count == 25, let rowID = row[0].integer, let storedKey = row[1].blob,
+        guard row.count == 26, let rowID = row[0].integer, let storedKey = row[1].blob,
             let itemClass = row[2].text.flatMap(ItemClass.init(rawValue:)), let group = row[3].text,
             let sync = row[4].integer, sync == 0 || sync == 1,
             let accessibility = row[5].text.flatMap(Accessibility.init(rawValue:)),
             let control = row[6].integer.flatMap(UInt32.init(exactly:)),
-            let created = row[22].integer, let modified = row[23].integer, let sealed = row[24].blob
+            let created = row[22].integer, let modified = row[23].integer, let sealed = row[25].blob
         else { throw VaultError.integrityFailure() }
         var port: Int?
         if case .integer(let value) = row[13] {
@@ -334,6 +335,11 @@ public final class FileVault: VaultBackend {
             accessibility: accessibility, synchronizable: sync == 1, accessControl: AccessControl(rawValue: control))
         item.creationDate = Date(timeIntervalSince1970: Double(created) / 1000)
         item.modificationDate = Date(timeIntervalSince1970: Double(modified) / 1000)
+        switch row[24] {
+        case .null: item.biometryBinding = nil
+        case .blob(let binding): item.biometryBinding = binding
+        default: throw VaultError.integrityFailure()
+        }
         let primaryKey = item.primaryKey.bytes
         guard ConstantTime.isEqual(primaryKey, storedKey) else { throw VaultError.integrityFailure() }
         let aad = associatedData(item, primaryKey: primaryKey, created: created, modified: modified, state: state)
@@ -358,6 +364,7 @@ public final class FileVault: VaultBackend {
         encoder.append(primaryKey)
         encoder.append(item.accessibility.rawValue)
         encoder.append(Int64(item.accessControl.rawValue))
+        encoder.append(item.biometryBinding)
         for name in ItemAttributes.Name.allCases {
             encoder.append(item.attributes.bytes(of: name))
         }
@@ -424,7 +431,7 @@ public final class FileVault: VaultBackend {
                     service TEXT, account TEXT, label TEXT, generic BLOB, server TEXT, protocol TEXT, port INTEGER,
                     path TEXT, security_domain TEXT, authentication_type TEXT, application_tag BLOB,
                     application_label BLOB, key_type TEXT, issuer BLOB, serial_number BLOB,
-                    created INTEGER NOT NULL, modified INTEGER NOT NULL, sealed BLOB NOT NULL)
+                    created INTEGER NOT NULL, modified INTEGER NOT NULL, biometry_binding BLOB, sealed BLOB NOT NULL)
                 """)
             try database.rows("CREATE INDEX items_lookup ON items (class, service, account)")
             let vaultID = SecureRandom.bytes(count: 16)

@@ -36,7 +36,7 @@ public final class SecretServiceBackend: VaultBackend {
         let names =
             [
                 Key.namespace, Key.itemClass, Key.primaryKey, Key.accessGroup, Key.synchronizable,
-                Key.accessibility, Key.accessControl, Key.created, Key.modified,
+                Key.accessibility, Key.accessControl, Key.created, Key.modified, Key.biometryBinding,
             ]
             + ItemAttributes.Name.allCases.map(\.rawValue)
         connection = try SecretServiceConnection(schemaName: Self.schemaName, attributeNames: names)
@@ -145,6 +145,7 @@ public final class SecretServiceBackend: VaultBackend {
         static let accessControl = "access-control"
         static let created = "created"
         static let modified = "modified"
+        static let biometryBinding = "biometry-binding"
     }
 
     /// The attributes whose values are bytes, stored as lowercase hex.
@@ -169,6 +170,7 @@ public final class SecretServiceBackend: VaultBackend {
             Key.created: String(Self.milliseconds(item.creationDate)),
             Key.modified: String(Self.milliseconds(item.modificationDate)),
         ]
+        if let binding = item.biometryBinding { attributes[Key.biometryBinding] = HexText.encode(binding) }
         for name in ItemAttributes.Name.allCases {
             if name == .port, let port = item.attributes.port {
                 attributes[name.rawValue] = String(port)
@@ -241,6 +243,10 @@ public final class SecretServiceBackend: VaultBackend {
             accessControl: AccessControl(rawValue: control))
         item.creationDate = Date(timeIntervalSince1970: Double(created) / 1000)
         item.modificationDate = Date(timeIntervalSince1970: Double(modified) / 1000)
+        if let binding = attributes[Key.biometryBinding] {
+            guard let bytes = HexText.decode(binding) else { throw VaultError.integrityFailure() }
+            item.biometryBinding = bytes
+        }
         guard primaryKeyTag(item) == attributes[Key.primaryKey] else {
             throw VaultError.integrityFailure("a Secret Service item's primary key does not match its attributes")
         }
