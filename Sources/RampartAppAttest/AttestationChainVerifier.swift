@@ -47,11 +47,10 @@ final class AttestationChainVerifier: Sendable {
             if let failure = Self.checkCriticalExtensions(certificate, index: index) { return failure }
             let issuer = index + 1 < chain.count ? chain[index + 1] : anchor
             guard certificate.issuer == issuer.subject else {
-                let name = certificate.issuer.description
                 return AppAttestFailure(
                     .certificateChainUntrusted,
-                    message: "certificate \(index) in x5c is issued by \(name), which is neither the next certificate "
-                        + "nor the trust anchor \(anchorSubject); the attestation did not come from App Attest"
+                    message: "the issuer of certificate \(index) in x5c is neither the next certificate nor the trust "
+                        + "anchor \(anchorSubject); the attestation did not come from App Attest"
                 )
             }
             if index > 0, let failure = Self.checkAuthority(certificate, index: index, issuedBelow: index - 1) {
@@ -105,12 +104,13 @@ final class AttestationChainVerifier: Sendable {
     }
 
     private static func checkValidity(_ certificate: Certificate, index: Int, at time: Date) -> AppAttestFailure? {
-        let subject = certificate.subject.description
+        // Certificate names are attacker input: messages name certificates by their index in x5c only (the trust
+        // anchor, index x5c.count, is configuration).
         if time < certificate.notBefore {
             let notBefore = certificate.notBefore
             return AppAttestFailure(
                 .certificateNotYetValid,
-                message: "certificate \(index) (\(subject)) is valid from \(notBefore), after the verification time "
+                message: "certificate \(index) is valid from \(notBefore), after the verification time "
                     + "\(time); check the server clock"
             )
         }
@@ -118,7 +118,7 @@ final class AttestationChainVerifier: Sendable {
             let notAfter = certificate.notAfter
             return AppAttestFailure(
                 .certificateExpired,
-                message: "certificate \(index) (\(subject)) expired at \(notAfter), before the verification time "
+                message: "certificate \(index) expired at \(notAfter), before the verification time "
                     + "\(time); attestations must be verified when they are made"
             )
         }
@@ -132,10 +132,9 @@ final class AttestationChainVerifier: Sendable {
         let canSign = extensions.keyUsage.map { $0.contains(.keyCertSign) } ?? true
         let withinPath = extensions.basicConstraints?.pathLengthConstraint.map { issuedBelow <= $0 } ?? true
         guard isCA, canSign, withinPath else {
-            let subject = certificate.subject.description
             return AppAttestFailure(
                 .certificateNotAuthority,
-                message: "certificate \(index) (\(subject)) issues another certificate but is not a CA allowed to "
+                message: "certificate \(index) in x5c issues another certificate but is not a CA allowed to "
                     + "(basicConstraints cA, keyUsage keyCertSign, path length); the chain is not Apple's"
             )
         }

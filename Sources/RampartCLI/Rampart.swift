@@ -12,6 +12,7 @@ public enum Rampart {
         VaultCommand.self,
         SealCommand.self,
         OpenCommand.self,
+        RewrapCommand.self,
         AppAttestCommand.self,
     ]
 

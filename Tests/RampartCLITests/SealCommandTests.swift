@@ -138,3 +138,40 @@ struct SealVaultCommandTests {
         #expect(!FileManager.default.fileExists(atPath: path("x.bin")))
     }
 }
+
+struct RewrapCommandTests {
+    @Test("rewrap --rotate moves files to a new keyset key; --new-passphrase-file changes a passphrase")
+    func rewrap() async throws {
+        let directory = try SealCommandTests.workspace(size: 5_000)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = { (name: String) in directory.appendingPathComponent(name).path }
+        let vault = ["--vault", path("keys.vault"), "--vault-passphrase-file", path("pass.txt"), "--key", "docs"]
+        #expect(await runRampart(["seal", path("plain.bin"), path("a.sealed")] + vault).status == 0)
+        let body = try #require(FileManager.default.contents(atPath: path("a.sealed"))).suffix(5_016)
+        let rotated = await runRampart(["rewrap", path("a.sealed"), "--rotate", "--json"] + vault)
+        #expect(rotated.status == 0, "\(rotated.stderr)")
+        #expect(rotated.stdout.contains("\"from\" : \"docs/v1\""))
+        #expect(rotated.stdout.contains("\"to\" : \"docs/v2\""))
+        #expect(try #require(FileManager.default.contents(atPath: path("a.sealed"))).suffix(5_016) == body)
+        let opened = await runRampart(["open", path("a.sealed"), path("a.out")] + vault)
+        #expect(opened.status == 0, "\(opened.stderr)")
+
+        #expect(
+            await runRampart(["seal", path("plain.bin"), path("b.sealed"), "--passphrase-file", path("pass.txt")])
+                .status == 0)
+        let changed = await runRampart([
+            "rewrap", path("b.sealed"), "--passphrase-file", path("pass.txt"), "--new-passphrase-file",
+            path("wrong.txt"),
+        ])
+        #expect(changed.status == 0, "\(changed.stderr)")
+        #expect(
+            await runRampart(["open", path("b.sealed"), path("b.out"), "--passphrase-file", path("wrong.txt")]).status
+                == 0)
+        let stale = await runRampart([
+            "rewrap", path("b.sealed"), "--passphrase-file", path("pass.txt"), "--new-passphrase-file",
+            path("wrong.txt"),
+        ])
+        #expect(stale.status == 1)
+        #expect(await runRampart(["rewrap", path("b.sealed")]).status == 2)
+    }
+}

@@ -16,7 +16,9 @@ public enum CanonicalJSON {
 
     /// The canonical UTF-8 bytes of a value.
     ///
-    /// - Parameter value: The value; its numbers must be finite.
+    /// - Precondition: Every number is finite (I-JSON has no NaN or infinity). Values from
+    ///   ``JSONValue/init(parsing:)`` always are; building `.number(.nan)` by hand is a programming error.
+    /// - Parameter value: The value.
     /// - Returns: The canonical bytes.
     public static func canonicalBytes(of value: JSONValue) -> [UInt8] {
         var out: [UInt8] = []

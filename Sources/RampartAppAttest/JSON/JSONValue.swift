@@ -13,6 +13,9 @@ public indirect enum JSONValue: Hashable {
     /// An array.
     case array([JSONValue])
     /// An object; keys are unique.
+    ///
+    /// Keys compare as Swift strings, that is by Unicode canonical equivalence: a text with two keys that differ only
+    /// in normalization (`"\u00e9"` and `"e\u0301"`) is refused as a duplicate, which fails closed.
     case object([String: JSONValue])
 }
 

@@ -81,7 +81,13 @@ public enum SealCommand: Command {
         var done: UInt64 = 0
         let header: SealHeader
         do {
-            if paths[1] == "-" {
+            if paths[1] == "-", SealIO.isProcess(context) {
+                var sink = FileDescriptorSink(descriptor: 1)
+                header = try SealedStream.seal(from: &source, to: &sink, key: key, options: options) {
+                    done = $0
+                    bar.update($0)
+                }
+            } else if paths[1] == "-" {
                 var sink = StandardOutputSink(context: context)
                 header = try SealedStream.seal(from: &source, to: &sink, key: key, options: options) {
                     done = $0

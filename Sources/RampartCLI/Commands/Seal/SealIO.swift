@@ -139,17 +139,12 @@ struct HandleSource: ByteSource {
     }
 }
 
-/// Standard output: the real descriptor for the process, the context's text sink in tests.
+/// Standard output of a test's context (text); the real process writes to descriptor 1 instead.
 struct StandardOutputSink: ByteSink {
     let context: CommandContext
 
     mutating func write(_ bytes: UnsafeRawBufferPointer) throws {
-        if SealIO.isProcess(context) {
-            var sink = FileDescriptorSink(descriptor: 1)
-            try sink.write(bytes)
-        } else {
-            context.standardOutput(String(decoding: bytes, as: UTF8.self))
-        }
+        context.standardOutput(String(decoding: bytes, as: UTF8.self))
     }
 }
 
