@@ -14,6 +14,8 @@ public enum Rampart {
         OpenCommand.self,
         RewrapCommand.self,
         AppAttestCommand.self,
+        ServeCommand.self,
+        DemoCommand.self,
     ]
 
     /// The top-level help text.
