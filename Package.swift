@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "RampartPinning", targets: ["RampartPinning"]),
         .library(name: "RampartTLS", targets: ["RampartTLS"]),
         .library(name: "RampartAttestService", targets: ["RampartAttestService"]),
+        .library(name: "RampartAttestClient", targets: ["RampartAttestClient"]),
         .library(name: "RampartVault", targets: ["RampartVault"]),
         .library(name: "RampartSeal", targets: ["RampartSeal"]),
         .executable(name: "rampart", targets: ["rampart"]),
@@ -38,8 +39,17 @@ let package = Package(
         .target(name: "RampartTLS", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
         .target(name: "RampartSQLite", dependencies: ["CSQLite"], swiftSettings: swiftSettings),
         .target(
+            name: "RampartAttestClient",
+            dependencies: ["RampartCrypto", "RampartAppAttest", "RampartVault"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "RampartAttestService",
-            dependencies: ["RampartCrypto", "RampartSQLite", "CPostgres", "CMicroHTTPD"],
+            dependencies: [
+                "RampartCrypto", "RampartX509", "RampartAppAttest", "RampartAttestClient", "RampartVault",
+                "RampartSQLite", "CPostgres", "CMicroHTTPD",
+            ],
+            exclude: ["OpenAPI/openapi.json"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -68,7 +78,7 @@ let package = Package(
             name: "rampart-bench",
             dependencies: [
                 "RampartCrypto", "RampartX509", "RampartPinning", "RampartAttestService", "RampartVault", "RampartSeal",
-                "RampartAppAttest",
+                "RampartAppAttest", "RampartAttestClient",
             ],
             swiftSettings: swiftSettings
         ),
@@ -127,6 +137,13 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .executableTarget(
+            name: "FuzzServiceRouter",
+            dependencies: ["FuzzSupport", "RampartAttestService", "RampartAppAttest"],
+            path: "Fuzz/FuzzServiceRouter",
+            exclude: ["Seeds"],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
             name: "FuzzCBOR",
             dependencies: ["FuzzSupport", "RampartAppAttest"],
             path: "Fuzz/FuzzCBOR",
@@ -178,7 +195,10 @@ let package = Package(
         ),
         .testTarget(
             name: "RampartAttestServiceTests",
-            dependencies: ["RampartAttestService", "RampartSQLite", "RampartCrypto", "TestSupport"],
+            dependencies: [
+                "RampartAttestService", "RampartAttestClient", "RampartAppAttest", "RampartVault", "RampartX509",
+                "RampartSQLite", "RampartCrypto", "TestSupport",
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

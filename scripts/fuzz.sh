@@ -39,6 +39,7 @@ targets=(
     FuzzCBOR
     FuzzAuthenticatorData
     FuzzAttestationObject
+    FuzzServiceRouter
 )
 
 seconds="${1:-60}"

@@ -1,8 +1,22 @@
 #!/usr/bin/env bash
-# The main job. Until the attestation service lands this prints the subject, issuer and SPKI pin of every certificate
-# in the committed sample chain (Examples/sample-chain.pem, made by scripts/make-sample-chain.sh).
+# The main job: builds `rampart` and runs the App Attest service (`rampart serve`) on the embedded SQLite store.
+#
+#   bash scripts/serve.sh                          127.0.0.1:8080, ./rampart.db (WAL), Apple's App Attest root
+#   RAMPART_TEAM_ID=ABCDE12345 RAMPART_BUNDLE_ID=com.example.app bash scripts/serve.sh     your app's identity
+#   RAMPART_LISTEN=0.0.0.0:8080 RAMPART_DB=/var/lib/rampart/attest.db bash scripts/serve.sh
+#   bash scripts/serve.sh --config serve.json      any `rampart serve` options replace the defaults above
+#
+# SIGTERM or Ctrl-C drains the requests in flight and exits 0. `rampart demo` plays the whole flow on a simulator.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/install-deps.sh
 swift build -c release --product rampart
-.build/release/rampart pins Examples/sample-chain.pem
+if [ $# -eq 0 ]; then
+    set -- --listen "${RAMPART_LISTEN:-127.0.0.1:8080}" --db "sqlite:${RAMPART_DB:-rampart.db}" \
+        --team-id "${RAMPART_TEAM_ID:-ABCDE12345}" --bundle-id "${RAMPART_BUNDLE_ID:-com.example.app}" \
+        --environment "${RAMPART_ENVIRONMENT:-production}"
+    [ -n "${RAMPART_TEAM_ID:-}" ] ||
+        echo "serve.sh: serving the example app ABCDE12345.com.example.app; set RAMPART_TEAM_ID and RAMPART_BUNDLE_ID" \
+            "for yours (try '.build/release/rampart demo' for the whole flow)" >&2
+fi
+exec .build/release/rampart serve "$@"

@@ -6,7 +6,7 @@
 public struct AttestServiceError: Error, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
     /// What kind of failure this is.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
-        enum Backing: String, Hashable, Sendable {
+        enum Backing: String, Hashable, Sendable, CaseIterable {
             case invalidJSON
             case missingField
             case invalidField
@@ -50,6 +50,9 @@ public struct AttestServiceError: Error, Hashable, CustomStringConvertible, Cust
 
         /// The code's stable name, e.g. `invalidBase64`: the `error` field of an HTTP error body.
         public var description: String { backing.rawValue }
+
+        /// Every code, for the OpenAPI check.
+        static var allCases: [Code] { Backing.allCases.map { Code(backing: $0) } }
     }
 
     /// What kind of failure this is.

@@ -2,11 +2,11 @@
 ///
 /// Refusals are values, not errors (STYLE 4.3): the request parsed, and the answer is "no". ``reason``'s
 /// description is the stable `error` string of the HTTP body; ``message`` says what to do and never echoes
-/// challenges, assertions or keys.
+/// challenges, assertions or keys. Refusals compare by ``reason`` only.
 public struct Refusal: Sendable, Hashable, CustomStringConvertible {
     /// The refusal's stable code.
     public struct Reason: Hashable, Sendable, CustomStringConvertible {
-        enum Backing: String, Hashable, Sendable {
+        enum Backing: String, Hashable, Sendable, CaseIterable {
             case challengeUsed
             case challengeExpired
             case challengeMismatch
@@ -51,6 +51,9 @@ public struct Refusal: Sendable, Hashable, CustomStringConvertible {
         /// The code's stable name, e.g. `counterReplay`.
         public var description: String { backing.rawValue }
 
+        /// Every reason, for the OpenAPI check.
+        static var allCases: [Reason] { Backing.allCases.map { Reason(backing: $0) } }
+
         /// Whether the client should generate and attest a new key (the re-registration path).
         public var requiresReattestation: Bool { self == .unknownKey || self == .keyBlocked }
     }
@@ -72,4 +75,10 @@ public struct Refusal: Sendable, Hashable, CustomStringConvertible {
 
     /// `reason: message`.
     public var description: String { "\(reason): \(message)" }
+
+    /// Compares reasons only, like the module's errors.
+    public static func == (lhs: Refusal, rhs: Refusal) -> Bool { lhs.reason == rhs.reason }
+
+    /// Hashes the reason only.
+    public func hash(into hasher: inout Hasher) { hasher.combine(reason) }
 }

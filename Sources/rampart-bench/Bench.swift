@@ -40,6 +40,12 @@ enum Bench {
         ) { options in
             AppAttestBenchmarks.run(options)
         },
+        Benchmark(
+            name: "service",
+            summary: "protected requests/s through rampart serve (SQLite, PostgreSQL) vs the P-256 verify floor"
+        ) { options in
+            ServiceBenchmarks.run(options)
+        },
     ]
 
     static let help = """

@@ -30,6 +30,9 @@ final class PostgresConnection {
                 detail: message)
         }
         handle = connection
+        // Server NOTICEs (e.g. "relation already exists, skipping" from CREATE TABLE IF NOT EXISTS) would go to
+        // stderr through libpq's default processor; the service logs JSON only, so drop them.
+        PQsetNoticeProcessor(connection, { _, _ in }, nil)
     }
 
     deinit { PQfinish(handle) }

@@ -1,0 +1,100 @@
+import Dispatch
+public import Foundation
+import Synchronization
+
+/// `rampart serve` as a library: the store, the service, the router and the HTTP server, started together and
+/// stopped gracefully.
+///
+/// ```swift
+/// let server = try AttestationServer(configuration: configuration, verifier: verifier, log: log)
+/// await server.runUntilTerminated()   // SIGTERM or SIGINT: drain, close, return
+/// ```
+public final class AttestationServer: Sendable {
+    /// The attestation service behind the HTTP API.
+    public let service: AttestationService
+    /// The HTTP API.
+    public let router: ServiceRouter
+    let http: HTTPServer
+    let store: any AttestationStore
+    let log: ServiceLog
+
+    /// Opens the store and starts listening.
+    ///
+    /// - Parameters:
+    ///   - configuration: The validated configuration.
+    ///   - verifier: The App Attest verifier (see ``ServiceConfiguration/makeVerifier(clock:)``).
+    ///   - log: Where JSON log lines go.
+    ///   - clock: The service's clock.
+    /// - Throws: ``AttestServiceError`` (`invalidConfiguration`, `storeFailure`, `serverFailure`).
+    public init(
+        configuration: ServiceConfiguration, verifier: any AppAttestVerifying, log: ServiceLog = .disabled,
+        clock: @escaping @Sendable () -> Date = { Date() }
+    ) throws {
+        try configuration.validate()
+        let (host, port) = try configuration.listenAddress()
+        let store = try configuration.openStore()
+        let service = AttestationService(
+            store: store, verifier: verifier,
+            configuration: .init(
+                challengeLifetime: configuration.challengeLifetimeSeconds,
+                riskBlockThreshold: configuration.riskBlockThreshold),
+            clock: clock)
+        let router = ServiceRouter(
+            service: service, policies: configuration.routes, operatorToken: configuration.operatorToken, log: log)
+        let http = HTTPServer(
+            configuration: .init(host: host, port: port, maximumBodyByteCount: configuration.maximumBodyBytes),
+            responder: router)
+        do {
+            try http.start()
+        } catch {
+            Task { await store.close() }
+            throw error
+        }
+        self.service = service
+        self.router = router
+        self.http = http
+        self.store = store
+        self.log = log
+        log.write(event: "listening", message: "http://\(host.contains(":") ? "[\(host)]" : host):\(self.port)")
+    }
+
+    /// The bound port.
+    public var port: UInt16 { http.port ?? 0 }
+
+    /// Stops accepting, answers the requests in flight, then closes the store.
+    public func stop() async {
+        http.stop()
+        await store.close()
+        log.write(event: "stopped", message: "in-flight requests answered; store closed")
+    }
+
+    /// Serves until the process gets SIGTERM or SIGINT, then stops gracefully and returns.
+    public func runUntilTerminated() async {
+        let queue = DispatchQueue(label: "rampart.signals")
+        let sources = [SIGTERM, SIGINT].map { number -> any DispatchSourceSignal in
+            // Ignore the default action (terminate) so the dispatch source sees the signal instead.
+            signal(number, SIG_IGN)
+            return DispatchSource.makeSignalSource(signal: number, queue: queue)
+        }
+        let received: Int32 = await withCheckedContinuation { continuation in
+            let once = OnceFlag()
+            for source in sources {
+                let number = Int32(source.handle)
+                source.setEventHandler {
+                    if once.claim() { continuation.resume(returning: number) }
+                }
+                source.resume()
+            }
+        }
+        sources.forEach { $0.cancel() }
+        log.write(event: "terminating", message: "signal \(received): draining requests")
+        await stop()
+    }
+}
+
+/// A flag that can be claimed once, from any thread.
+private final class OnceFlag: Sendable {
+    private let claimed = Atomic<Bool>(false)
+
+    func claim() -> Bool { claimed.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged }
+}

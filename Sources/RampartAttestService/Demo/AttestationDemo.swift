@@ -1,0 +1,161 @@
+import Foundation
+import RampartAppAttest
+import RampartAttestClient
+import RampartVault
+
+/// `rampart demo`: the App Attest guide's story, played against a real service on loopback.
+///
+/// Starts ``AttestationServer`` on `127.0.0.1` (a free port) with a temporary SQLite store and the simulator's
+/// root, then an ``AttestedClient`` on a simulated device registers a key and spends points, and an attacker tries
+/// what the guide says App Attest stops: replaying a request, changing the amount after signing, replaying an old
+/// counter, and a re-signed (tampered) app. Each step reports what the server answered and whether that is what the
+/// guide expects.
+public enum AttestationDemo {
+    /// One step of the story.
+    public struct Step: Sendable, Hashable, Encodable {
+        /// The step's number, from 1.
+        public let number: Int
+        /// What happens.
+        public let title: String
+        /// The expected status and code, e.g. `409 challengeUsed`.
+        public let expected: String
+        /// The HTTP status the server answered.
+        public let status: Int
+        /// The code the server answered (`accepted` for a 2xx).
+        public let outcome: String
+        /// What the answer said, for the reader.
+        public let detail: String
+        /// Whether the answer is the expected one.
+        public let passed: Bool
+    }
+
+    static let teamID = "DEMO123456"
+    static let bundleID = "com.rampart.demo"
+    static let user = "user_123"
+    static let route = "/v1/demo/points/use"
+
+    /// Plays the story.
+    ///
+    /// - Parameter report: Called with each step as it completes.
+    /// - Returns: Every step.
+    /// - Throws: ``AttestServiceError`` or ``AttestedClientError`` when the demo itself cannot run (no free port, no
+    ///   temporary directory); refusals are steps, not errors.
+    public static func run(report: @Sendable (Step) -> Void = { _ in }) async throws -> [Step] {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rampart-demo-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+
+        let simulator = try AppAttestSimulator()
+        let verifier = AppAttestVerifierAdapter(
+            try AppAttestVerifier(
+                teamID: teamID, bundleID: bundleID, environment: .development, trustAnchor: simulator.rootCertificate))
+        var configuration = ServiceConfiguration()
+        configuration.listen = "127.0.0.1:0"
+        configuration.database = "sqlite:" + directory.appendingPathComponent("demo.db").path
+        configuration.environment = "development"
+        let server = try AttestationServer(configuration: configuration, verifier: verifier)
+        guard let base = URL(string: "http://127.0.0.1:\(server.port)") else {
+            throw AttestServiceError.serverFailure("the demo server has no address")
+        }
+        let transport = URLSessionTransport(baseURL: base)
+        let app = AttestedClient(
+            transport: transport,
+            device: SimulatedAppAttestDevice(
+                simulator: simulator, teamID: teamID, bundleID: bundleID, environment: .development),
+            secrets: Vault(backend: InMemoryBackend()), subject: user)
+
+        var steps: [Step] = []
+        func record(_ title: String, expect status: Int, _ code: String, _ answer: ServerAnswer, _ detail: String) {
+            let outcome = (200..<300).contains(answer.status) ? "accepted" : (answer.errorCode ?? "?")
+            let step = Step(
+                number: steps.count + 1, title: title, expected: "\(status) \(code)", status: answer.status,
+                outcome: outcome, detail: detail, passed: answer.status == status && outcome == code)
+            steps.append(step)
+            report(step)
+        }
+        func points(_ amount: Int) -> JSONValue {
+            .object(["userId": .string(user), "amount": .number(Double(amount))])
+        }
+
+        do {
+            // 1. Attestation: the app registers its key once, over a one-time challenge.
+            let keyID = try await app.register()
+            let registered = try await app.send("GET", "/v1/keys/" + urlSafe(keyID), transport: transport)
+            record(
+                "the app generates a key and registers it (attestation over a one-time challenge)", expect: 200,
+                "accepted", registered, "key \(keyID.prefix(12))… registered, counter 0, environment development")
+
+            // 2. A protected request with a valid assertion.
+            let spend = try await app.prepare(payload: points(1000))
+            let spent = try await app.send(route, spend)
+            record(
+                "use 1000 points, signed with an assertion over the challenge and payload", expect: 200, "accepted",
+                spent, "balance \(Int(spent.number("balance") ?? -1)), counter \(Int(spent.number("counter") ?? -1))")
+
+            // 3. The same request again.
+            let replayed = try await app.send(route, spend)
+            record(
+                "send the very same request again (replay)", expect: 409, "challengeUsed", replayed,
+                replayed.message ?? "")
+
+            // 4. The amount changed after signing.
+            var tampered = try await app.prepare(payload: points(1000))
+            tampered.payload = points(9000)
+            let altered = try await app.send(route, tampered)
+            record(
+                "change the amount to 9000 after signing", expect: 401, "invalidAssertion", altered,
+                altered.message ?? "")
+
+            // 5. An old assertion replayed after a newer one was accepted.
+            let held = try await app.prepare(payload: points(500))
+            let newer = try await app.send(route, try await app.prepare(payload: points(100)))
+            let stale = try await app.send(route, held)
+            record(
+                "replay an earlier assertion (older counter) after a newer one was accepted", expect: 409,
+                "counterReplay", stale, "the newer request got \(newer.status); \(stale.message ?? "")")
+
+            // 6–7. A re-signed app: its attestation names another App ID, so its key is never registered.
+            let attackerDevice = SimulatedAppAttestDevice(
+                simulator: simulator, teamID: "ATTACKER01", bundleID: bundleID, environment: .development)
+            let attacker = AttestedClient(
+                transport: transport, device: attackerDevice, secrets: Vault(backend: InMemoryBackend()),
+                subject: user)
+            let attackerKey = try await attackerDevice.generateKey()
+            let refusedRegistration = try await attacker.attest(keyID: attackerKey)
+            record(
+                "a tampered app (re-signed by another team) tries to register its key", expect: 403,
+                "invalidAttestation", refusedRegistration, refusedRegistration.message ?? "")
+            let unattested = try await attacker.send(
+                route, try await attacker.prepare(payload: points(1000), keyID: attackerKey))
+            record(
+                "the tampered app calls the points API with its never-attested key", expect: 401, "unknownKey",
+                unattested, unattested.message ?? "")
+
+            // 8. The failure policy: a read under `limited` works without an assertion, and is logged.
+            let balance = try await transport.send(
+                "POST", "/v1/demo/points/balance",
+                body: CanonicalJSON.canonicalBytes(of: .object(["payload": .object(["userId": .string(user)])])))
+            let read = ServerAnswer(balance)
+            record(
+                "read the balance without an assertion (policy: limited — allowed, logged)", expect: 200, "accepted",
+                read, "balance \(Int(read.number("balance") ?? -1)); failures raised the key's risk score")
+        } catch {
+            await server.stop()
+            throw error
+        }
+        await server.stop()
+        return steps
+    }
+
+    static func urlSafe(_ base64: String) -> String {
+        base64.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+}
+
+extension AttestedClient {
+    /// Sends a plain request through the client's transport (operator and read routes).
+    func send(_ method: String, _ path: String, transport: any AttestedClientTransport) async throws -> ServerAnswer {
+        ServerAnswer(try await transport.send(method, path, body: []))
+    }
+}

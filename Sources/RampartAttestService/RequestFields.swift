@@ -1,0 +1,86 @@
+import RampartAppAttest
+
+/// The fields of a JSON request body, parsed once with RampartAppAttest's strict I-JSON reader (bounded depth, no
+/// duplicate keys, no trailing bytes), then read by name with typed accessors that say which field was wrong.
+struct RequestFields {
+    /// The longest accepted challenge string.
+    static let maximumChallengeLength = 128
+    /// The largest accepted attestation object (real ones are about 5 KiB).
+    static let maximumAttestationByteCount = 32 * 1024
+    /// The largest accepted assertion (real ones are under 200 bytes).
+    static let maximumAssertionByteCount = 4 * 1024
+
+    let values: [String: JSONValue]
+
+    /// Parses `body`, which must be a JSON object.
+    ///
+    /// - Throws: ``AttestServiceError`` (`invalidJSON`).
+    init(body: [UInt8]) throws {
+        let value: JSONValue
+        do {
+            value = try JSONValue(parsing: body)
+        } catch let error as AppAttestError {
+            throw AttestServiceError.invalidJSON("the body is not valid JSON (\(error.code)); send a JSON object")
+        }
+        guard case .object(let values) = value else {
+            throw AttestServiceError.invalidJSON("the body must be a JSON object")
+        }
+        self.values = values
+    }
+
+    func string(_ name: String) throws -> String {
+        guard let value = values[name] else { throw AttestServiceError.missingField("'\(name)' is required") }
+        guard case .string(let text) = value else {
+            throw AttestServiceError.invalidField("'\(name)' must be a string")
+        }
+        return text
+    }
+
+    func object(_ name: String) throws -> JSONValue {
+        guard let value = values[name] else { throw AttestServiceError.missingField("'\(name)' is required") }
+        guard case .object = value else { throw AttestServiceError.invalidField("'\(name)' must be a JSON object") }
+        return value
+    }
+
+    func base64(_ name: String, maximumByteCount: Int) throws -> [UInt8] {
+        try Base64Field.decode(string(name), field: "'\(name)'", maximumByteCount: maximumByteCount)
+    }
+
+    func keyID() throws -> [UInt8] {
+        let bytes = try base64("keyId", maximumByteCount: 64)
+        guard bytes.count == 32 else {
+            throw AttestServiceError.invalidField(
+                "'keyId' must be 32 bytes (the SHA-256 key id DCAppAttestService gave)")
+        }
+        return bytes
+    }
+
+    func challenge() throws -> String {
+        let text = try string("challenge")
+        guard !text.isEmpty, text.utf8.count <= Self.maximumChallengeLength else {
+            throw AttestServiceError.invalidField(
+                "'challenge' must be the 1...\(Self.maximumChallengeLength)-character string POST /v1/challenges gave")
+        }
+        return text
+    }
+
+    func purpose() throws -> ChallengePurpose {
+        let text = try string("purpose")
+        guard let purpose = ChallengePurpose(rawValue: text) else {
+            throw AttestServiceError.invalidField("'purpose' must be \"attestation\" or \"assertion\"")
+        }
+        return purpose
+    }
+
+    /// The assertion fields of a protected request, with the canonical client data computed here.
+    func assertionSubmission() throws -> (AssertionSubmission, payload: JSONValue) {
+        let challenge = try challenge()
+        let payload = try object("payload")
+        let submission = AssertionSubmission(
+            subject: try string("subject"), keyID: try keyID(),
+            assertion: try base64("assertion", maximumByteCount: Self.maximumAssertionByteCount),
+            challenge: challenge,
+            clientData: RequestCanonicalization.clientData(challenge: challenge, payload: payload))
+        return (submission, payload)
+    }
+}

@@ -1,0 +1,318 @@
+import Foundation
+import RampartAppAttest
+import RampartCrypto
+import Synchronization
+
+/// The service's HTTP API: routes requests to ``AttestationService``, applies each protected route's
+/// ``RoutePolicy``, and turns errors and refusals into JSON error bodies with the right 4xx.
+///
+/// Every answer is counted in ``ServiceMetrics`` and logged as one JSON line. Bad input of any kind gets a 4xx and
+/// the router keeps serving; a 500 means a bug, and is logged as one.
+public final class ServiceRouter: HTTPResponder {
+    /// The routes whose App Attest policy is configurable, with their defaults (the guide's failure-policy table:
+    /// point use requires an assertion, a balance read is allowed with limits).
+    public static let defaultPolicies: [String: RoutePolicy] = [
+        "/v1/demo/points/use": .requireAssertion,
+        "/v1/demo/points/balance": .limited,
+    ]
+
+    /// Every route, as `METHOD path`; the OpenAPI document must describe exactly these (checked in tests).
+    public static let routes: [String] = [
+        "GET /healthz", "GET /metrics", "POST /v1/challenges", "POST /v1/attestations", "POST /v1/assertions",
+        "POST /v1/demo/points/use", "POST /v1/demo/points/balance", "GET /v1/keys/{keyId}",
+    ]
+
+    /// Every `error` code an answer can carry; the OpenAPI document must list exactly these (checked in tests).
+    public static var errorCodes: [String] {
+        AttestServiceError.Code.allCases.filter { $0 != .invalidConfiguration && $0 != .serverFailure }.map(
+            \.description)
+            + Refusal.Reason.allCases.map(\.description) + ["insufficientPoints", "unauthorized", "internalError"]
+    }
+
+    let service: AttestationService
+    let policies: [String: RoutePolicy]
+    let log: ServiceLog
+    let operatorToken: String?
+    let points = DemoPoints()
+
+    /// Creates the router.
+    ///
+    /// - Parameters:
+    ///   - service: The attestation service.
+    ///   - policies: Policies for the protected routes; missing routes keep ``defaultPolicies``.
+    ///   - operatorToken: When set, `GET /v1/keys/{keyId}` requires `Authorization: Bearer <token>`.
+    ///   - log: Where request lines go.
+    public init(
+        service: AttestationService, policies: [String: RoutePolicy] = [:], operatorToken: String? = nil,
+        log: ServiceLog = .disabled
+    ) {
+        self.service = service
+        self.policies = Self.defaultPolicies.merging(policies) { $1 }
+        self.operatorToken = operatorToken
+        self.log = log
+    }
+
+    /// Answers one request; never throws.
+    ///
+    /// - Parameter request: The request.
+    /// - Returns: The response.
+    public func respond(to request: HTTPRequest) async -> HTTPResponse {
+        let clock = ContinuousClock()
+        let start = clock.now
+        var outcome = Outcome(route: "unmatched")
+        let response: HTTPResponse
+        do {
+            response = try await dispatch(request, &outcome)
+        } catch let error as AttestServiceError {
+            outcome.code = error.code.description
+            response = HTTPResponseError.response(for: error)
+            if error.code == .storeFailure {
+                log.write(level: "error", event: "storeFailure", message: error.detail)
+            }
+        } catch {
+            outcome.code = "internalError"
+            response = HTTPResponseError.internalError()
+            log.write(level: "error", event: "internalError", message: String(describing: type(of: error)))
+        }
+        let elapsed = clock.now - start
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        service.metrics.recordRequest(route: outcome.route, status: response.status, seconds: seconds)
+        log.write(
+            ServiceLog.Event(
+                time: ServiceLog.timestamp(), level: response.status >= 500 ? "error" : "info", event: "request",
+                route: outcome.route, method: request.method, status: response.status, code: outcome.code,
+                policy: outcome.policy?.rawValue, keyId: outcome.keyID, durationMs: seconds * 1000, message: nil))
+        return response
+    }
+
+    struct Outcome {
+        var route: String
+        var code: String?
+        var policy: RoutePolicy?
+        var keyID: String?
+    }
+
+    private func dispatch(_ request: HTTPRequest, _ outcome: inout Outcome) async throws -> HTTPResponse {
+        let path = request.path
+        let pattern = path.hasPrefix("/v1/keys/") ? "/v1/keys/{keyId}" : path
+        let methods = Self.routes.compactMap { route -> String? in
+            let parts = route.split(separator: " ", maxSplits: 1)
+            return parts.count == 2 && parts[1] == pattern ? String(parts[0]) : nil
+        }
+        guard !methods.isEmpty else {
+            throw AttestServiceError.notFound("no route \(pattern.prefix(64)); see the OpenAPI document")
+        }
+        outcome.route = pattern
+        guard methods.contains(request.method) else {
+            throw AttestServiceError.methodNotAllowed("\(pattern) accepts \(methods.joined(separator: ", "))")
+        }
+        switch pattern {
+        case "/healthz":
+            return JSONBody.response(status: 200, ["status": "ok"])
+        case "/metrics":
+            return HTTPResponse(
+                status: 200, headers: ["Content-Type": "text/plain; version=0.0.4"],
+                body: Array(service.metrics.prometheusText.utf8))
+        case "/v1/challenges":
+            let fields = try RequestFields(body: request.body)
+            let issued = try await service.issueChallenge(purpose: fields.purpose(), subject: fields.string("subject"))
+            outcome.code = "issued"
+            return JSONBody.response(
+                status: 200, ChallengeBody(challenge: issued.challenge, expiresAt: issued.expiresAt))
+        case "/v1/attestations":
+            let fields = try RequestFields(body: request.body)
+            let submission = AttestationSubmission(
+                subject: try fields.string("subject"), keyID: try fields.keyID(),
+                attestationObject: try fields.base64(
+                    "attestationObject", maximumByteCount: RequestFields.maximumAttestationByteCount),
+                challenge: try fields.challenge())
+            outcome.keyID = Data(submission.keyID).base64EncodedString()
+            switch try await service.register(submission) {
+            case .registered(let key):
+                outcome.code = "accepted"
+                return JSONBody.response(
+                    status: 201, AttestationBody(keyId: key.keyID, environment: key.environment))
+            case .refused(let refusal):
+                outcome.code = refusal.reason.description
+                return HTTPResponseError.response(for: refusal)
+            }
+        case "/v1/assertions":
+            let (submission, _) = try RequestFields(body: request.body).assertionSubmission()
+            outcome.keyID = Data(submission.keyID).base64EncodedString()
+            switch try await service.authorize(submission) {
+            case .accepted(let key):
+                outcome.code = "accepted"
+                return JSONBody.response(status: 200, AssertionBody(valid: true, counter: key.counter))
+            case .refused(let refusal):
+                outcome.code = refusal.reason.description
+                return HTTPResponseError.response(for: refusal)
+            }
+        case "/v1/demo/points/use", "/v1/demo/points/balance":
+            return try await protected(pattern, request, &outcome)
+        default:
+            return try await keyLookup(path, request, &outcome)
+        }
+    }
+
+    /// A demo route under its policy: `open` skips App Attest, `limited` checks and logs but allows, and
+    /// `require-assertion` allows only an accepted assertion.
+    private func protected(
+        _ route: String, _ request: HTTPRequest, _ outcome: inout Outcome
+    ) async throws
+        -> HTTPResponse
+    {
+        let policy = policies[route] ?? .requireAssertion
+        outcome.policy = policy
+        let fields = try RequestFields(body: request.body)
+        let payload = try fields.object("payload")
+        guard case .object(let payloadFields) = payload, case .string(let userID)? = payloadFields["userId"],
+            !userID.isEmpty, userID.utf8.count <= AttestationService.Configuration.maximumSubjectLength
+        else { throw AttestServiceError.invalidField("'payload.userId' must be a non-empty string") }
+        var amount = 0
+        if route == "/v1/demo/points/use" {
+            guard case .number(let number)? = payloadFields["amount"], number.rounded() == number, number >= 1,
+                number <= Double(DemoPoints.maximumAmount)
+            else {
+                throw AttestServiceError.invalidField(
+                    "'payload.amount' must be a whole number of points, 1...\(DemoPoints.maximumAmount)")
+            }
+            amount = Int(number)
+        }
+        var counter: UInt32?
+        let hasAssertion = fields.values["assertion"] != nil
+        if policy == .requireAssertion && !hasAssertion {
+            outcome.code = Refusal.Reason.assertionRequired.description
+            return HTTPResponseError.response(
+                for: Refusal(
+                    .assertionRequired,
+                    "\(route) requires an App Attest assertion: send subject, keyId, challenge and assertion"))
+        }
+        if policy != .open && hasAssertion {
+            let (submission, _) = try fields.assertionSubmission()
+            outcome.keyID = Data(submission.keyID).base64EncodedString()
+            guard submission.subject == userID else {
+                outcome.code = Refusal.Reason.wrongSubject.description
+                return HTTPResponseError.response(
+                    for: Refusal(.wrongSubject, "'payload.userId' must be the request's subject"))
+            }
+            switch try await service.authorize(submission) {
+            case .accepted(let key):
+                counter = key.counter
+            case .refused(let refusal):
+                outcome.code = refusal.reason.description
+                if policy == .requireAssertion { return HTTPResponseError.response(for: refusal) }
+                log.write(
+                    level: "warning", event: "limitedRouteAllowed",
+                    message: "\(route) allowed under the limited policy despite \(refusal.reason)")
+            }
+        } else if policy == .limited {
+            outcome.code = "noAssertion"
+            log.write(level: "warning", event: "limitedRouteAllowed", message: "\(route) allowed without an assertion")
+        }
+        if outcome.code == nil { outcome.code = "accepted" }
+        if route == "/v1/demo/points/use" {
+            guard let balance = points.use(amount, by: userID) else {
+                return HTTPResponseError.body(
+                    status: 409, code: "insufficientPoints",
+                    message: "the balance is lower than \(amount) points; nothing was spent")
+            }
+            return JSONBody.response(
+                status: 200,
+                PointsBody(
+                    userId: userID, used: amount, balance: balance, counter: counter, policy: policy.rawValue,
+                    attested: counter != nil))
+        }
+        return JSONBody.response(
+            status: 200,
+            PointsBody(
+                userId: userID, used: 0, balance: points.balance(of: userID), counter: counter,
+                policy: policy.rawValue, attested: counter != nil))
+    }
+
+    private func keyLookup(
+        _ path: String, _ request: HTTPRequest, _ outcome: inout Outcome
+    ) async throws
+        -> HTTPResponse
+    {
+        if let operatorToken {
+            let presented = request.headers["authorization"] ?? ""
+            guard ConstantTime.isEqual(Array(presented.utf8), Array("Bearer \(operatorToken)".utf8)) else {
+                outcome.code = "unauthorized"
+                return HTTPResponseError.body(
+                    status: 401, code: "unauthorized",
+                    message: "this operator route needs 'Authorization: Bearer <operator token>'")
+            }
+        }
+        let text = String(path.dropFirst("/v1/keys/".count))
+        let keyID = try Base64Field.decode(text, field: "the key id in the path", maximumByteCount: 64)
+        outcome.keyID = Data(keyID).base64EncodedString()
+        guard let key = try await service.key(id: keyID) else {
+            throw AttestServiceError.keyNotFound("no key with this id is registered")
+        }
+        outcome.code = "found"
+        return JSONBody.response(
+            status: 200,
+            KeyBody(
+                keyId: key.keyID, subject: key.subject, environment: key.environment, counter: key.counter,
+                registeredAt: key.registeredAt, lastUsedAt: key.lastUsedAt, riskScore: key.riskScore,
+                blocked: key.riskScore >= service.configuration.riskBlockThreshold))
+    }
+
+    struct ChallengeBody: Encodable {
+        let challenge: String
+        let expiresAt: Date
+    }
+
+    struct AttestationBody: Encodable {
+        let keyId: String
+        let environment: String
+    }
+
+    struct AssertionBody: Encodable {
+        let valid: Bool
+        let counter: UInt32
+    }
+
+    struct PointsBody: Encodable {
+        let userId: String
+        let used: Int
+        let balance: Int
+        let counter: UInt32?
+        let policy: String
+        let attested: Bool
+    }
+
+    struct KeyBody: Encodable {
+        let keyId: String
+        let subject: String
+        let environment: String
+        let counter: UInt32
+        let registeredAt: Date
+        let lastUsedAt: Date?
+        let riskScore: Int
+        let blocked: Bool
+    }
+}
+
+/// The demo app's point balances, in memory: every user starts with ``initialBalance``.
+final class DemoPoints: Sendable {
+    /// Each user's starting balance.
+    static let initialBalance = 5000
+    /// The most points one request may use.
+    static let maximumAmount = 1_000_000
+
+    private let balances = Mutex<[String: Int]>([:])
+
+    /// Spends `amount`, returning the new balance, or nil when the balance is too low.
+    func use(_ amount: Int, by user: String) -> Int? {
+        balances.withLock { balances in
+            let current = balances[user] ?? Self.initialBalance
+            guard current >= amount else { return nil }
+            balances[user] = current - amount
+            return current - amount
+        }
+    }
+
+    /// The user's balance.
+    func balance(of user: String) -> Int { balances.withLock { $0[user] ?? Self.initialBalance } }
+}

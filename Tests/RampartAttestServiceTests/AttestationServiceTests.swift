@@ -1,0 +1,197 @@
+import Foundation
+import RampartAttestService
+import RampartCrypto
+import Synchronization
+import Testing
+
+/// A settable clock.
+final class TestClock: Sendable {
+    private let current = Mutex(Date(timeIntervalSince1970: 1_790_000_000))
+    var now: Date { current.withLock { $0 } }
+    func advance(_ seconds: TimeInterval) { current.withLock { $0 = $0.addingTimeInterval(seconds) } }
+}
+
+struct AttestationServiceTests {
+    let clock = TestClock()
+    let service: AttestationService
+
+    init() throws {
+        let clock = clock
+        service = AttestationService(
+            store: try SQLiteAttestationStore(path: temporarySQLitePath()), verifier: FakeVerifier(),
+            configuration: .init(challengeLifetime: 300, riskBlockThreshold: 3), clock: { clock.now })
+    }
+
+    func register(subject: String = "alice") async throws -> [UInt8] {
+        let keyID = SecureRandom.bytes(count: 32)
+        let challenge = try await service.issueChallenge(purpose: .attestation, subject: subject).challenge
+        let outcome = try await service.register(
+            AttestationSubmission(
+                subject: subject, keyID: keyID, attestationObject: FakeVerifier.attestation(keyID: keyID),
+                challenge: challenge))
+        guard case .registered = outcome else { throw AttestServiceError.storeFailure("registration failed") }
+        return keyID
+    }
+
+    func assertion(
+        keyID: [UInt8], counter: UInt32, subject: String = "alice", challenge: String? = nil
+    )
+        async throws -> AssertionSubmission
+    {
+        let issued = try await service.issueChallenge(purpose: .assertion, subject: subject).challenge
+        let clientData = Array("{\"challenge\":\"\(challenge ?? issued)\",\"payload\":{}}".utf8)
+        return AssertionSubmission(
+            subject: subject, keyID: keyID,
+            assertion: FakeVerifier.assertion(counter: counter, clientData: clientData, keyID: keyID),
+            challenge: challenge ?? issued, clientData: clientData)
+    }
+
+    func refusal(_ outcome: AssertionOutcome) -> Refusal.Reason? {
+        if case .refused(let refusal) = outcome { return refusal.reason }
+        return nil
+    }
+
+    @Test("a challenge is base64url of 32 bytes, unique, and expires after the configured lifetime")
+    func challenges() async throws {
+        let first = try await service.issueChallenge(purpose: .assertion, subject: "alice")
+        let second = try await service.issueChallenge(purpose: .assertion, subject: "alice")
+        #expect(first.challenge != second.challenge)
+        #expect(first.challenge.count == 43)
+        #expect(first.challenge.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" })
+        #expect(first.expiresAt == clock.now.addingTimeInterval(300))
+    }
+
+    @Test("an empty or oversized subject is invalidField")
+    func subjects() async throws {
+        await #expect(throws: AttestServiceError.invalidField("")) {
+            try await service.issueChallenge(purpose: .assertion, subject: "")
+        }
+        await #expect(throws: AttestServiceError.invalidField("")) {
+            try await service.issueChallenge(purpose: .assertion, subject: String(repeating: "x", count: 257))
+        }
+    }
+
+    @Test("register, then accepted assertions advance the counter; the key records it")
+    func happyPath() async throws {
+        let keyID = try await register()
+        let outcome = try await service.authorize(try await assertion(keyID: keyID, counter: 1))
+        guard case .accepted(let key) = outcome else { throw AttestServiceError.storeFailure("\(outcome)") }
+        #expect(key.counter == 1)
+        let stored = try await service.key(id: keyID)
+        #expect(stored?.counter == 1)
+        #expect(stored?.lastUsedAt == clock.now)
+        #expect(stored?.environment == "production")
+    }
+
+    @Test("the same request twice: the second is challengeUsed")
+    func replay() async throws {
+        let keyID = try await register()
+        let request = try await assertion(keyID: keyID, counter: 1)
+        #expect(refusal(try await service.authorize(request)) == nil)
+        #expect(refusal(try await service.authorize(request)) == .challengeUsed)
+    }
+
+    @Test("an expired challenge is challengeExpired, and burnt")
+    func expired() async throws {
+        let keyID = try await register()
+        let request = try await assertion(keyID: keyID, counter: 1)
+        clock.advance(301)
+        #expect(refusal(try await service.authorize(request)) == .challengeExpired)
+        #expect(refusal(try await service.authorize(request)) == .challengeUsed)
+    }
+
+    @Test("a challenge for another purpose or subject is challengeMismatch")
+    func mismatch() async throws {
+        let keyID = try await register()
+        let attestationChallenge = try await service.issueChallenge(purpose: .attestation, subject: "alice")
+        let wrongPurpose = try await assertion(keyID: keyID, counter: 1, challenge: attestationChallenge.challenge)
+        #expect(refusal(try await service.authorize(wrongPurpose)) == .challengeMismatch)
+        let bobs = try await service.issueChallenge(purpose: .assertion, subject: "bob")
+        let wrongSubject = try await assertion(keyID: keyID, counter: 1, challenge: bobs.challenge)
+        #expect(refusal(try await service.authorize(wrongSubject)) == .challengeMismatch)
+    }
+
+    @Test("an unknown key is unknownKey; a key used by another subject is wrongSubject")
+    func keys() async throws {
+        let unknown = try await assertion(keyID: SecureRandom.bytes(count: 32), counter: 1)
+        #expect(refusal(try await service.authorize(unknown)) == .unknownKey)
+        #expect(Refusal.Reason.unknownKey.requiresReattestation)
+        let keyID = try await register()
+        let asBob = try await assertion(keyID: keyID, counter: 1, subject: "bob")
+        #expect(refusal(try await service.authorize(asBob)) == .wrongSubject)
+    }
+
+    @Test("a tampered payload is invalidAssertion; an old counter is counterReplay")
+    func tampering() async throws {
+        let keyID = try await register()
+        var tampered = try await assertion(keyID: keyID, counter: 1)
+        tampered.clientData = Array("{\"challenge\":\"\(tampered.challenge)\",\"payload\":{\"amount\":9}}".utf8)
+        #expect(refusal(try await service.authorize(tampered)) == .invalidAssertion)
+        #expect(refusal(try await service.authorize(try await assertion(keyID: keyID, counter: 5))) == nil)
+        #expect(refusal(try await service.authorize(try await assertion(keyID: keyID, counter: 5))) == .counterReplay)
+    }
+
+    @Test("repeated failures raise the risk score until the key is blocked")
+    func risk() async throws {
+        let keyID = try await register()
+        for _ in 0..<3 {
+            var bad = try await assertion(keyID: keyID, counter: 1)
+            bad.assertion[10] ^= 1
+            #expect(refusal(try await service.authorize(bad)) == .invalidAssertion)
+        }
+        #expect(try await service.key(id: keyID)?.riskScore == 3)
+        #expect(refusal(try await service.authorize(try await assertion(keyID: keyID, counter: 1))) == .keyBlocked)
+        #expect(Refusal.Reason.keyBlocked.requiresReattestation)
+    }
+
+    @Test("registration refusals: used challenge, wrong environment, invalid object, existing key")
+    func registration() async throws {
+        let keyID = SecureRandom.bytes(count: 32)
+        func attempt(_ object: [UInt8], challenge: String? = nil) async throws -> RegistrationOutcome {
+            let issued = try await service.issueChallenge(purpose: .attestation, subject: "alice").challenge
+            return try await service.register(
+                AttestationSubmission(
+                    subject: "alice", keyID: keyID, attestationObject: object, challenge: challenge ?? issued))
+        }
+        #expect(try await attempt(Array("development-only".utf8)) == .refused(Refusal(.wrongEnvironment, "")))
+        #expect(try await attempt([1, 2, 3]) == .refused(Refusal(.invalidAttestation, "")))
+        #expect(
+            try await attempt(FakeVerifier.attestation(keyID: keyID), challenge: "never-issued")
+                == .refused(Refusal(.challengeUsed, "")))
+        let assertionChallenge = try await service.issueChallenge(purpose: .assertion, subject: "alice")
+        #expect(
+            try await attempt(FakeVerifier.attestation(keyID: keyID), challenge: assertionChallenge.challenge)
+                == .refused(Refusal(.challengeMismatch, "")))
+        guard case .registered = try await attempt(FakeVerifier.attestation(keyID: keyID)) else {
+            Issue.record("a valid attestation was refused")
+            return
+        }
+        #expect(try await attempt(FakeVerifier.attestation(keyID: keyID)) == .refused(Refusal(.keyExists, "")))
+    }
+
+    @Test("50 concurrent copies of one valid assertion request: exactly 1 accepted")
+    func concurrentCopies() async throws {
+        let keyID = try await register()
+        let request = try await assertion(keyID: keyID, counter: 1)
+        let service = service
+        let accepted = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for _ in 0..<50 {
+                group.addTask {
+                    if case .accepted = try await service.authorize(request) { return true }
+                    return false
+                }
+            }
+            return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        #expect(accepted == 1)
+    }
+
+    @Test("verdicts are counted in the metrics")
+    func metrics() async throws {
+        let keyID = try await register()
+        _ = try await service.authorize(try await assertion(keyID: keyID, counter: 1))
+        let text = service.metrics.prometheusText
+        #expect(text.contains("rampart_verdicts_total{kind=\"attestation\",reason=\"accepted\"} 1"))
+        #expect(text.contains("rampart_verdicts_total{kind=\"assertion\",reason=\"accepted\"} 1"))
+    }
+}

@@ -1,0 +1,41 @@
+import RampartAttestService
+import RampartCrypto
+
+/// A stand-in for the App Attest verifier in tests of the service's own logic (challenges, state, risk, races):
+/// an "attestation" is the bytes `attest:` ‖ keyID and registers keyID as the public key; an "assertion" is the
+/// 4-byte big-endian counter ‖ clientDataHash ‖ publicKey. It checks nothing cryptographic — the end-to-end tests
+/// use RampartAppAttest's real verifier and device simulator.
+struct FakeVerifier: AppAttestVerifying {
+    func verifyAttestation(
+        _ attestationObject: [UInt8], keyID: [UInt8], clientDataHash: [UInt8]
+    ) throws
+        -> AttestationCheck
+    {
+        if attestationObject == Array("development-only".utf8) {
+            return .invalid(Refusal(.wrongEnvironment, "development object"))
+        }
+        guard attestationObject == Array("attest:".utf8) + keyID else {
+            return .invalid(Refusal(.invalidAttestation, "not attested"))
+        }
+        return .valid(publicKey: keyID, environment: "production", receipt: [1, 2, 3])
+    }
+
+    func verifyAssertion(
+        _ assertion: [UInt8], clientDataHash: [UInt8], publicKey: [UInt8], previousCounter: UInt32
+    )
+        throws -> AssertionCheck
+    {
+        guard assertion.count == 4 + clientDataHash.count + publicKey.count,
+            Array(assertion[4...]) == clientDataHash + publicKey
+        else { return .invalid(Refusal(.invalidAssertion, "signature")) }
+        let counter = assertion[0..<4].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+        guard counter > previousCounter else { return .invalid(Refusal(.counterReplay, "counter")) }
+        return .valid(counter: counter)
+    }
+
+    static func attestation(keyID: [UInt8]) -> [UInt8] { Array("attest:".utf8) + keyID }
+
+    static func assertion(counter: UInt32, clientData: [UInt8], keyID: [UInt8]) -> [UInt8] {
+        withUnsafeBytes(of: counter.bigEndian) { Array($0) } + SHA256.hash(clientData) + keyID
+    }
+}

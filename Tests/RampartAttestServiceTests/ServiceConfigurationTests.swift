@@ -1,0 +1,94 @@
+import Foundation
+import RampartAttestService
+import Testing
+
+struct ServiceConfigurationTests {
+    func write(_ text: String) throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("rampart-config-\(UUID()).json").path
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    @Test("a configuration file overrides defaults and keeps the rest")
+    func load() throws {
+        let path = try write(
+            #"""
+            {"listen":"0.0.0.0:9000","teamId":"ABCDE12345","bundleId":"com.example.app","environment":"development",
+             "routes":{"/v1/demo/points/use":"limited"},"riskBlockThreshold":3}
+            """#)
+        let configuration = try ServiceConfiguration.load(path: path)
+        #expect(configuration.listen == "0.0.0.0:9000")
+        #expect(configuration.teamId == "ABCDE12345")
+        #expect(configuration.environment == "development")
+        #expect(configuration.routes["/v1/demo/points/use"] == .limited)
+        #expect(configuration.riskBlockThreshold == 3)
+        #expect(configuration.database == "sqlite:rampart.db")
+        #expect(configuration.challengeLifetimeSeconds == 300)
+        try configuration.validate()
+    }
+
+    struct BadFile: CustomTestStringConvertible, Sendable {
+        let name: String
+        let text: String
+        var testDescription: String { name }
+    }
+
+    @Test(
+        "an unknown key, a wrong type, a bad policy or a non-object file is invalidConfiguration",
+        arguments: [
+            BadFile(name: "unknown key", text: #"{"lisen":"x"}"#),
+            BadFile(name: "wrong type", text: #"{"riskBlockThreshold":"five"}"#),
+            BadFile(name: "bad policy", text: #"{"routes":{"/v1/demo/points/use":"maybe"}}"#),
+            BadFile(name: "not an object", text: "[]"),
+            BadFile(name: "not JSON", text: "listen=1"),
+        ])
+    func badFiles(_ file: BadFile) throws {
+        let path = try write(file.text)
+        #expect(throws: AttestServiceError.invalidConfiguration("")) { try ServiceConfiguration.load(path: path) }
+    }
+
+    @Test("a missing file is invalidConfiguration")
+    func missingFile() {
+        #expect(throws: AttestServiceError.invalidConfiguration("")) {
+            try ServiceConfiguration.load(path: "/nonexistent/rampart.json")
+        }
+    }
+
+    @Test("listen addresses: IPv4, bracketed IPv6, and refusals")
+    func listen() throws {
+        var configuration = ServiceConfiguration()
+        configuration.listen = "[::1]:8443"
+        #expect(try configuration.listenAddress() == ("::1", 8443))
+        for bad in ["8080", "host:", "127.0.0.1:99999", "127.0.0.1:http"] {
+            configuration.listen = bad
+            #expect(throws: AttestServiceError.invalidConfiguration("")) { try configuration.listenAddress() }
+        }
+    }
+
+    @Test("out-of-range values are refused by validate()")
+    func ranges() {
+        func refused(_ change: (inout ServiceConfiguration) -> Void) -> Bool {
+            var configuration = ServiceConfiguration()
+            change(&configuration)
+            return (try? configuration.validate()) == nil
+        }
+        #expect(refused { $0.environment = "staging" })
+        #expect(refused { $0.challengeLifetimeSeconds = 0 })
+        #expect(refused { $0.challengeLifetimeSeconds = 86_400 })
+        #expect(refused { $0.riskBlockThreshold = 0 })
+        #expect(refused { $0.maximumBodyBytes = 10 })
+        #expect(refused { $0.postgresPoolSize = 0 })
+        #expect(!refused { _ in })
+    }
+
+    @Test("sqlite:PATH and bare paths open SQLite; an empty path is refused")
+    func stores() async throws {
+        var configuration = ServiceConfiguration()
+        configuration.database = "sqlite:" + temporarySQLitePath()
+        try await configuration.openStore().close()
+        configuration.database = temporarySQLitePath()
+        try await configuration.openStore().close()
+        configuration.database = "sqlite:"
+        #expect(throws: AttestServiceError.invalidConfiguration("")) { try configuration.openStore() }
+    }
+}

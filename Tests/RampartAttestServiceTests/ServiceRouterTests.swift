@@ -1,0 +1,278 @@
+import Foundation
+import RampartAppAttest
+import RampartAttestService
+import RampartCrypto
+import Testing
+
+/// The HTTP API in-process (no sockets): every 4xx path, the policies, the operator route, and the OpenAPI document.
+struct ServiceRouterTests {
+    let router: ServiceRouter
+    let service: AttestationService
+
+    init() throws {
+        service = AttestationService(
+            store: try SQLiteAttestationStore(path: temporarySQLitePath()), verifier: FakeVerifier())
+        router = ServiceRouter(service: service)
+    }
+
+    func call(_ method: String, _ path: String, _ json: String = "") async -> HTTPResponse {
+        await router.respond(to: HTTPRequest(method: method, path: path, body: Array(json.utf8)))
+    }
+
+    func errorCode(_ response: HTTPResponse) -> String? {
+        guard case .object(let fields)? = try? JSONValue(parsing: response.body),
+            case .string(let code)? = fields["error"], case .string? = fields["message"]
+        else { return nil }
+        return code
+    }
+
+    func field(_ response: HTTPResponse, _ name: String) -> JSONValue? {
+        guard case .object(let fields)? = try? JSONValue(parsing: response.body) else { return nil }
+        return fields[name]
+    }
+
+    func challenge(_ purpose: String, subject: String = "alice") async throws -> String {
+        let response = await call("POST", "/v1/challenges", #"{"purpose":"\#(purpose)","subject":"\#(subject)"}"#)
+        guard case .string(let value)? = field(response, "challenge") else {
+            throw AttestServiceError.invalidJSON("no challenge in \(response.bodyText)")
+        }
+        return value
+    }
+
+    func register(subject: String = "alice") async throws -> [UInt8] {
+        let keyID = SecureRandom.bytes(count: 32)
+        let body = #"""
+            {"subject":"\#(subject)","keyId":"\#(Data(keyID).base64EncodedString())",\#
+            "attestationObject":"\#(Data(FakeVerifier.attestation(keyID: keyID)).base64EncodedString())",\#
+            "challenge":"\#(try await challenge("attestation", subject: subject))"}
+            """#
+        let response = await call("POST", "/v1/attestations", body)
+        #expect(response.status == 201)
+        return keyID
+    }
+
+    func signed(keyID: [UInt8], counter: UInt32, payload: String, subject: String = "alice") async throws -> String {
+        let challenge = try await challenge("assertion", subject: subject)
+        let clientData = try RequestCanonicalization.clientData(challenge: challenge, payloadJSON: Array(payload.utf8))
+        let assertion = FakeVerifier.assertion(counter: counter, clientData: clientData, keyID: keyID)
+        return #"""
+            {"subject":"\#(subject)","keyId":"\#(Data(keyID).base64EncodedString())","challenge":"\#(challenge)",\#
+            "assertion":"\#(Data(assertion).base64EncodedString())","payload":\#(payload)}
+            """#
+    }
+
+    struct BadInput: CustomTestStringConvertible, Sendable {
+        let name: String
+        let method: String
+        let path: String
+        let body: String
+        let status: Int
+        let code: String
+        var testDescription: String { name }
+    }
+
+    static let badInputs: [BadInput] = [
+        .init(name: "unknown route", method: "GET", path: "/v1/nope", body: "", status: 404, code: "notFound"),
+        .init(
+            name: "wrong method", method: "GET", path: "/v1/challenges", body: "", status: 405, code: "methodNotAllowed"
+        ),
+        .init(name: "empty body", method: "POST", path: "/v1/challenges", body: "", status: 400, code: "invalidJSON"),
+        .init(
+            name: "malformed JSON", method: "POST", path: "/v1/challenges", body: "{\"purpose\":", status: 400,
+            code: "invalidJSON"),
+        .init(
+            name: "array body", method: "POST", path: "/v1/challenges", body: "[1,2]", status: 400, code: "invalidJSON"),
+        .init(
+            name: "trailing bytes", method: "POST", path: "/v1/challenges", body: "{} x", status: 400,
+            code: "invalidJSON"),
+        .init(
+            name: "duplicate keys", method: "POST", path: "/v1/challenges",
+            body: #"{"purpose":"assertion","purpose":"attestation","subject":"a"}"#, status: 400, code: "invalidJSON"),
+        .init(
+            name: "invalid UTF-8", method: "POST", path: "/v1/challenges", body: "{\"subject\":\"\u{FFFD}\"",
+            status: 400, code: "invalidJSON"),
+        .init(
+            name: "missing subject", method: "POST", path: "/v1/challenges", body: #"{"purpose":"assertion"}"#,
+            status: 400, code: "missingField"),
+        .init(
+            name: "subject of the wrong type", method: "POST", path: "/v1/challenges",
+            body: #"{"purpose":"assertion","subject":42}"#, status: 400, code: "invalidField"),
+        .init(
+            name: "unknown purpose", method: "POST", path: "/v1/challenges",
+            body: #"{"purpose":"payment","subject":"a"}"#, status: 400, code: "invalidField"),
+        .init(
+            name: "empty subject", method: "POST", path: "/v1/challenges",
+            body: #"{"purpose":"assertion","subject":""}"#, status: 400, code: "invalidField"),
+        .init(
+            name: "bad base64 key id", method: "POST", path: "/v1/attestations",
+            body: #"{"subject":"a","keyId":"***","attestationObject":"AA","challenge":"c"}"#, status: 400,
+            code: "invalidBase64"),
+        .init(
+            name: "short key id", method: "POST", path: "/v1/attestations",
+            body: #"{"subject":"a","keyId":"AAAA","attestationObject":"AA","challenge":"c"}"#, status: 400,
+            code: "invalidField"),
+        .init(
+            name: "attestation object of the wrong type", method: "POST", path: "/v1/attestations",
+            body:
+                #"{"subject":"a","keyId":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA","attestationObject":[1],"challenge":"c"}"#,
+            status: 400, code: "invalidField"),
+        .init(
+            name: "payload not an object", method: "POST", path: "/v1/assertions",
+            body:
+                #"{"subject":"a","keyId":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA","assertion":"AA","challenge":"c","payload":"x"}"#,
+            status: 400, code: "invalidField"),
+        .init(
+            name: "never-issued challenge", method: "POST", path: "/v1/assertions",
+            body:
+                #"{"subject":"a","keyId":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA","assertion":"AA","challenge":"c","payload":{}}"#,
+            status: 409, code: "challengeUsed"),
+        .init(
+            name: "bad key id in the path", method: "GET", path: "/v1/keys/%%%", body: "", status: 400,
+            code: "invalidBase64"),
+        .init(
+            name: "unregistered key id in the path", method: "GET",
+            path: "/v1/keys/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", body: "", status: 404, code: "keyNotFound"),
+        .init(
+            name: "points without an assertion under require-assertion", method: "POST", path: "/v1/demo/points/use",
+            body: #"{"payload":{"userId":"a","amount":5}}"#, status: 401, code: "assertionRequired"),
+        .init(
+            name: "points with a fractional amount", method: "POST", path: "/v1/demo/points/use",
+            body: #"{"payload":{"userId":"a","amount":1.5}}"#, status: 400, code: "invalidField"),
+    ]
+
+    @Test("bad input gets the right 4xx and code", arguments: badInputs)
+    func badInput(_ input: BadInput) async {
+        let response = await call(input.method, input.path, input.body)
+        #expect(response.status == input.status, "\(response.bodyText)")
+        #expect(errorCode(response) == input.code, "\(response.bodyText)")
+        #expect(response.headers["Content-Type"] == "application/json")
+    }
+
+    @Test("healthz and metrics")
+    func health() async {
+        let health = await call("GET", "/healthz")
+        #expect(health.status == 200)
+        #expect(health.bodyText == #"{"status":"ok"}"#)
+        _ = await call("GET", "/v1/nope")
+        let metrics = await call("GET", "/metrics")
+        #expect(metrics.status == 200)
+        #expect(metrics.headers["Content-Type"]?.hasPrefix("text/plain") == true)
+        #expect(metrics.bodyText.contains(#"rampart_http_requests_total{route="unmatched",status="404"} 1"#))
+        #expect(metrics.bodyText.contains("rampart_http_request_duration_seconds_count"))
+    }
+
+    @Test("register, assert, replay: 201, 200 with the counter, 409 challengeUsed")
+    func flow() async throws {
+        let keyID = try await register()
+        let body = try await signed(keyID: keyID, counter: 1, payload: #"{"action":"point_use","amount":1000}"#)
+        let accepted = await call("POST", "/v1/assertions", body)
+        #expect(accepted.status == 200)
+        #expect(accepted.bodyText == #"{"counter":1,"valid":true}"#)
+        let replay = await call("POST", "/v1/assertions", body)
+        #expect(replay.status == 409)
+        #expect(errorCode(replay) == "challengeUsed")
+    }
+
+    @Test("key order and whitespace in the payload do not change the client data")
+    func canonicalPayload() async throws {
+        let keyID = try await register()
+        let signedBody = try await signed(keyID: keyID, counter: 1, payload: #"{"userId":"alice","amount":1000}"#)
+        let reordered = signedBody.replacingOccurrences(
+            of: #"{"userId":"alice","amount":1000}"#, with: "{ \"amount\" : 1e3 ,\n \"userId\":\"alice\" }")
+        let response = await call("POST", "/v1/assertions", reordered)
+        #expect(response.status == 200, "\(response.bodyText)")
+    }
+
+    @Test("points: accepted spends, the payload's user must be the subject, the balance read is limited")
+    func points() async throws {
+        let keyID = try await register()
+        let spend = await call(
+            "POST", "/v1/demo/points/use",
+            try await signed(keyID: keyID, counter: 1, payload: #"{"userId":"alice","amount":1000}"#))
+        #expect(spend.status == 200)
+        #expect(field(spend, "balance") == .number(4000))
+        #expect(field(spend, "attested") == .bool(true))
+        let otherUser = await call(
+            "POST", "/v1/demo/points/use",
+            try await signed(keyID: keyID, counter: 2, payload: #"{"userId":"bob","amount":1}"#))
+        #expect(errorCode(otherUser) == "wrongSubject")
+        let balance = await call("POST", "/v1/demo/points/balance", #"{"payload":{"userId":"alice"}}"#)
+        #expect(balance.status == 200)
+        #expect(field(balance, "attested") == .bool(false))
+        #expect(field(balance, "policy") == .string("limited"))
+        let tooMuch = await call(
+            "POST", "/v1/demo/points/use",
+            try await signed(keyID: keyID, counter: 3, payload: #"{"userId":"alice","amount":999999}"#))
+        #expect(tooMuch.status == 409)
+        #expect(errorCode(tooMuch) == "insufficientPoints")
+    }
+
+    @Test("an open route skips App Attest; a limited route still counts a bad assertion")
+    func policies() async throws {
+        let open = ServiceRouter(service: service, policies: ["/v1/demo/points/use": .open])
+        let response = await open.respond(
+            to: HTTPRequest(
+                method: "POST", path: "/v1/demo/points/use", body: Array(#"{"payload":{"userId":"a","amount":1}}"#.utf8)
+            ))
+        #expect(response.status == 200)
+        let keyID = try await register()
+        var body = try await signed(keyID: keyID, counter: 1, payload: #"{"userId":"alice"}"#)
+        body = body.replacingOccurrences(of: #"{"userId":"alice"}"#, with: #"{"userId":"alice","x":1}"#)
+        let limited = await call("POST", "/v1/demo/points/balance", body)
+        #expect(limited.status == 200)
+        #expect(field(limited, "attested") == .bool(false))
+        #expect(try await service.key(id: keyID)?.riskScore == 1)
+    }
+
+    @Test("the operator route shows the key, and needs the bearer token when one is configured")
+    func operatorRoute() async throws {
+        let keyID = try await register()
+        let path =
+            "/v1/keys/"
+            + Data(keyID).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+        let shown = await call("GET", path)
+        #expect(shown.status == 200)
+        #expect(field(shown, "counter") == .number(0))
+        #expect(field(shown, "blocked") == .bool(false))
+        let guarded = ServiceRouter(service: service, operatorToken: "s3cret")
+        let refused = await guarded.respond(to: HTTPRequest(method: "GET", path: path))
+        #expect(refused.status == 401)
+        #expect(errorCode(refused) == "unauthorized")
+        let allowed = await guarded.respond(
+            to: HTTPRequest(method: "GET", path: path, headers: ["Authorization": "Bearer s3cret"]))
+        #expect(allowed.status == 200)
+    }
+
+    @Test("error bodies never echo the request's bytes")
+    func noEcho() async {
+        let secret = "SECRET-CHALLENGE-VALUE"
+        let response = await call("POST", "/v1/assertions", #"{"subject":"a","keyId":"\#(secret)","payload":{}}"#)
+        #expect(response.status == 400)
+        #expect(!response.bodyText.contains(secret))
+    }
+
+    @Test("the OpenAPI document describes exactly the implemented routes and error codes")
+    func openAPI() throws {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../Sources/RampartAttestService/OpenAPI/openapi.json").standardizedFileURL
+        let document = try JSONValue(parsing: Array(try Data(contentsOf: url)))
+        guard case .object(let root) = document, case .object(let paths)? = root["paths"],
+            root["openapi"].map({ if case .string(let v) = $0 { v.hasPrefix("3.") } else { false } }) == true
+        else { throw AttestServiceError.invalidJSON("not an OpenAPI 3 document") }
+        var documented: Set<String> = []
+        for (path, item) in paths {
+            guard case .object(let operations) = item else { continue }
+            for method in operations.keys where ["get", "post", "put", "delete", "patch"].contains(method) {
+                documented.insert("\(method.uppercased()) \(path)")
+            }
+        }
+        #expect(documented == Set(ServiceRouter.routes))
+        guard case .object(let components)? = root["components"], case .object(let schemas)? = components["schemas"],
+            case .object(let error)? = schemas["Error"], case .object(let properties)? = error["properties"],
+            case .object(let code)? = properties["error"], case .array(let values)? = code["enum"]
+        else { throw AttestServiceError.invalidJSON("no Error schema") }
+        let codes = Set(values.compactMap { if case .string(let v) = $0 { v } else { nil } })
+        #expect(codes == Set(ServiceRouter.errorCodes))
+    }
+}
