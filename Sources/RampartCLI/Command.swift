@@ -16,6 +16,20 @@ public protocol Command: Sendable {
     /// - Returns: The exit code.
     /// - Throws: ``UsageError`` (exit 2) or any error, which the runner prints in one line.
     static func run(_ arguments: inout Arguments, context: CommandContext) async throws -> ExitCode
+
+    /// The help of a nested subcommand (`rampart appattest simulate --help`), or nil to show ``help``.
+    ///
+    /// - Parameter name: The word after the subcommand.
+    /// - Returns: That nested subcommand's help text, or nil.
+    static func help(forSubcommand name: String) -> String?
+}
+
+extension Command {
+    /// Commands without nested subcommands always show their own ``help``.
+    ///
+    /// - Parameter name: The word after the subcommand.
+    /// - Returns: nil.
+    public static func help(forSubcommand name: String) -> String? { nil }
 }
 
 /// The world a command sees: its output streams, standard input, environment and clock. Tests replace all of them.

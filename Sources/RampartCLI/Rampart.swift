@@ -59,7 +59,10 @@ public enum Rampart {
         }
         var rest = Arguments(Array(arguments.dropFirst()))
         if rest.wantsHelp() {
-            context.print(command.help)
+            // `rampart appattest simulate --help` shows the nested subcommand's own help when it has one.
+            var probe = rest
+            let nested = probe.popFirstPositional().flatMap { command.help(forSubcommand: $0) }
+            context.print(nested ?? command.help)
             return ExitCode.success.rawValue
         }
         do {

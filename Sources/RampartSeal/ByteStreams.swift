@@ -79,6 +79,37 @@ public struct FileDescriptorSink: ByteSink {
     }
 }
 
+extension FileDescriptorSink {
+    /// Writes several buffers in order with `writev(2)`, retrying on `EINTR` and short writes.
+    ///
+    /// - Parameter buffers: The buffers, written as if concatenated.
+    /// - Throws: ``SealError/Code/ioFailure`` with the errno text.
+    func write(vector buffers: [UnsafeRawBufferPointer]) throws {
+        var pending = buffers.filter { !$0.isEmpty }
+        while !pending.isEmpty {
+            var vectors = pending.map {
+                iovec(iov_base: UnsafeMutableRawPointer(mutating: $0.baseAddress), iov_len: $0.count)
+            }
+            let written = vectors.withUnsafeMutableBufferPointer { list in
+                writev(descriptor, list.baseAddress, Int32(list.count))
+            }
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw SealError.ioFailure("writing failed: \(String(cString: strerror(errno)))")
+            }
+            guard written > 0 else { throw SealError.ioFailure("writing failed: the descriptor accepted no bytes") }
+            var remaining = written
+            while let first = pending.first, remaining >= first.count {
+                remaining -= first.count
+                pending.removeFirst()
+            }
+            if remaining > 0, let first = pending.first {
+                pending[0] = UnsafeRawBufferPointer(rebasing: first[remaining...])
+            }
+        }
+    }
+}
+
 /// Reads from bytes in memory.
 public struct MemorySource: ByteSource {
     private let bytes: [UInt8]

@@ -37,7 +37,9 @@ final class DirectOutlet<Sink: ByteSink>: SegmentOutlet {
 /// the cipher and the kernel's write path overlap. Memory stays constant: ``depth`` buffers of one segment each.
 final class WriteBehindOutlet: SegmentOutlet {
     /// Segments in flight between the two threads.
-    static let depth = 4
+    static let depth = 8
+    /// The most segments the writer hands to one `writev(2)`.
+    static let batch = 8
 
     private let ring: Ring
     private var current = 0
@@ -122,21 +124,32 @@ final class WriteBehindOutlet: SegmentOutlet {
         var failure: SealError? { state.withLock { $0.error } }
 
         /// The writer thread: writes items in order until the stop item, skipping writes after the first error.
+        /// Segments already waiting are gathered into one `writev(2)`, so 64 KiB segments reach the kernel in larger
+        /// writes.
         func drain() {
-            var sink = sink
-            while true {
+            var stop = false
+            while !stop {
                 filled.wait()
-                let item = state.withLock { $0.queue.removeFirst() }
-                guard item.index >= 0 else { break }
-                if failure == nil {
+                var items = [state.withLock { $0.queue.removeFirst() }]
+                while items.count < WriteBehindOutlet.batch, items.last.map({ $0.index >= 0 }) == true,
+                    filled.wait(timeout: .now()) == .success
+                {
+                    items.append(state.withLock { $0.queue.removeFirst() })
+                }
+                if let last = items.last, last.index < 0 {
+                    items.removeLast()
+                    stop = true
+                }
+                if failure == nil, !items.isEmpty {
                     do {
-                        try sink.write(UnsafeRawBufferPointer(rebasing: buffers[item.index][0..<item.count]))
+                        try sink.write(
+                            vector: items.map { UnsafeRawBufferPointer(rebasing: buffers[$0.index][0..<$0.count]) })
                     } catch {
                         let sealError = error as? SealError ?? SealError.ioFailure("writing failed: \(error)")
                         state.withLock { $0.error = sealError }
                     }
                 }
-                free.signal()
+                for _ in items { free.signal() }
             }
             done.signal()
         }

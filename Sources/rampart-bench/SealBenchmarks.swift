@@ -9,10 +9,10 @@ import Glibc
 /// `rampart-bench seal`: streaming encryption of a large file against the AES-GCM floor, `cp` and `age`.
 ///
 /// The file is `RAMPART_BENCH_SEAL_MB` MiB (1024 by default) in `RAMPART_BENCH_DIR` (the temporary directory by
-/// default). Each tool runs three times after a `sync`, and the median wall time is reported; peak memory is the
-/// child's peak RSS as `/usr/bin/time` reports it (a child spawned directly from this process would
-/// inherit its peak RSS count). The `rampart` rows run the real command line (with its Argon2id passphrase
-/// step); the library rows seal in-process with a 32-byte key, so they show the streaming cost alone.
+/// default). Each tool runs five times, each after deleting its output and a `sync`, and the fastest wall time is
+/// reported; peak memory is the child's peak RSS as `/usr/bin/time` reports it (a child spawned directly from this
+/// process would inherit its peak RSS count). The `rampart` rows run the real command line (with its Argon2id
+/// passphrase step); the library rows seal in-process with a 32-byte key, so they show the streaming cost alone.
 enum SealBenchmarks {
     static func run(_ options: BenchOptions) {
         let environment = ProcessInfo.processInfo.environment
@@ -41,10 +41,10 @@ enum SealBenchmarks {
         print("  \(label("AES-256-GCM floor (64 KiB, memory)")) \(format(floor)) MB/s")
 
         let key = SealKey.key(SymmetricKey(randomByteCount: 32), id: "bench/v1")
-        let librarySeal = median {
+        let librarySeal = best(removing: path("lib.sealed")) {
             time { _ = try? SealedFile.seal(input, to: URL(fileURLWithPath: path("lib.sealed")), key: key) }
         }
-        let libraryOpen = median {
+        let libraryOpen = best(removing: path("lib.out")) {
             time {
                 _ = try? SealedFile.open(
                     URL(fileURLWithPath: path("lib.sealed")), to: URL(fileURLWithPath: path("lib.out")), key: key)
@@ -62,7 +62,7 @@ enum SealBenchmarks {
             print("  cp not found; skipping the peer comparison")
             return
         }
-        let copy = medianRun([cp, input.path, path("copy.bin")])
+        let copy = bestRun([cp, input.path, path("copy.bin")], removing: path("copy.bin"))
         try? FileManager.default.removeItem(atPath: path("copy.bin"))
         print(
             "  \(label("cp")) \(format(bytes / copy.seconds / 1e6)) MB/s  \(seconds(copy.seconds))  \(copy.maxRSSKiB / 1024) MiB peak"
@@ -71,7 +71,8 @@ enum SealBenchmarks {
         // cp copies in the kernel (copy_file_range); dd moves the bytes through user space with read(2) and
         // write(2) in 64 KiB blocks, as any tool that transforms the data must: the floor for an encrypting copy.
         if let dd = which("dd") {
-            let plain = medianRun([dd, "if=\(input.path)", "of=\(path("dd.bin"))", "bs=64K", "status=none"])
+            let plain = bestRun(
+                [dd, "if=\(input.path)", "of=\(path("dd.bin"))", "bs=64K", "status=none"], removing: path("dd.bin"))
             try? FileManager.default.removeItem(atPath: path("dd.bin"))
             print(
                 "  \(label("dd bs=64K (read/write, no crypto)")) \(format(bytes / plain.seconds / 1e6)) MB/s  "
@@ -84,14 +85,14 @@ enum SealBenchmarks {
         var rampartSeal: Measurement?
         if FileManager.default.isExecutableFile(atPath: rampart) {
             try Data("bench passphrase\n".utf8).write(to: URL(fileURLWithPath: path("pass.txt")))
-            let seal = medianRun([
-                rampart, "seal", input.path, path("cli.sealed"), "--passphrase-file", path("pass.txt"),
-            ])
-            let open = medianRun([
-                rampart, "open", path("cli.sealed"), path("cli.out"), "--passphrase-file", path("pass.txt"),
-            ])
+            let seal = bestRun(
+                [rampart, "seal", input.path, path("cli.sealed"), "--passphrase-file", path("pass.txt")],
+                removing: path("cli.sealed"))
+            let open = bestRun(
+                [rampart, "open", path("cli.sealed"), path("cli.out"), "--passphrase-file", path("pass.txt")],
+                removing: path("cli.out"))
             try? FileManager.default.removeItem(atPath: path("cli.out"))
-            let help = medianRun([rampart, "--help"])
+            let help = bestRun([rampart, "--help"], removing: nil)
             rampartSeal = seal
             print(
                 "  \(label("rampart seal (Argon2id + stream)")) \(format(bytes / seal.seconds / 1e6)) MB/s  \(seconds(seal.seconds))  \(seal.maxRSSKiB / 1024) MiB peak"
@@ -121,7 +122,8 @@ enum SealBenchmarks {
             print("  age-keygen did not produce a key; skipping the age comparison")
             return
         }
-        let ageSeal = medianRun([age, "-e", "-r", recipient, "-o", path("age.out"), input.path])
+        let ageSeal = bestRun(
+            [age, "-e", "-r", recipient, "-o", path("age.out"), input.path], removing: path("age.out"))
         print(
             "  \(label("age -e (X25519, ChaCha20-Poly1305)")) \(format(bytes / ageSeal.seconds / 1e6)) MB/s  \(seconds(ageSeal.seconds))  \(ageSeal.maxRSSKiB / 1024) MiB peak"
         )
@@ -175,15 +177,20 @@ enum SealBenchmarks {
         var maxRSSKiB: Int
     }
 
-    /// Runs a command three times (after `sync` each time) and returns the median wall time and largest peak RSS.
-    private static func medianRun(_ argv: [String]) -> Measurement {
-        var runs: [Measurement] = []
-        for _ in 0..<3 {
+    /// How often each row runs; the fastest run is reported (on a shared machine, the one least disturbed).
+    static let runs = 5
+
+    /// Runs a command ``runs`` times, each after deleting its output and a `sync`, and returns the fastest wall time
+    /// and the largest peak RSS.
+    private static func bestRun(_ argv: [String], removing output: String?) -> Measurement {
+        var measurements: [Measurement] = []
+        for _ in 0..<runs {
+            if let output { try? FileManager.default.removeItem(atPath: output) }
             sync()
-            runs.append(runChild(argv))
+            measurements.append(runChild(argv))
         }
-        runs.sort { $0.seconds < $1.seconds }
-        return Measurement(seconds: runs[1].seconds, maxRSSKiB: runs.map(\.maxRSSKiB).max() ?? 0)
+        let fastest = measurements.map(\.seconds).min() ?? .nan
+        return Measurement(seconds: fastest, maxRSSKiB: measurements.map(\.maxRSSKiB).max() ?? 0)
     }
 
     /// Spawns `argv` under `/usr/bin/time` (whose own fork gives the child a fresh peak-RSS count) with standard
@@ -222,13 +229,15 @@ enum SealBenchmarks {
         return nil
     }
 
-    private static func median(_ body: () -> Double) -> Double {
-        var runs: [Double] = []
-        for _ in 0..<3 {
+    /// Runs `body` ``runs`` times, each after deleting `output` and a `sync`, and returns the fastest time.
+    private static func best(removing output: String, _ body: () -> Double) -> Double {
+        var times: [Double] = []
+        for _ in 0..<runs {
+            try? FileManager.default.removeItem(atPath: output)
             sync()
-            runs.append(body())
+            times.append(body())
         }
-        return runs.sorted()[1]
+        return times.min() ?? .nan
     }
 
     private static func time(_ body: () -> Void) -> Double {

@@ -54,3 +54,13 @@ struct RampartCLITests {
         }
     }
 }
+
+struct NestedHelpTests {
+    @Test("a nested subcommand's --help shows its own usage", arguments: ["verify-attestation", "simulate"])
+    func nestedHelp(name: String) async {
+        let result = await runRampart(["appattest", name, "--help"])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("rampart appattest \(name)"))
+        #expect(!result.stdout.contains("<verify-attestation|verify-assertion|receipt|simulate>"))
+    }
+}

@@ -29,6 +29,25 @@ public enum AppAttestCommand: Command {
         ] + subcommands.map { "\n" + $0.help }).joined(separator: "\n")
     }
 
+    /// The help of one subcommand, with the shared input conventions and exit codes.
+    ///
+    /// - Parameter name: `verify-attestation`, `verify-assertion`, `receipt` or `simulate`.
+    /// - Returns: Its help, or nil for an unknown name.
+    public static func help(forSubcommand name: String) -> String? {
+        guard let subcommand = subcommands.first(where: { $0.name == name }) else { return nil }
+        return subcommand.help + "\n\n" + sharedHelp
+    }
+
+    private static let sharedHelp = """
+        Base64 inputs accept the standard and URL-safe alphabets, padded or not; B64|@FILE also reads a file (base64
+        text or raw bytes) and @- reads standard input. Times are RFC 3339 (2024-04-18T16:14:55Z).
+
+        EXIT CODES:
+          0  valid (or, for simulate, objects written)
+          1  invalid: a check failed; the reason code and message say which (with --json: {"valid":false,...})
+          2  bad usage or malformed input (one line on stderr)
+        """
+
     /// Runs the subcommand named by the first argument.
     ///
     /// - Parameters:
