@@ -198,7 +198,7 @@ public actor AttestedClient {
 }
 
 /// A signed protected request: what the client sends, and what a tampering test changes.
-public struct ProtectedRequest: Sendable, Hashable {
+public struct ProtectedRequest: Hashable {
     /// The user or session id.
     public var subject: String
     /// The key id (base64).
@@ -220,7 +220,7 @@ public struct ProtectedRequest: Sendable, Hashable {
 }
 
 /// A server's answer, with its error code parsed when it is an error body.
-public struct ServerAnswer: Sendable, Hashable {
+public struct ServerAnswer: Hashable {
     /// The HTTP status.
     public let status: Int
     /// The raw body.
@@ -261,3 +261,7 @@ public struct ServerAnswer: Sendable, Hashable {
         return value
     }
 }
+
+extension ProtectedRequest: Sendable {}
+
+extension ServerAnswer: Sendable {}

@@ -18,7 +18,7 @@ public protocol AttestedClientTransport: Sendable {
 }
 
 /// A server's raw answer.
-public struct TransportResponse: Sendable, Hashable {
+public struct TransportResponse: Hashable {
     /// The HTTP status.
     public var status: Int
     /// The body.
@@ -86,3 +86,5 @@ public struct URLSessionTransport: AttestedClientTransport {
         }
     }
 }
+
+extension TransportResponse: Sendable {}

@@ -32,7 +32,7 @@ public protocol AppAttestVerifying: Sendable {
 }
 
 /// The outcome of an attestation check.
-public enum AttestationCheck: Sendable, Hashable {
+public enum AttestationCheck: Hashable {
     /// Store this key (counter 0).
     case valid(publicKey: [UInt8], environment: String, receipt: [UInt8])
     /// Do not register the key.
@@ -40,9 +40,13 @@ public enum AttestationCheck: Sendable, Hashable {
 }
 
 /// The outcome of an assertion check.
-public enum AssertionCheck: Sendable, Hashable {
+public enum AssertionCheck: Hashable {
     /// The assertion verified; its counter must now be stored.
     case valid(counter: UInt32)
     /// Refuse the request.
     case invalid(Refusal)
 }
+
+extension AttestationCheck: Sendable {}
+
+extension AssertionCheck: Sendable {}

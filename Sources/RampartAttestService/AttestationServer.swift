@@ -9,7 +9,7 @@ import Synchronization
 /// let server = try AttestationServer(configuration: configuration, verifier: verifier, log: log)
 /// await server.runUntilTerminated()   // SIGTERM or SIGINT: drain, close, return
 /// ```
-public final class AttestationServer: Sendable {
+public final class AttestationServer {
     /// The attestation service behind the HTTP API.
     public let service: AttestationService
     /// The HTTP API.
@@ -98,3 +98,5 @@ private final class OnceFlag: Sendable {
 
     func claim() -> Bool { claimed.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged }
 }
+
+extension AttestationServer: Sendable {}

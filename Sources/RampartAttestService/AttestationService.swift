@@ -8,7 +8,7 @@ import RampartCrypto
 ///
 /// - Important: A challenge is consumed when it is presented, whatever the outcome: a request that fails any check
 ///   burns its challenge, so an attacker gets one try per challenge.
-public final class AttestationService: Sendable {
+public final class AttestationService {
     /// The service's tunables.
     public struct Configuration: Sendable, Hashable {
         /// How long an issued challenge stays valid (default 5 minutes).
@@ -225,7 +225,7 @@ public final class AttestationService: Sendable {
 }
 
 /// A challenge as returned to the client.
-public struct IssuedChallenge: Sendable, Hashable {
+public struct IssuedChallenge: Hashable {
     /// The challenge string (base64url, no padding).
     public var challenge: String
     /// When it expires.
@@ -233,7 +233,7 @@ public struct IssuedChallenge: Sendable, Hashable {
 }
 
 /// A decoded `POST /v1/attestations` request.
-public struct AttestationSubmission: Sendable, Hashable {
+public struct AttestationSubmission: Hashable {
     /// The user or session id.
     public var subject: String
     /// The key id bytes.
@@ -259,7 +259,7 @@ public struct AttestationSubmission: Sendable, Hashable {
 }
 
 /// A decoded protected request: the assertion and the canonical client data it should sign.
-public struct AssertionSubmission: Sendable, Hashable {
+public struct AssertionSubmission: Hashable {
     /// The user or session id.
     public var subject: String
     /// The key id bytes.
@@ -289,7 +289,7 @@ public struct AssertionSubmission: Sendable, Hashable {
 }
 
 /// The verdict on an attestation.
-public enum RegistrationOutcome: Sendable, Hashable {
+public enum RegistrationOutcome: Hashable {
     /// The key is registered.
     case registered(RegisteredKey)
     /// The key was not registered.
@@ -304,7 +304,7 @@ public enum RegistrationOutcome: Sendable, Hashable {
 }
 
 /// The verdict on a protected request.
-public enum AssertionOutcome: Sendable, Hashable {
+public enum AssertionOutcome: Hashable {
     /// The assertion verified and the counter advanced (the key as it now is).
     case accepted(RegisteredKey)
     /// Refuse the request.
@@ -317,3 +317,15 @@ public enum AssertionOutcome: Sendable, Hashable {
         }
     }
 }
+
+extension AttestationService: Sendable {}
+
+extension IssuedChallenge: Sendable {}
+
+extension AttestationSubmission: Sendable {}
+
+extension AssertionSubmission: Sendable {}
+
+extension RegistrationOutcome: Sendable {}
+
+extension AssertionOutcome: Sendable {}

@@ -3,7 +3,7 @@
 /// Refusals are values, not errors (STYLE 4.3): the request parsed, and the answer is "no". ``reason``'s
 /// description is the stable `error` string of the HTTP body; ``message`` says what to do and never echoes
 /// challenges, assertions or keys. Refusals compare by ``reason`` only.
-public struct Refusal: Sendable, Hashable, CustomStringConvertible {
+public struct Refusal: Hashable, CustomStringConvertible {
     /// The refusal's stable code.
     public struct Reason: Hashable, Sendable, CustomStringConvertible {
         enum Backing: String, Hashable, Sendable, CaseIterable {
@@ -82,3 +82,5 @@ public struct Refusal: Sendable, Hashable, CustomStringConvertible {
     /// Hashes the reason only.
     public func hash(into hasher: inout Hasher) { hasher.combine(reason) }
 }
+
+extension Refusal: Sendable {}

@@ -12,7 +12,7 @@ import Foundation
 ///   "routes": { "/v1/demo/points/use": "require-assertion", "/v1/demo/points/balance": "limited" }
 /// }
 /// ```
-public struct ServiceConfiguration: Sendable, Hashable, Decodable {
+public struct ServiceConfiguration: Hashable, Decodable {
     /// `HOST:PORT` to listen on; IPv6 hosts in brackets, e.g. `[::1]:8080`.
     public var listen: String = "127.0.0.1:8080"
     /// `sqlite:PATH` or `postgres://user:password@host:port/database`.
@@ -158,3 +158,5 @@ public struct ServiceConfiguration: Sendable, Hashable, Decodable {
         _ = try listenAddress()
     }
 }
+
+extension ServiceConfiguration: Sendable {}

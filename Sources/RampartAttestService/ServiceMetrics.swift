@@ -5,7 +5,7 @@ import Synchronization
 ///
 /// Labels are bounded: routes are the service's own route patterns (an unknown path counts as `unmatched`), verdict
 /// reasons are the stable codes. No label ever holds request data.
-public final class ServiceMetrics: Sendable {
+public final class ServiceMetrics {
     /// Upper bounds of the latency histogram buckets, in seconds.
     public static let latencyBuckets: [Double] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1]
 
@@ -97,7 +97,7 @@ public final class ServiceMetrics: Sendable {
 
 /// Structured JSON log lines, one per event, with no secrets: never challenges, assertions, attestation objects,
 /// public keys or payloads. Key ids (public hashes) and stable codes are logged; subjects are not.
-public struct ServiceLog: Sendable {
+public struct ServiceLog {
     /// Receives each line (without its newline).
     public let sink: (@Sendable (String) -> Void)?
 
@@ -163,3 +163,7 @@ public struct ServiceLog: Sendable {
             .iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted))
     }
 }
+
+extension ServiceMetrics: Sendable {}
+
+extension ServiceLog: Sendable {}

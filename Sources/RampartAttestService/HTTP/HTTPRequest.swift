@@ -1,6 +1,6 @@
 /// One HTTP request as the router sees it: the method, the path without its query, lower-cased headers and the body
 /// (already capped by the server).
-public struct HTTPRequest: Sendable, Hashable {
+public struct HTTPRequest: Hashable {
     /// `GET`, `POST`, …
     public var method: String
     /// The path, e.g. `/v1/challenges`, without `?query`.
@@ -28,7 +28,7 @@ public struct HTTPRequest: Sendable, Hashable {
 }
 
 /// One HTTP response: status, headers and body.
-public struct HTTPResponse: Sendable, Hashable {
+public struct HTTPResponse: Hashable {
     /// The status code.
     public var status: Int
     /// Header values by name.
@@ -60,3 +60,7 @@ public protocol HTTPResponder: Sendable {
     /// - Returns: The response.
     func respond(to request: HTTPRequest) async -> HTTPResponse
 }
+
+extension HTTPRequest: Sendable {}
+
+extension HTTPResponse: Sendable {}

@@ -5,7 +5,7 @@ import Synchronization
 ///
 /// The server reads a request (refusing a body larger than ``Configuration/maximumBodyByteCount`` with 413 before
 /// reading it), hands it to its ``HTTPResponder``, and writes the answer. It never interprets a body itself.
-public final class HTTPServer: Sendable {
+public final class HTTPServer {
     /// Where and how the server listens.
     public struct Configuration: Sendable, Hashable {
         /// The IPv4 or IPv6 address to bind, e.g. `127.0.0.1` or `::1`.
@@ -80,3 +80,5 @@ public final class HTTPServer: Sendable {
         running?.stop()
     }
 }
+
+extension HTTPServer: Sendable {}

@@ -87,7 +87,7 @@ public protocol AttestationStoreTransaction {
 }
 
 /// Why a challenge was issued.
-public enum ChallengePurpose: String, Sendable, Hashable, Codable, CaseIterable {
+public enum ChallengePurpose: String, Hashable, Codable, CaseIterable {
     /// For registering a key (`POST /v1/attestations`).
     case attestation
     /// For one protected request (`POST /v1/assertions` and protected routes).
@@ -98,7 +98,7 @@ public enum ChallengePurpose: String, Sendable, Hashable, Codable, CaseIterable 
 ///
 /// The challenge string itself is never stored, only its SHA-256, so a copy of the database cannot be used to answer
 /// outstanding challenges.
-public struct ChallengeRecord: Sendable, Hashable {
+public struct ChallengeRecord: Hashable {
     /// SHA-256 of the challenge string's UTF-8 bytes.
     public var digest: [UInt8]
     /// What the challenge may be used for.
@@ -124,7 +124,7 @@ public struct ChallengeRecord: Sendable, Hashable {
 }
 
 /// An attested App Attest key as the service keeps it.
-public struct RegisteredKey: Sendable, Hashable {
+public struct RegisteredKey: Hashable {
     /// The key id (SHA-256 of the public key) in standard base64.
     public var keyID: String
     /// The user or session that registered it.
@@ -179,3 +179,9 @@ extension Date {
     /// The date for a stored millisecond count.
     init(storeMilliseconds: Int64) { self.init(timeIntervalSince1970: Double(storeMilliseconds) / 1000) }
 }
+
+extension ChallengePurpose: Sendable {}
+
+extension ChallengeRecord: Sendable {}
+
+extension RegisteredKey: Sendable {}
