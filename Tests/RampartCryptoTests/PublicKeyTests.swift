@@ -191,4 +191,24 @@ struct PublicKeySharingTests {
         #expect(key.derRepresentation == KeyFixtures.p256SPKI)
         #expect(key.ecPublicKey?.x963Representation == point)
     }
+
+    /// Found by FuzzPublicKey: an RSA-PSS SubjectPublicKeyInfo whose saltLength is the negative INTEGER -96.
+    /// d2i_PUBKEY took it, then i2d_PUBKEY refused to encode it, so `derRepresentation` trapped.
+    static let negativeSaltPSS: [UInt8] =
+        Hex.decode(
+            [
+                "30820138302306092a864886f70d01010a3016a00f300d06096086480165030402010500a2030201a00382010f003082",
+                "010a0282010100a95403a3d9637450c9533d6b01522f0e4c39fb8942ef00efe04195ff62dd13c6c5c7dbd3a72c070038",
+                "f1cc658fec2642c5eff7d383dd854efb2db3e8c24eb2342445f8e18f05138f6e21f7e8e21d6caf684ce6fbb387c8d5d1",
+                "03708713e26eaef89c2ad12d42e7076d5762a9a5373dfc6a2de804d1eb034269c6737a9afd34c01aeb7fa39f1e4524bf",
+                "2cde15b475455148c38a012826b914ad7b58a70fa834f4c27af67d66f1eed9e3831d957dbf01d024e6308063c6739e5c",
+                "2b96c901cfaa8d47f3cb62e9ae1be6e634a799f508186595223e001e08dc6de8fb8901e468ac2097cce2054c79ff3b0c",
+                "ce65d26a68cf1390715e848e224b0e2954df08252925ed0203010001",
+            ].joined()) ?? []
+
+    @Test("an RSA-PSS key whose parameters OpenSSL cannot re-encode is invalidKey, not a trap")
+    func unencodablePSSParameters() throws {
+        #expect(Self.negativeSaltPSS.count == 316)
+        #expect(throws: CryptoError.invalidKey("")) { try PublicKey(spkiDER: Self.negativeSaltPSS) }
+    }
 }

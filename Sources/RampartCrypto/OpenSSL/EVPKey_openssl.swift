@@ -200,6 +200,13 @@ func importSPKI(_ der: [UInt8]) throws -> EVPKey {
     }
     let owned = EVPKey(taking: key)
     guard result.1 == der.count else { throw CryptoError.invalidKey("trailing bytes after the SubjectPublicKeyInfo") }
+    // d2i_PUBKEY accepts some parameters that i2d_PUBKEY then refuses to encode (an RSA-PSS saltLength of -96 was
+    // found by FuzzPublicKey). Every imported key must re-encode, or `derRepresentation` could not be produced.
+    guard i2d_PUBKEY(owned.pointer, nil) > 0 else {
+        _ = drainOpenSSLErrors()
+        throw CryptoError.invalidKey(
+            "the SubjectPublicKeyInfo has invalid algorithm parameters (OpenSSL cannot re-encode the key)")
+    }
     try owned.preferUncompressedPoint()
     return owned
 }
