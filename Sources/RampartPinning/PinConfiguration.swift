@@ -70,6 +70,12 @@ public struct PinConfiguration: Hashable, Sendable {
                     "the pinned domain '\(policy.domain)' holds a wildcard; use the parent domain with "
                         + "NSIncludesSubdomains instead")
             }
+            guard Self.isHostName(policy.domain) else {
+                throw PinningError.invalidConfiguration(
+                    "a pinned domain must be a host name: dot-separated labels of 1 to 63 letters, digits or hyphens, "
+                        + "not starting or ending with a hyphen (got \(policy.domain.utf8.count) characters that are not)"
+                )
+            }
             guard seen.insert(policy.domain).inserted else {
                 throw PinningError.invalidConfiguration("the domain '\(policy.domain)' is pinned twice")
             }
@@ -89,6 +95,21 @@ public struct PinConfiguration: Hashable, Sendable {
         }
         self.policies = policies.sorted { $0.domain < $1.domain }
         self.warnings = warnings
+    }
+
+    /// Whether `name` (already lowercased, without its trailing dot) is an RFC 1123 host name: LDH labels of 1…63
+    /// characters, no empty label, no leading or trailing hyphen.
+    static func isHostName(_ name: String) -> Bool {
+        let labels = name.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+        return labels.allSatisfy { label in
+            guard (1...63).contains(label.count), label.first != UInt8(ascii: "-"), label.last != UInt8(ascii: "-")
+            else { return false }
+            return label.allSatisfy { byte in
+                (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+                    || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+                    || byte == UInt8(ascii: "-")
+            }
+        }
     }
 
     /// The policy iOS would apply to `host`: an exact domain match first, else a domain that includes subdomains

@@ -173,6 +173,27 @@ struct PinConfigurationTests {
         #expect(throws: PinningError.invalidConfiguration("")) { try PinConfiguration(contentsOf: Data(text.utf8)) }
     }
 
+    @Test(
+        "a pinned domain that is not a host name is invalidConfiguration (found by FuzzPinConfiguration)",
+        arguments: [
+            "saple.ramp$xampl...", "a..com", "a.com..", ".a.com", "-a.com", "a-.com", "a b.com", "a_b.com",
+            String(repeating: "a", count: 64) + ".com", "ex\u{e4}mple.com",
+        ])
+    func notAHostName(domain: String) {
+        let text = "{\"pinnedDomains\": {\"\(domain)\": {\"caPins\": []}}}"
+        #expect(throws: PinningError.invalidConfiguration("")) { try PinConfiguration(contentsOf: Data(text.utf8)) }
+        #expect(throws: PinningError.invalidConfiguration("")) {
+            try PinConfiguration(policies: [PinPolicy(domain: domain, caPins: [])])
+        }
+    }
+
+    @Test("host names with digits, hyphens, punycode and one trailing dot are accepted")
+    func hostNames() throws {
+        for domain in ["a.com", "xn--bcher-kva.example", "api-2.example.com.", "10.0.0.1", "LOCALHOST"] {
+            _ = try PinConfiguration(policies: [PinPolicy(domain: domain, caPins: [])])
+        }
+    }
+
     @Test("an unknown JSON version is unsupportedFormat")
     func badVersion() {
         let text = "{\"version\": 2, \"pinnedDomains\": {}}"
