@@ -1,3 +1,5 @@
+public import Foundation
+
 /// The command line of one subcommand, consumed piece by piece.
 ///
 /// A command asks for its flags and options by name (each removes what it matched), then for its positionals, then
@@ -69,6 +71,18 @@ public struct Arguments: Sendable {
         let values = try options(name)
         guard values.count <= 1 else { throw UsageError("\(name) may be given only once") }
         return values.first
+    }
+
+    /// Removes an RFC 3339 time option such as `--at 2024-04-18T16:14:55Z` (fractional seconds allowed).
+    ///
+    /// - Parameter name: The option, e.g. `--at`.
+    /// - Returns: The time, or nil when the option is absent.
+    /// - Throws: ``UsageError`` when it is given twice, has no value, or is not an RFC 3339 time.
+    public mutating func timeOption(_ name: String) throws -> Date? {
+        guard let text = try option(name) else { return nil }
+        if let date = try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text) { return date }
+        if let date = try? Date.ISO8601FormatStyle().parse(text) { return date }
+        throw UsageError("\(name) needs an RFC 3339 time such as 2026-06-01T00:00:00Z")
     }
 
     /// Removes an option that must be present.

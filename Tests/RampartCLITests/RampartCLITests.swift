@@ -64,3 +64,17 @@ struct NestedHelpTests {
         #expect(!result.stdout.contains("<verify-attestation|verify-assertion|receipt|simulate>"))
     }
 }
+
+struct TimeOptionTests {
+    @Test("--at takes RFC 3339 times with or without fractional seconds; anything else is a UsageError")
+    func timeOption() throws {
+        var whole = Arguments(["--at", "2024-04-18T16:14:55Z"])
+        #expect(try whole.timeOption("--at") == Date(timeIntervalSince1970: 1_713_456_895))
+        var fractional = Arguments(["--at=2024-03-01T00:00:00.500Z"])
+        #expect(try fractional.timeOption("--at") == Date(timeIntervalSince1970: 1_709_251_200.5))
+        var absent = Arguments([])
+        #expect(try absent.timeOption("--at") == nil)
+        var bad = Arguments(["--at", "yesterday"])
+        #expect(throws: UsageError.self) { try bad.timeOption("--at") }
+    }
+}

@@ -40,11 +40,7 @@ enum TrustInputs {
 
     /// `--at RFC3339`, or the context's clock.
     static func time(_ arguments: inout Arguments, context: CommandContext) throws -> Date {
-        guard let text = try arguments.option("--at") else { return context.now() }
-        guard let date = try? Date(text, strategy: .iso8601) else {
-            throw UsageError("--at needs an RFC 3339 time such as 2026-06-01T00:00:00Z")
-        }
-        return date
+        try arguments.timeOption("--at") ?? context.now()
     }
 
     /// A presented chain: from `CHAIN.pem` when the positional names an existing file (then `--host` is required),

@@ -56,17 +56,6 @@ enum AppAttestInput {
         return Array(data)
     }
 
-    /// Parses an RFC 3339 time such as `2024-04-18T16:14:55Z`.
-    ///
-    /// - Parameter text: The time.
-    /// - Returns: The date.
-    /// - Throws: ``UsageError`` when it is not RFC 3339.
-    static func time(_ text: String) throws -> Date {
-        if let date = try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text) { return date }
-        if let date = try? Date.ISO8601FormatStyle().parse(text) { return date }
-        throw UsageError("--at must be an RFC 3339 time such as 2024-04-18T16:14:55Z")
-    }
-
     /// Reads the first certificate of a PEM or DER file.
     ///
     /// - Parameter path: The file.

@@ -32,13 +32,12 @@ enum ReceiptCommand: AppAttestSubcommand {
     static func run(_ arguments: inout Arguments, context: CommandContext) throws -> ExitCode {
         let json = arguments.flag("--json")
         let rootPath = try arguments.option("--root")
-        let at = try arguments.option("--at")
+        let time = try arguments.timeOption("--at") ?? context.now()
         let positionals = try arguments.positionals()
         guard positionals.count == 1, let input = positionals.first else {
             throw UsageError("give exactly one receipt (B64 or @FILE)")
         }
         let receipt = try AppAttestInput.bytes(input, option: "the receipt", context: context)
-        let time = try at.map(AppAttestInput.time) ?? context.now()
         let verifier = ReceiptVerifier(
             trustAnchor: try rootPath.map(AppAttestInput.certificate(atPath:)) ?? AppleRoots.rootCAG3,
             clock: { time }

@@ -51,7 +51,7 @@ enum VerifyAttestationCommand: AppAttestSubcommand {
         let bundleID = try arguments.requiredOption("--bundle-id")
         let environmentName = try arguments.option("--environment") ?? "production"
         let rootPath = try arguments.option("--root")
-        let at = try arguments.option("--at")
+        let time = try arguments.timeOption("--at") ?? context.now()
         try arguments.finish()
 
         let clientDataHash: [UInt8]
@@ -66,7 +66,6 @@ enum VerifyAttestationCommand: AppAttestSubcommand {
         guard let environment = AppAttestEnvironment(rawValue: environmentName) else {
             throw UsageError("--environment must be production or development")
         }
-        let time = try at.map(AppAttestInput.time) ?? context.now()
         let verifier = try AppAttestVerifier(
             teamID: teamID,
             bundleID: bundleID,
