@@ -11,6 +11,7 @@ packages=(
     libsecret-1-dev gnome-keyring dbus-x11 libglib2.0-bin   # the Secret Service backend, tested headless
     libargon2-dev               # Argon2id
     libclang-rt-14-dev          # sanitizer runtimes for the fuzz targets
+    libcurl4-openssl-dev        # linking FoundationNetworking statically (release builds use --static-swift-stdlib)
     pkg-config ca-certificates
 )
 

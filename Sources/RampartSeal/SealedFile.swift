@@ -32,8 +32,18 @@ public enum SealedFile {
         progress: (UInt64) -> Void = { _ in }
     ) throws -> SealHeader {
         let reader = try OpenFile(reading: input)
-        var source = FileDescriptorSource(descriptor: reader.descriptor)
-        return try seal(from: &source, to: output, key: key, options: options, progress: progress)
+        guard let plaintextSize = ParallelSegments.regularFileSize(reader.descriptor),
+            plaintextSize >= ParallelSegments.minimumFileSize
+        else {
+            var source = FileDescriptorSource(descriptor: reader.descriptor)
+            return try seal(from: &source, to: output, key: key, options: options, progress: progress)
+        }
+        let writer = try AtomicFile(replacing: output)
+        let header = try ParallelSegments.seal(
+            input: reader.descriptor, plaintextSize: plaintextSize, output: writer.descriptor, key: key,
+            options: options, progress: progress)
+        try writer.commit()
+        return header
     }
 
     /// Seals everything `source` yields (standard input, for example) into the file `output`.
@@ -78,8 +88,17 @@ public enum SealedFile {
         progress: (UInt64) -> Void = { _ in }
     ) throws -> SealHeader {
         let reader = try OpenFile(reading: input)
-        var source = FileDescriptorSource(descriptor: reader.descriptor)
-        return try open(from: &source, to: output, key: key, progress: progress)
+        guard let sealedSize = ParallelSegments.regularFileSize(reader.descriptor),
+            sealedSize >= ParallelSegments.minimumFileSize
+        else {
+            var source = FileDescriptorSource(descriptor: reader.descriptor)
+            return try open(from: &source, to: output, key: key, progress: progress)
+        }
+        let writer = try AtomicFile(replacing: output)
+        let header = try ParallelSegments.open(
+            input: reader.descriptor, sealedSize: sealedSize, output: writer.descriptor, key: key, progress: progress)
+        try writer.commit()
+        return header
     }
 
     /// Opens a sealed stream (standard input, for example) into the file `output`, which appears only if every

@@ -56,11 +56,8 @@ public enum SealedStream {
         options: SealOptions = SealOptions(),
         progress: (UInt64) -> Void = { _ in }
     ) throws -> SealHeader {
-        let dataKey = SymmetricKey(randomByteCount: 32)
-        let header = try key.makeHeader(
-            algorithm: options.algorithm, segmentSize: options.segmentSize, dataKey: dataKey)
+        let (header, payloadKey) = try begin(key: key, options: options)
         try header.bytes.withUnsafeBytes { try sink.write($0) }
-        let payloadKey = try FileKeys.payloadKey(dataKey: dataKey, salt: header.salt, algorithm: header.algorithm)
         var segmenter = try Segmenter(header: header, payloadKey: payloadKey, encrypting: true)
         if let descriptor = sink as? FileDescriptorSink {
             let outlet = WriteBehindOutlet(sink: descriptor, segmentSize: header.segmentSize)
@@ -73,6 +70,20 @@ public enum SealedStream {
             try segmenter.seal(from: &source, to: outlet, progress: progress)
         }
         return header
+    }
+
+    /// A new stream's header around a fresh random data key, and the payload key its segments are sealed with.
+    static func begin(key: SealKey, options: SealOptions) throws -> (header: SealHeader, payloadKey: SymmetricKey) {
+        let dataKey = SymmetricKey(randomByteCount: 32)
+        let header = try key.makeHeader(
+            algorithm: options.algorithm, segmentSize: options.segmentSize, dataKey: dataKey)
+        return (header, try FileKeys.payloadKey(dataKey: dataKey, salt: header.salt, algorithm: header.algorithm))
+    }
+
+    /// Unwraps a header's data key (checking the header MAC) and derives the payload key of its segments.
+    static func payloadKey(of header: SealHeader, key: SealKey) throws -> SymmetricKey {
+        let dataKey = try key.unwrapDataKey(of: header)
+        return try FileKeys.payloadKey(dataKey: dataKey, salt: header.salt, algorithm: header.algorithm)
     }
 
     /// Reads and parses a stream's header, consuming exactly its bytes.
@@ -122,18 +133,19 @@ public enum SealedStream {
         progress: (UInt64) -> Void = { _ in }
     ) throws -> SealHeader {
         let header = try readHeader(from: &source)
-        let dataKey = try key.unwrapDataKey(of: header)
-        let payloadKey = try FileKeys.payloadKey(dataKey: dataKey, salt: header.salt, algorithm: header.algorithm)
+        let payloadKey = try payloadKey(of: header, key: key)
         var segmenter = try Segmenter(header: header, payloadKey: payloadKey, encrypting: false)
+        let headerByteCount = UInt64(header.bytes.count)
+        let reportSealedBytes = { (segmentBytes: UInt64) in progress(headerByteCount + segmentBytes) }
         if let descriptor = sink as? FileDescriptorSink {
             let outlet = WriteBehindOutlet(sink: descriptor, segmentSize: header.segmentSize)
             defer { outlet.close() }
-            try segmenter.open(from: &source, to: outlet, progress: progress)
+            try segmenter.open(from: &source, to: outlet, progress: reportSealedBytes)
             try outlet.finish()
         } else {
             let outlet = DirectOutlet(sink: sink, segmentSize: header.segmentSize)
             defer { sink = outlet.sink }
-            try segmenter.open(from: &source, to: outlet, progress: progress)
+            try segmenter.open(from: &source, to: outlet, progress: reportSealedBytes)
         }
         return header
     }
@@ -224,11 +236,12 @@ func fill(_ source: inout some ByteSource, _ buffer: UnsafeMutableRawBufferPoint
 }
 
 /// The segment loop shared by sealing and opening: one keyed cipher context, one look-ahead input buffer for
-/// opening, and output buffers from a ``SegmentOutlet``.
+/// opening a stream, and output buffers from a ``SegmentOutlet``. ``ParallelSegments`` uses one per thread for its
+/// per-segment operations only.
 struct Segmenter: ~Copyable {
     private let context: AEADContext
     private let segmentSize: Int
-    /// Holds up to one sealed segment plus one byte of look-ahead (opening only).
+    /// Holds up to one sealed segment plus one byte of look-ahead (opening a stream only).
     private let input: UnsafeMutableRawBufferPointer
     private var nonce = [UInt8](repeating: 0, count: 12)
 
@@ -238,14 +251,23 @@ struct Segmenter: ~Copyable {
     /// The bytes every outlet buffer must hold: a sealed segment plus one byte of look-ahead.
     static func bufferByteCount(segmentSize: Int) -> Int { segmentSize + AEADAlgorithm.tagByteCount + 1 }
 
-    init(header: SealHeader, payloadKey: SymmetricKey, encrypting: Bool) throws {
+    /// Keys the cipher.
+    ///
+    /// - Parameters:
+    ///   - header: Supplies the cipher, segment size and nonce prefix.
+    ///   - payloadKey: The file's payload key.
+    ///   - encrypting: `true` to seal, `false` to open.
+    ///   - streaming: Whether ``open(from:to:progress:)`` will run (it needs a look-ahead buffer).
+    /// - Throws: ``SealError/Code/invalidParameter`` when the cipher cannot be keyed.
+    init(header: SealHeader, payloadKey: SymmetricKey, encrypting: Bool, streaming: Bool = true) throws {
         do {
             context = try AEADContext(algorithm: header.algorithm.aead, key: payloadKey, encrypting: encrypting)
         } catch {
             throw SealError.invalidParameter("could not key \(header.algorithm.rawValue): \(error)")
         }
         segmentSize = header.segmentSize
-        input = .allocate(byteCount: encrypting ? 0 : Self.bufferByteCount(segmentSize: segmentSize), alignment: 64)
+        let inputByteCount = encrypting || !streaming ? 0 : Self.bufferByteCount(segmentSize: segmentSize)
+        input = .allocate(byteCount: inputByteCount, alignment: 64)
         input.initializeMemory(as: UInt8.self, repeating: 0)
         for (index, byte) in header.noncePrefix.enumerated() { nonce[index] = byte }
     }
@@ -264,6 +286,39 @@ struct Segmenter: ~Copyable {
         nonce[11] = isLast ? 1 : 0
     }
 
+    /// Seals one segment: encrypts `plaintext` into the start of `sealed` (which may be the same memory) and writes
+    /// the tag right after the ciphertext.
+    ///
+    /// - Parameters:
+    ///   - index: The segment's position in the stream.
+    ///   - isLast: Whether it is the final segment.
+    ///   - plaintext: At most one segment of plaintext.
+    ///   - sealed: At least `plaintext.count + 16` bytes.
+    /// - Throws: ``SealError/Code/limitExceeded`` past 2³² segments, ``SealError/Code/invalidParameter`` when the
+    ///   cipher fails.
+    mutating func sealSegment(
+        index: UInt64,
+        isLast: Bool,
+        _ plaintext: UnsafeRawBufferPointer,
+        into sealed: UnsafeMutableRawBufferPointer
+    ) throws {
+        let count = plaintext.count
+        guard index < Self.maximumSegmentCount else {
+            throw SealError.limitExceeded("a sealed stream holds at most 2³² segments; use a larger segment size")
+        }
+        setNonce(index: index, isLast: isLast)
+        do {
+            try nonce.withUnsafeBytes { nonceBytes in
+                try context.seal(
+                    plaintext, into: UnsafeMutableRawBufferPointer(rebasing: sealed[0..<count]), nonce: nonceBytes,
+                    associatedData: UnsafeRawBufferPointer(start: nil, count: 0),
+                    tag: UnsafeMutableRawBufferPointer(rebasing: sealed[count..<(count + AEADAlgorithm.tagByteCount)]))
+            }
+        } catch {
+            throw SealError.invalidParameter("segment \(index) could not be sealed: \(error)")
+        }
+    }
+
     /// Reads plaintext straight into each outlet buffer, encrypts it in place and appends the tag.
     mutating func seal(
         from source: inout some ByteSource,
@@ -280,21 +335,8 @@ struct Segmenter: ~Copyable {
             let isLast = filled <= segmentSize
             let count = min(filled, segmentSize)
             let lookAhead = isLast ? 0 : buffer[segmentSize]
-            guard index < Self.maximumSegmentCount else {
-                throw SealError.limitExceeded("a sealed stream holds at most 2³² segments; use a larger segment size")
-            }
-            setNonce(index: index, isLast: isLast)
-            let plaintext = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count])
-            do {
-                try nonce.withUnsafeBytes { nonceBytes in
-                    try context.seal(
-                        UnsafeRawBufferPointer(plaintext), into: plaintext, nonce: nonceBytes,
-                        associatedData: UnsafeRawBufferPointer(start: nil, count: 0),
-                        tag: UnsafeMutableRawBufferPointer(rebasing: buffer[count..<(count + tag)]))
-                }
-            } catch {
-                throw SealError.invalidParameter("segment \(index) could not be sealed: \(error)")
-            }
+            try sealSegment(
+                index: index, isLast: isLast, UnsafeRawBufferPointer(rebasing: buffer[0..<count]), into: buffer)
             try outlet.emit(count: count + tag)
             consumed += UInt64(count)
             progress(consumed)
@@ -322,21 +364,12 @@ struct Segmenter: ~Copyable {
             filled += try fill(&source, UnsafeMutableRawBufferPointer(rebasing: input[filled..<(sealedSegment + 1)]))
             let isLast = filled <= sealedSegment
             let count = min(filled, sealedSegment)
-            guard count >= tag else {
-                throw SealError.truncated(
-                    index: index,
-                    index == 0 && count == 0
-                        ? "the sealed stream has a header but no segments: it was cut short"
-                        : "the sealed stream ends inside segment \(index): it was cut short")
-            }
             guard index < Self.maximumSegmentCount else {
                 throw SealError.limitExceeded("a sealed stream holds at most 2³² segments")
             }
-            let plaintextCount = count - tag
             let output = try outlet.nextBuffer()
-            if try !openSegment(index: index, count: plaintextCount, isLast: isLast, into: output) {
-                throw try diagnose(index: index, count: plaintextCount, isLast: isLast, scratch: output)
-            }
+            let plaintextCount = try openSegment(
+                index: index, isLast: isLast, UnsafeRawBufferPointer(rebasing: input[0..<count]), into: output)
             try outlet.emit(count: plaintextCount)
             consumed += UInt64(count)
             progress(consumed)
@@ -347,21 +380,56 @@ struct Segmenter: ~Copyable {
         }
     }
 
-    private mutating func openSegment(
+    /// Opens one sealed segment into `output`, or says precisely why it does not open.
+    ///
+    /// - Parameters:
+    ///   - index: The segment's position in the stream.
+    ///   - isLast: Whether the stream ends after it.
+    ///   - sealed: The segment: ciphertext and tag (at most one sealed segment).
+    ///   - output: At least `sealed.count - 16` bytes, not overlapping `sealed`.
+    /// - Returns: The plaintext byte count.
+    /// - Throws: ``SealError/Code/truncated`` for a segment shorter than a tag or a stream cut at a segment
+    ///   boundary, ``SealError/Code/extended`` for bytes after the final segment, otherwise
+    ///   ``SealError/Code/segmentTampered``.
+    mutating func openSegment(
         index: UInt64,
-        count: Int,
         isLast: Bool,
+        _ sealed: UnsafeRawBufferPointer,
+        into output: UnsafeMutableRawBufferPointer
+    ) throws -> Int {
+        let tag = AEADAlgorithm.tagByteCount
+        guard sealed.count >= tag else {
+            throw SealError.truncated(
+                index: index,
+                index == 0 && sealed.isEmpty
+                    ? "the sealed stream has a header but no segments: it was cut short"
+                    : "the sealed stream ends inside segment \(index): it was cut short")
+        }
+        guard index < Self.maximumSegmentCount else {
+            throw SealError.limitExceeded("a sealed stream holds at most 2³² segments")
+        }
+        let count = sealed.count - tag
+        if try !tryOpen(index: index, isLast: isLast, sealed, into: output) {
+            throw try diagnose(index: index, isLast: isLast, sealed, scratch: output)
+        }
+        return count
+    }
+
+    private mutating func tryOpen(
+        index: UInt64,
+        isLast: Bool,
+        _ sealed: UnsafeRawBufferPointer,
         into output: UnsafeMutableRawBufferPointer
     ) throws -> Bool {
         setNonce(index: index, isLast: isLast)
-        let tag = AEADAlgorithm.tagByteCount
+        let count = sealed.count - AEADAlgorithm.tagByteCount
         do {
             return try nonce.withUnsafeBytes { nonceBytes in
                 try context.open(
-                    UnsafeRawBufferPointer(rebasing: input[0..<count]),
+                    UnsafeRawBufferPointer(rebasing: sealed[0..<count]),
                     into: UnsafeMutableRawBufferPointer(rebasing: output[0..<count]), nonce: nonceBytes,
                     associatedData: UnsafeRawBufferPointer(start: nil, count: 0),
-                    tag: UnsafeRawBufferPointer(rebasing: input[count..<(count + tag)]))
+                    tag: UnsafeRawBufferPointer(rebasing: sealed[count...]))
             }
         } catch {
             throw SealError.invalidParameter("segment \(index) could not be opened: \(error)")
@@ -372,17 +440,18 @@ struct Segmenter: ~Copyable {
     /// non-final segment that opens as final means bytes were appended; anything else is tampering.
     private mutating func diagnose(
         index: UInt64,
-        count: Int,
         isLast: Bool,
+        _ sealed: UnsafeRawBufferPointer,
         scratch: UnsafeMutableRawBufferPointer
     ) throws -> SealError {
         defer { SecureMemory.wipe(scratch) }
-        if isLast, count == segmentSize, try openSegment(index: index, count: count, isLast: false, into: scratch) {
+        let count = sealed.count - AEADAlgorithm.tagByteCount
+        if isLast, count == segmentSize, try tryOpen(index: index, isLast: false, sealed, into: scratch) {
             return SealError.truncated(
                 index: index + 1,
                 "the sealed stream ends after segment \(index), which was not its final segment: it was cut short")
         }
-        if !isLast, try openSegment(index: index, count: count, isLast: true, into: scratch) {
+        if !isLast, try tryOpen(index: index, isLast: true, sealed, into: scratch) {
             return SealError.extended(
                 index: index + 1, "bytes follow the final segment \(index): data was appended to the sealed stream")
         }

@@ -139,6 +139,51 @@ struct SealVaultCommandTests {
     }
 }
 
+extension SealVaultCommandTests {
+    @Test("--vault-key-file opens the vault with a key file; mixed or missing vault options are usage")
+    func vaultKeyFile() async throws {
+        let directory = try SealCommandTests.workspace(size: 70_000)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = { (name: String) in directory.appendingPathComponent(name).path }
+        try Data(repeating: 0x5a, count: 32).write(to: URL(fileURLWithPath: path("vault.key")))
+        try Data(repeating: 0xa5, count: 32).write(to: URL(fileURLWithPath: path("other.key")))
+        let vaultOptions = ["--vault", path("keys.vault"), "--vault-key-file", path("vault.key"), "--key", "backups"]
+        let sealed = await runRampart(["seal", path("plain.bin"), path("plain.sealed"), "--json"] + vaultOptions)
+        #expect(sealed.status == 0, "\(sealed.stderr)")
+        #expect(sealed.stdout.contains("key backups/v1"))
+        let opened = await runRampart(["open", path("plain.sealed"), path("opened.bin")] + vaultOptions)
+        #expect(opened.status == 0, "\(opened.stderr)")
+        #expect(
+            FileManager.default.contents(atPath: path("opened.bin"))
+                == FileManager.default.contents(atPath: path("plain.bin")))
+        let rotated = await runRampart(["rewrap", path("plain.sealed"), "--rotate"] + vaultOptions)
+        #expect(rotated.status == 0, "\(rotated.stderr)")
+
+        let wrongKey = await runRampart([
+            "open", path("plain.sealed"), path("x.bin"), "--vault", path("keys.vault"), "--vault-key-file",
+            path("other.key"), "--key", "backups",
+        ])
+        #expect(wrongKey.status == 1, "\(wrongKey.stderr)")
+        #expect(wrongKey.stderr.contains("wrong vault passphrase or key file"))
+        let both = await runRampart(
+            ["open", path("plain.sealed"), path("x.bin"), "--vault-passphrase-file", path("pass.txt")] + vaultOptions)
+        #expect(both.status == 2)
+        #expect(both.stderr.contains("exactly one of --vault-passphrase-file F or --vault-key-file F"))
+        let noKeyName = await runRampart([
+            "open", path("plain.sealed"), path("x.bin"), "--vault", path("keys.vault"), "--vault-key-file",
+            path("vault.key"),
+        ])
+        #expect(noKeyName.status == 2)
+        #expect(noKeyName.stderr.contains("--vault needs --key NAME"))
+        let noVault = await runRampart([
+            "open", path("plain.sealed"), path("x.bin"), "--vault-key-file", path("vault.key"), "--key", "backups",
+        ])
+        #expect(noVault.status == 2)
+        #expect(noVault.stderr.contains("go with --vault FILE"))
+        #expect(!FileManager.default.fileExists(atPath: path("x.bin")))
+    }
+}
+
 struct RewrapCommandTests {
     @Test("rewrap --rotate moves files to a new keyset key; --new-passphrase-file changes a passphrase")
     func rewrap() async throws {

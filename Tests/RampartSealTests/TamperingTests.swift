@@ -17,7 +17,23 @@ struct TamperingTests {
         return (bytes, try SealedStream.readHeaderCount(bytes))
     }
 
-    static func open(_ bytes: [UInt8]) throws -> [UInt8] { try SealedStream.open(bytes, key: key) }
+    /// Opens through the streaming loop and through the threaded file path (two-segment batches), which must
+    /// agree: the same plaintext, or errors with the same code and segment.
+    static func open(_ bytes: [UInt8]) throws -> [UInt8] {
+        let streamed = Result { try SealedStream.open(bytes, key: key) }
+        let threaded = Result { try ParallelSegmentsTests.open(bytes, key: key) }
+        switch (streamed, threaded) {
+        case (.success(let plaintext), .success(let other)):
+            #expect(plaintext == other)
+        case (.failure(let error), .failure(let other)):
+            let (first, second) = (error as? SealError, other as? SealError)
+            #expect(first?.code == second?.code, "stream: \(error); threaded: \(other)")
+            #expect(first?.segmentIndex == second?.segmentIndex, "stream: \(error); threaded: \(other)")
+        default:
+            Issue.record("the stream and the threaded path disagree: \(streamed) vs \(threaded)")
+        }
+        return try streamed.get()
+    }
 
     static func sealedSegmentRange(_ index: Int, headerCount: Int) -> Range<Int> {
         let start = headerCount + index * (segment + 16)

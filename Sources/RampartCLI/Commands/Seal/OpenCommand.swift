@@ -9,7 +9,9 @@ public enum OpenCommand: Command {
     public static let abstract = "decrypt a sealed file; any tampering fails naming the segment, leaving no output"
     /// The `--help` text.
     public static let help = """
-        USAGE: rampart open IN OUT (--passphrase-file F | --vault FILE --vault-passphrase-file F --key NAME) [--json]
+        USAGE: rampart open IN OUT (--passphrase-file F
+                                    | --vault FILE (--vault-passphrase-file F | --vault-key-file F) --key NAME)
+                                   [--json]
 
         Checks and decrypts IN, a file written by 'rampart seal', into OUT. The KDF, its costs, the cipher and
         the segment size come from IN's header; with a vault, the key id in the header picks the keyset's key, so
@@ -24,6 +26,7 @@ public enum OpenCommand: Command {
           --vault FILE         the encrypted vault file holding the keyset
           --vault-passphrase-file F
                                a file holding the vault's passphrase
+          --vault-key-file F   or a file holding the vault's 32-byte key (raw or 64 hex digits)
           --key NAME           the keyset whose key wrapped the file's data key
           --json               print {"algorithm", "segmentSize", "keySource", "sealedBytes"} on stdout
           -h, --help           show this help
@@ -82,8 +85,16 @@ public enum OpenCommand: Command {
                     done = $0
                     bar.update($0)
                 }
-            } else {
+            } else if paths[0] == "-" {
                 header = try SealedFile.open(from: &source, to: URL(fileURLWithPath: paths[1]), key: key) {
+                    done = $0
+                    bar.update($0)
+                }
+            } else {
+                // File to file: SealedFile opens the segments on several threads.
+                header = try SealedFile.open(
+                    URL(fileURLWithPath: paths[0]), to: URL(fileURLWithPath: paths[1]), key: key
+                ) {
                     done = $0
                     bar.update($0)
                 }
@@ -98,7 +109,7 @@ public enum OpenCommand: Command {
                 Summary(
                     algorithm: header.algorithm.rawValue, segmentSize: header.segmentSize,
                     keySource: header.keyID.map { "key \($0)" } ?? header.passwordKDF?.description ?? "?",
-                    sealedBytes: done + UInt64(header.bytes.count)))
+                    sealedBytes: done))
         }
         return .success
     }

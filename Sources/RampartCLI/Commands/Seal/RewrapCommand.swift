@@ -10,8 +10,9 @@ public enum RewrapCommand: Command {
         "re-wrap sealed files' data keys (keyset rotation, new passphrase) without re-encrypting"
     /// The `--help` text.
     public static let help = """
-        USAGE: rampart rewrap FILE... (--vault FILE --vault-passphrase-file F --key NAME [--rotate]
-                                       | --passphrase-file OLD --new-passphrase-file NEW [--kdf K]) [--json]
+        USAGE: rampart rewrap FILE... (--vault FILE (--vault-passphrase-file F | --vault-key-file F) --key NAME
+                                       [--rotate] | --passphrase-file OLD --new-passphrase-file NEW [--kdf K])
+                                      [--json]
 
         Rewrites only the header of each sealed FILE: its data key is unwrapped with the current key and wrapped
         again, and every segment is copied unchanged (docs/seal-format.md). With --vault, files move to the
@@ -22,6 +23,7 @@ public enum RewrapCommand: Command {
         OPTIONS:
           --vault FILE              the encrypted vault file holding the keyset
           --vault-passphrase-file F a file holding the vault's passphrase
+          --vault-key-file F        or a file holding the vault's 32-byte key (raw or 64 hex digits)
           --key NAME                the keyset
           --rotate                  add a new primary key to the keyset before re-wrapping
           --passphrase-file OLD     a file holding the current passphrase
@@ -69,14 +71,13 @@ public enum RewrapCommand: Command {
                 oldKey = try await SealIO.key(&arguments, kdf: kdf, createIfMissing: false)
                 newKey = .passphrase(try SealIO.readSecretFile(newPassphraseFile, what: "new passphrase"), kdf: kdf)
             } else {
-                guard let vault = try arguments.option("--vault"), let keyName = try arguments.option("--key"),
-                    let vaultPassphraseFile = try arguments.option("--vault-passphrase-file")
-                else {
+                guard let vault = try SealIO.vaultOptions(&arguments) else {
                     throw UsageError(
-                        "give --vault FILE --vault-passphrase-file F --key NAME, or --passphrase-file OLD "
-                            + "--new-passphrase-file NEW")
+                        "give --vault FILE (--vault-passphrase-file F | --vault-key-file F) --key NAME, or "
+                            + "--passphrase-file OLD --new-passphrase-file NEW")
                 }
-                let store = try SealIO.openVault(vault, passphraseFile: vaultPassphraseFile, create: false)
+                let keyName = vault.keyName
+                let store = try SealIO.openVault(vault, create: false)
                 let loaded = rotate ? try await store.rotate(keyName) : try await store.keyset(named: keyName)
                 if rotate { context.printError("rampart rewrap: keyset \(keyName) now seals with \(loaded.primaryID)") }
                 keyset = loaded

@@ -10,7 +10,7 @@ public enum SealCommand: Command {
     /// The `--help` text.
     public static let help = """
         USAGE: rampart seal IN OUT (--passphrase-file F [--kdf argon2id|scrypt|pbkdf2]
-                                    | --vault FILE --vault-passphrase-file F --key NAME)
+                                    | --vault FILE (--vault-passphrase-file F | --vault-key-file F) --key NAME)
                                    [--algorithm aes-256-gcm|chacha20-poly1305] [--segment-size N] [--json]
 
         Encrypts IN into OUT in the Rampart sealed format (docs/seal-format.md): a header (magic, version, cipher,
@@ -27,6 +27,7 @@ public enum SealCommand: Command {
           --vault FILE         an encrypted vault file holding keysets (created when missing)
           --vault-passphrase-file F
                                a file holding the vault's passphrase
+          --vault-key-file F   or a file holding the vault's 32-byte key (raw or 64 hex digits)
           --key NAME           the keyset in the vault whose primary key wraps the data key
           --kdf K              argon2id (default), scrypt (N=2^17, r=8, p=1) or pbkdf2 (HMAC-SHA256, 600,000)
           --algorithm A        aes-256-gcm (default) or chacha20-poly1305
@@ -93,9 +94,17 @@ public enum SealCommand: Command {
                     done = $0
                     bar.update($0)
                 }
-            } else {
+            } else if paths[0] == "-" {
                 header = try SealedFile.seal(
                     from: &source, to: URL(fileURLWithPath: paths[1]), key: key, options: options
+                ) {
+                    done = $0
+                    bar.update($0)
+                }
+            } else {
+                // File to file: SealedFile seals the segments on several threads.
+                header = try SealedFile.seal(
+                    URL(fileURLWithPath: paths[0]), to: URL(fileURLWithPath: paths[1]), key: key, options: options
                 ) {
                     done = $0
                     bar.update($0)

@@ -11,7 +11,8 @@ import Darwin
 /// What `rampart seal` and `rampart open` share: reading the key options, the `-` streams, the progress bar and the
 /// mapping of ``SealError`` to exit codes. No cryptography happens here.
 enum SealIO {
-    /// Reads `--passphrase-file`, or `--vault FILE --vault-passphrase-file F --key NAME`, and returns the key.
+    /// Reads `--passphrase-file`, or `--vault FILE (--vault-passphrase-file F | --vault-key-file F) --key NAME`,
+    /// and returns the key.
     ///
     /// With the vault, the key is the keyset NAME kept in the vault; `createIfMissing` creates both the vault file
     /// and the keyset when absent (sealing), and opening requires both to exist.
@@ -21,36 +22,64 @@ enum SealIO {
         createIfMissing: Bool
     ) async throws -> SealKey {
         let passphraseFile = try arguments.option("--passphrase-file")
-        let vault = try arguments.option("--vault")
-        let vaultPassphraseFile = try arguments.option("--vault-passphrase-file")
-        let keyName = try arguments.option("--key")
+        let vault = try vaultOptions(&arguments)
         switch (passphraseFile, vault) {
         case (let file?, nil):
-            guard vaultPassphraseFile == nil, keyName == nil else {
-                throw UsageError("--vault-passphrase-file and --key go with --vault, not --passphrase-file")
-            }
             return .passphrase(try readSecretFile(file, what: "passphrase"), kdf: kdf)
-        case (nil, let vaultPath?):
-            guard let vaultPassphraseFile, let keyName else {
-                throw UsageError("--vault needs --vault-passphrase-file F and --key NAME")
-            }
-            let store = try openVault(vaultPath, passphraseFile: vaultPassphraseFile, create: createIfMissing)
-            return .keyset(try await store.keyset(named: keyName, createIfMissing: createIfMissing))
+        case (nil, let vault?):
+            let store = try openVault(vault, create: createIfMissing)
+            return .keyset(try await store.keyset(named: vault.keyName, createIfMissing: createIfMissing))
         case (nil, nil):
-            throw UsageError("give --passphrase-file F, or --vault FILE --vault-passphrase-file F --key NAME")
+            throw UsageError(
+                "give --passphrase-file F, or --vault FILE (--vault-passphrase-file F | --vault-key-file F) --key NAME")
         case (.some, .some):
             throw UsageError("give either --passphrase-file or --vault, not both")
         }
     }
 
-    /// Opens a file vault with the passphrase in a file, as a ``KeysetStore``.
-    static func openVault(_ path: String, passphraseFile: String, create: Bool) throws -> KeysetStore {
-        let passphrase = String(decoding: try readSecretFile(passphraseFile, what: "vault passphrase"), as: UTF8.self)
+    /// Where a keyset lives: `--vault FILE`, its credential and `--key NAME`.
+    struct VaultOptions {
+        let path: String
+        let passphraseFile: String?
+        let keyFile: String?
+        let keyName: String
+    }
+
+    /// Reads `--vault FILE (--vault-passphrase-file F | --vault-key-file F) --key NAME`; nil when none is given.
+    static func vaultOptions(_ arguments: inout Arguments) throws -> VaultOptions? {
+        let path = try arguments.option("--vault")
+        let passphraseFile = try arguments.option("--vault-passphrase-file")
+        let keyFile = try arguments.option("--vault-key-file")
+        let keyName = try arguments.option("--key")
+        guard let path else {
+            guard passphraseFile == nil, keyFile == nil, keyName == nil else {
+                throw UsageError("--vault-passphrase-file, --vault-key-file and --key go with --vault FILE")
+            }
+            return nil
+        }
+        guard (passphraseFile == nil) != (keyFile == nil) else {
+            throw UsageError("--vault needs exactly one of --vault-passphrase-file F or --vault-key-file F")
+        }
+        guard let keyName else { throw UsageError("--vault needs --key NAME, the keyset to use") }
+        return VaultOptions(path: path, passphraseFile: passphraseFile, keyFile: keyFile, keyName: keyName)
+    }
+
+    /// Opens a file vault with its passphrase file or key file, as a ``KeysetStore``.
+    static func openVault(_ vault: VaultOptions, create: Bool) throws -> KeysetStore {
+        let path = vault.path
         do {
-            let backend = try FileVault.open(at: path, credential: .passphrase(passphrase), create: create)
+            let credential: VaultCredential
+            if let keyFile = vault.keyFile {
+                credential = try VaultCredential.keyFile(at: keyFile)
+            } else {
+                let bytes = try readSecretFile(vault.passphraseFile ?? "", what: "vault passphrase")
+                credential = try .passphrase(String(decoding: bytes, as: UTF8.self))
+            }
+            let backend = try FileVault.open(at: path, credential: credential, create: create)
             return KeysetStore(Vault(backend: backend))
         } catch let error as VaultError where error.code == .authFailed {
-            throw SealError.wrongKey("the vault \(path) did not open: wrong vault passphrase, or not a Rampart vault")
+            throw SealError.wrongKey(
+                "the vault \(path) did not open: wrong vault passphrase or key file, or not a Rampart vault")
         } catch let error as VaultError where error.code == .itemNotFound {
             throw UsageError("there is no vault at \(path); seal a file with --vault first to create it")
         } catch let error as VaultError {
