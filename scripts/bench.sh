@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the release binaries as they are deployed (Swift runtime linked statically, like scripts/serve.sh) and runs
+# Builds the release binaries as they are deployed (scripts/build-release.sh, as scripts/serve.sh does) and runs
 # rampart-bench. Arguments go to rampart-bench:
 #
 #   bash scripts/bench.sh               every benchmark
@@ -14,6 +14,5 @@ if ! command -v age >/dev/null; then
     echo "installing age (the seal benchmark's peer)" >&2
     $sudo apt-get install -y -qq --no-install-recommends age >/dev/null || echo "bench.sh: age not installed" >&2
 fi
-swift build -c release --static-swift-stdlib --product rampart
-swift build -c release --static-swift-stdlib --product rampart-bench
+bash scripts/build-release.sh rampart rampart-bench
 exec .build/release/rampart-bench "$@"

@@ -10,9 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/install-deps.sh
-# The Swift runtime and Foundation are linked statically: a self-contained binary that starts faster and maps
-# less memory than one loading the toolchain's shared libraries.
-swift build -c release --static-swift-stdlib --product rampart
+bash scripts/build-release.sh rampart
 if [ $# -eq 0 ]; then
     set -- --listen "${RAMPART_LISTEN:-127.0.0.1:8080}" --db "sqlite:${RAMPART_DB:-rampart.db}" \
         --team-id "${RAMPART_TEAM_ID:-ABCDE12345}" --bundle-id "${RAMPART_BUNDLE_ID:-com.example.app}" \

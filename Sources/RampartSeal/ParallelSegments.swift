@@ -22,7 +22,7 @@ import Darwin
 /// error reported is the one of the lowest-numbered failing segment, as the sequential loop would report it.
 package enum ParallelSegments {
     /// Plaintext bytes one thread reads per batch (at least one segment).
-    package static let batchByteCount = 1 << 19
+    package static let batchByteCount = 1 << 18
 
     /// Files smaller than this are sealed and opened by the one-thread streaming loop: threads do not pay for
     /// themselves below a few batches, and pseudo-files (`/proc`, `/sys`) report sizes of 0 or 4096 that are not

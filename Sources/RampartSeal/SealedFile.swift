@@ -12,6 +12,10 @@ import Darwin
 /// Output goes to a temporary file (mode 0600) in the destination's directory and is renamed over the destination
 /// only when the whole input has been processed and, when opening, every segment has authenticated. On any failure
 /// the temporary file is removed, so no partial plaintext is ever left at the destination.
+///
+/// Given a regular file of at least 2 MiB, ``seal(_:to:key:options:progress:)`` and ``open(_:to:key:progress:)``
+/// process batches of segments on up to four threads with `pread(2)` and `pwrite(2)` at fixed offsets; the output and
+/// the errors are those of the one-thread stream, and an input that changes size meanwhile is refused.
 public enum SealedFile {
     /// Seals the file at `input` into `output`.
     ///
