@@ -219,18 +219,20 @@ package enum ParallelSegments {
         /// Claims batches in increasing order until none is left or a failure is recorded. A batch once claimed is
         /// finished (or fails), so every segment before a recorded failure is checked, and the lowest failure wins.
         private func work(reportingTo progress: (UInt64) -> Void) {
-            let segmentSize = header.segmentSize
-            let sealedSegment = segmentSize + AEADAlgorithm.tagByteCount
+            let layout = Layout(header: header, encrypting: encrypting)
             let batchSegments = Int(segmentsPerBatch)
-            let plaintext = UnsafeMutableRawBufferPointer.allocate(
-                byteCount: batchSegments * segmentSize, alignment: 64)
-            let sealed = UnsafeMutableRawBufferPointer.allocate(byteCount: batchSegments * sealedSegment, alignment: 64)
-            plaintext.initializeMemory(as: UInt8.self, repeating: 0)
-            sealed.initializeMemory(as: UInt8.self, repeating: 0)
+            let input = UnsafeMutableRawBufferPointer.allocate(
+                byteCount: batchSegments * layout.inputStride, alignment: 64)
+            let output = UnsafeMutableRawBufferPointer.allocate(
+                byteCount: batchSegments * layout.outputStride, alignment: 64)
+            input.initializeMemory(as: UInt8.self, repeating: 0)
+            output.initializeMemory(as: UInt8.self, repeating: 0)
             defer {
-                SecureMemory.wipe(plaintext)
-                plaintext.deallocate()
-                sealed.deallocate()
+                // One of the two holds plaintext.
+                SecureMemory.wipe(input)
+                SecureMemory.wipe(output)
+                input.deallocate()
+                output.deallocate()
             }
             var segmenter: Segmenter
             do {
@@ -246,12 +248,9 @@ package enum ParallelSegments {
                 let first = UInt64(batch) * segmentsPerBatch
                 let count = Int(min(segmentsPerBatch, segmentCount - first))
                 do {
-                    let bytes =
-                        encrypting
-                        ? try sealBatch(
-                            first: first, count: count, segmenter: &segmenter, plaintext: plaintext, sealed: sealed)
-                        : try openBatch(
-                            first: first, count: count, segmenter: &segmenter, plaintext: plaintext, sealed: sealed)
+                    let bytes = try run(
+                        first: first, count: count, layout: layout, segmenter: &segmenter, input: input,
+                        output: output)
                     let total = completedBytes.wrappingAdd(bytes, ordering: .relaxed).newValue
                     progress(total)
                 } catch {
@@ -261,87 +260,70 @@ package enum ParallelSegments {
             }
         }
 
-        /// Reads, seals and writes segments `first ..< first + count`; returns the plaintext bytes sealed.
-        private func sealBatch(
-            first: UInt64,
-            count: Int,
-            segmenter: inout Segmenter,
-            plaintext: UnsafeMutableRawBufferPointer,
-            sealed: UnsafeMutableRawBufferPointer
-        ) throws(BatchFailure) -> UInt64 {
-            let segmentSize = header.segmentSize
-            let sealedSegment = segmentSize + AEADAlgorithm.tagByteCount
-            let start = first * UInt64(segmentSize)
-            let length = Int(min(UInt64(count * segmentSize), streamByteCount - start))
-            try readFully(UnsafeMutableRawBufferPointer(rebasing: plaintext[0..<length]), at: start, index: first) {
-                "the input ended early, at byte \(start + UInt64($0)) of \(streamByteCount): it changed while it was "
-                    + "being sealed; seal a copy that no other program is writing"
+        /// Where segments sit in the file read and in the file written: sealing reads plaintext segments from
+        /// offset 0 and writes sealed ones (16 bytes longer) after the header; opening does the reverse.
+        struct Layout {
+            let inputStride: Int
+            let outputStride: Int
+            let inputBase: UInt64
+            let outputBase: UInt64
+
+            init(header: SealHeader, encrypting: Bool) {
+                let plaintext = header.segmentSize
+                let sealed = plaintext + AEADAlgorithm.tagByteCount
+                let headerByteCount = UInt64(header.bytes.count)
+                inputStride = encrypting ? plaintext : sealed
+                outputStride = encrypting ? sealed : plaintext
+                inputBase = encrypting ? 0 : headerByteCount
+                outputBase = encrypting ? headerByteCount : 0
             }
-            var sealedLength = 0
-            for offset in 0..<count {
-                let index = first + UInt64(offset)
-                let from = offset * segmentSize
-                let plaintextCount = min(segmentSize, length - from)
-                do {
-                    try segmenter.sealSegment(
-                        index: index, isLast: index == segmentCount - 1,
-                        UnsafeRawBufferPointer(rebasing: plaintext[from..<(from + plaintextCount)]),
-                        into: UnsafeMutableRawBufferPointer(rebasing: sealed[(offset * sealedSegment)...]))
-                } catch {
-                    throw BatchFailure(index: index, error: error)
-                }
-                sealedLength = offset * sealedSegment + plaintextCount + AEADAlgorithm.tagByteCount
-            }
-            let at = UInt64(header.bytes.count) + first * UInt64(sealedSegment)
-            try writeFully(UnsafeRawBufferPointer(rebasing: sealed[0..<sealedLength]), at: at, index: first)
-            return UInt64(length)
         }
 
-        /// Reads, opens and writes segments `first ..< first + count`; returns the sealed bytes opened.
-        private func openBatch(
+        /// Reads segments `first ..< first + count`, seals or opens each, and writes them at their final offset.
+        ///
+        /// - Returns: The bytes of the input consumed.
+        private func run(
             first: UInt64,
             count: Int,
+            layout: Layout,
             segmenter: inout Segmenter,
-            plaintext: UnsafeMutableRawBufferPointer,
-            sealed: UnsafeMutableRawBufferPointer
+            input: UnsafeMutableRawBufferPointer,
+            output: UnsafeMutableRawBufferPointer
         ) throws(BatchFailure) -> UInt64 {
-            let segmentSize = header.segmentSize
-            let sealedSegment = segmentSize + AEADAlgorithm.tagByteCount
-            let start = first * UInt64(sealedSegment)
-            let length = Int(min(UInt64(count * sealedSegment), streamByteCount - start))
-            let headerByteCount = UInt64(header.bytes.count)
+            let start = first * UInt64(layout.inputStride)
+            let length = Int(min(UInt64(count * layout.inputStride), streamByteCount - start))
             try readFully(
-                UnsafeMutableRawBufferPointer(rebasing: sealed[0..<length]), at: headerByteCount + start, index: first
-            ) {
-                "the sealed file ended early, at byte \(headerByteCount + start + UInt64($0)): it changed while it "
-                    + "was being opened; open a copy that no other program is writing"
-            }
-            var plaintextLength = 0
+                UnsafeMutableRawBufferPointer(rebasing: input[0..<length]), at: layout.inputBase + start, index: first)
+            var produced = 0
             for offset in 0..<count {
                 let index = first + UInt64(offset)
-                let from = offset * sealedSegment
-                let sealedCount = min(sealedSegment, length - from)
+                let isLast = index == segmentCount - 1
+                let from = offset * layout.inputStride
+                let piece = UnsafeRawBufferPointer(
+                    rebasing: input[from..<(from + min(layout.inputStride, length - from))])
+                let target = UnsafeMutableRawBufferPointer(rebasing: output[(offset * layout.outputStride)...])
                 do {
-                    plaintextLength += try segmenter.openSegment(
-                        index: index, isLast: index == segmentCount - 1,
-                        UnsafeRawBufferPointer(rebasing: sealed[from..<(from + sealedCount)]),
-                        into: UnsafeMutableRawBufferPointer(rebasing: plaintext[(offset * segmentSize)...]))
+                    if encrypting {
+                        try segmenter.sealSegment(index: index, isLast: isLast, piece, into: target)
+                        produced = offset * layout.outputStride + piece.count + AEADAlgorithm.tagByteCount
+                    } else {
+                        let opened = try segmenter.openSegment(index: index, isLast: isLast, piece, into: target)
+                        produced = offset * layout.outputStride + opened
+                    }
                 } catch {
                     throw BatchFailure(index: index, error: error)
                 }
             }
-            try writeFully(
-                UnsafeRawBufferPointer(rebasing: plaintext[0..<plaintextLength]), at: first * UInt64(segmentSize),
-                index: first)
+            let at = layout.outputBase + first * UInt64(layout.outputStride)
+            try writeFully(UnsafeRawBufferPointer(rebasing: output[0..<produced]), at: at, index: first)
             return UInt64(length)
         }
 
-        /// `pread(2)` until `buffer` is full, retrying on `EINTR`; a short file is reported with `early`.
+        /// `pread(2)` until `buffer` is full, retrying on `EINTR`.
         private func readFully(
             _ buffer: UnsafeMutableRawBufferPointer,
             at offset: UInt64,
-            index: UInt64,
-            early: (Int) -> String
+            index: UInt64
         ) throws(BatchFailure) {
             var done = 0
             while done < buffer.count {
@@ -350,7 +332,10 @@ package enum ParallelSegments {
                 if count > 0 {
                     done += count
                 } else if count == 0 {
-                    throw BatchFailure(index: index, error: SealError.ioFailure(early(done)))
+                    // The caller's size check turns this into "changed size" when the file shrank.
+                    throw BatchFailure(
+                        index: index,
+                        error: SealError.ioFailure("the input ended early, at byte \(offset + UInt64(done))"))
                 } else if errno != EINTR {
                     throw BatchFailure(
                         index: index,

@@ -127,6 +127,24 @@ struct ParallelSegmentsTests {
         #expect(throws: SealError.wrongKey()) { try Self.open(sealed, key: other) }
     }
 
+    /// The error of sealing `input`, claimed to hold `claimed` bytes, into `output`, both opened with the flags.
+    static func sealingError(
+        _ input: URL,
+        _ output: URL,
+        claimed: UInt64,
+        inputFlags: Int32 = O_RDONLY,
+        outputFlags: Int32 = O_WRONLY | O_CREAT | O_TRUNC
+    ) throws -> SealError {
+        try #require(throws: SealError.self) {
+            try withDescriptors(input, output, inputFlags: inputFlags, outputFlags: outputFlags) { reader, writer in
+                _ = try ParallelSegments.seal(
+                    input: reader, plaintextSize: claimed, output: writer, key: key,
+                    options: SealOptions(segmentSize: segment), batchByteCount: batch
+                ) { _ in }
+            }
+        }
+    }
+
     @Test("an input whose size is not the one given is ioFailure: shorter, longer, and when opening")
     func changedInput() throws {
         let directory = try temporaryDirectory()
@@ -135,14 +153,7 @@ struct ParallelSegmentsTests {
         let output = directory.appendingPathComponent("out")
         try Data(SecureRandom.bytes(count: 4_000)).write(to: input)
         for claimed: UInt64 in [4_001, 8_000, 3_999, 100] {
-            let error = try #require(throws: SealError.self) {
-                try Self.withDescriptors(input, output) { reader, writer in
-                    _ = try ParallelSegments.seal(
-                        input: reader, plaintextSize: claimed, output: writer, key: Self.key,
-                        options: SealOptions(segmentSize: Self.segment), batchByteCount: Self.batch
-                    ) { _ in }
-                }
-            }
+            let error = try Self.sealingError(input, output, claimed: claimed)
             #expect(error.code == .ioFailure)
             #expect(error.description.contains("changed size while it was being sealed"))
         }
@@ -162,7 +173,7 @@ struct ParallelSegmentsTests {
         }
     }
 
-    @Test("read and write failures are ioFailure naming the operation")
+    @Test("read and write failures are ioFailure naming the operation and the system's reason")
     func ioFailures() throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -170,27 +181,26 @@ struct ParallelSegmentsTests {
         let output = directory.appendingPathComponent("out")
         try Data(SecureRandom.bytes(count: 4_000)).write(to: input)
         try Data().write(to: output)
-        let unwritable = try #require(throws: SealError.self) {
-            // The header goes through write(2) and fails first on a descriptor open for reading only.
-            try Self.withDescriptors(input, output, outputFlags: O_RDONLY) { reader, writer in
-                _ = try ParallelSegments.seal(
-                    input: reader, plaintextSize: 4_000, output: writer, key: Self.key,
-                    options: SealOptions(segmentSize: Self.segment), batchByteCount: Self.batch
-                ) { _ in }
-            }
-        }
+        // The header goes through write(2) and fails first on a descriptor open for reading only.
+        let unwritable = try Self.sealingError(input, output, claimed: 4_000, outputFlags: O_RDONLY)
         #expect(unwritable.code == .ioFailure)
         #expect(unwritable.description.contains("writing failed"))
-        let unreadable = try #require(throws: SealError.self) {
-            try Self.withDescriptors(input, output, inputFlags: O_WRONLY) { reader, writer in
-                _ = try ParallelSegments.seal(
-                    input: reader, plaintextSize: 4_000, output: writer, key: Self.key,
-                    options: SealOptions(segmentSize: Self.segment), batchByteCount: Self.batch
-                ) { _ in }
-            }
-        }
+        let unreadable = try Self.sealingError(input, output, claimed: 4_000, inputFlags: O_WRONLY)
         #expect(unreadable.code == .ioFailure)
-        #expect(unreadable.description.contains("reading failed"))
+        #expect(unreadable.description.contains("reading failed: Bad file descriptor"))
+        // A pipe takes the header's write(2) but refuses the segments' pwrite(2).
+        let reader = Glibc.open(input.path, O_RDONLY)
+        var ends: [Int32] = [0, 0]
+        try #require(reader >= 0 && pipe(&ends) == 0)
+        defer { [reader, ends[0], ends[1]].forEach { _ = close($0) } }
+        let unseekable = try #require(throws: SealError.self) {
+            _ = try ParallelSegments.seal(
+                input: reader, plaintextSize: 4_000, output: ends[1], key: Self.key,
+                options: SealOptions(segmentSize: Self.segment), batchByteCount: Self.batch
+            ) { _ in }
+        }
+        #expect(unseekable.code == .ioFailure)
+        #expect(unseekable.description.contains("writing failed: Illegal seek"))
     }
 
     @Test("a header with no segments, or a segment shorter than a tag, is truncated")
