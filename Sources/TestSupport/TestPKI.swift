@@ -33,8 +33,7 @@ public final class TestPKI: Sendable {
     ]
 
     private init() throws {
-        let base = FileManager.default.temporaryDirectory
-            .appendingPathComponent("rampart-pki-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString)")
+        let base = URL(fileURLWithPath: ScratchDirectory.uniquePath("pki"))
         try FileManager.default.createDirectory(
             at: base.appendingPathComponent("newcerts"), withIntermediateDirectories: true)
         directory = base

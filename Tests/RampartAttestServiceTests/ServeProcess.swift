@@ -1,6 +1,7 @@
 import Foundation
 import RampartAppAttest
 import RampartX509
+import TestSupport
 
 /// A `rampart serve` child process for the crash and multi-process tests.
 ///
@@ -68,7 +69,7 @@ final class ServeProcess: @unchecked Sendable {
 
     /// Writes the simulator's root to a temporary PEM file for `--root`.
     static func writeRoot(of simulator: AppAttestSimulator) throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("rampart-root-\(UUID()).pem").path
+        let path = ScratchDirectory.uniquePath("root.pem")
         let pem = PEMDocument(label: "CERTIFICATE", derBytes: simulator.rootCertificate.derBytes).pemString
         try Data(pem.utf8).write(to: URL(fileURLWithPath: path))
         return path

@@ -1,10 +1,11 @@
 import Foundation
 import RampartAttestService
+import TestSupport
 import Testing
 
 struct ServiceConfigurationTests {
     func write(_ text: String) throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("rampart-config-\(UUID()).json").path
+        let path = ScratchDirectory.uniquePath("config.json")
         try Data(text.utf8).write(to: URL(fileURLWithPath: path))
         return path
     }

@@ -1,11 +1,10 @@
 import Foundation
 import RampartAttestService
+import TestSupport
 import Testing
 
-/// A fresh SQLite file in the temporary directory.
-func temporarySQLitePath() -> String {
-    FileManager.default.temporaryDirectory.appendingPathComponent("rampart-test-\(UUID().uuidString).db").path
-}
+/// A fresh SQLite file in the test process's scratch directory.
+func temporarySQLitePath() -> String { ScratchDirectory.uniquePath("store.db") }
 
 /// The PostgreSQL test database, exported by `scripts/postgres.sh` (via `scripts/test.sh`).
 let testPostgresURL = ProcessInfo.processInfo.environment["RAMPART_TEST_POSTGRES_URL"].flatMap {
