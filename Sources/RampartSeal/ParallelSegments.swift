@@ -17,8 +17,8 @@ import Darwin
 /// the writes differs, which is why this path is used only for a temporary file that is renamed into place after
 /// the last segment (``SealedFile``).
 ///
-/// Memory stays constant: each thread holds one batch of plaintext and one of sealed bytes (about 2 × 512 KiB with
-/// the default segment size). When a segment fails to open, the threads finish the batches they hold and stop; the
+/// Memory stays constant: each thread holds one batch of plaintext and one of sealed bytes (2 × 256 KiB with the
+/// default batch size). When a segment fails to open, the threads finish the batches they hold and stop; the
 /// error reported is the one of the lowest-numbered failing segment, as the sequential loop would report it.
 package enum ParallelSegments {
     /// Plaintext bytes one thread reads per batch (at least one segment).
