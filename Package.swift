@@ -36,7 +36,7 @@ let package = Package(
         .target(name: "RampartCrypto", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
         .target(name: "RampartX509", dependencies: ["RampartCrypto", "COpenSSL"], swiftSettings: swiftSettings),
         .target(name: "RampartPinning", dependencies: ["RampartCrypto", "RampartX509"], swiftSettings: swiftSettings),
-        .target(name: "RampartTLS", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
+        .target(name: "RampartTLS", dependencies: ["RampartCrypto", "COpenSSL"], swiftSettings: swiftSettings),
         .target(name: "RampartSQLite", dependencies: ["CSQLite"], swiftSettings: swiftSettings),
         .target(
             name: "RampartAttestClient",
@@ -223,7 +223,10 @@ let package = Package(
         ),
         .testTarget(
             name: "RampartCLITests",
-            dependencies: ["RampartCLI", "TestSupport"],
+            dependencies: [
+                "RampartCLI", "TestSupport", "RampartX509", "RampartPinning", "RampartTLS", "RampartAppAttest",
+                "RampartAttestService", "RampartVault", "RampartSeal",
+            ],
             swiftSettings: swiftSettings
         ),
     ]
