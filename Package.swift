@@ -54,7 +54,7 @@ let package = Package(
         ),
         .target(
             name: "RampartVault",
-            dependencies: ["RampartCrypto", "CSQLite", "CArgon2", "CSecret"],
+            dependencies: ["RampartCrypto", "RampartSQLite", "CArgon2", "CSecret"],
             swiftSettings: swiftSettings
         ),
         .target(name: "RampartSeal", dependencies: ["RampartCrypto", "RampartVault"], swiftSettings: swiftSettings),
@@ -185,12 +185,12 @@ let package = Package(
         ),
         .testTarget(
             name: "RampartVaultTests",
-            dependencies: ["RampartVault", "RampartCrypto", "TestSupport", "rampart-vault-helper"],
+            dependencies: ["RampartVault", "RampartSQLite", "RampartCrypto", "TestSupport", "rampart-vault-helper"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "RampartSQLiteTests",
-            dependencies: ["RampartSQLite"],
+            dependencies: ["RampartSQLite", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
