@@ -169,8 +169,14 @@ package final class SQLiteConnection {
             case .integer(let integer):
                 status = sqlite3_bind_int64(statement, index, integer)
             case .text(let text):
+                // The UTF-8 bytes with their length, so a NUL inside the text is kept rather than ending it.
                 // SQLITE_TRANSIENT: "SQLite makes its own private copy of the data immediately".
-                status = sqlite3_bind_text(statement, index, text, -1, CSQLite_SQLITE_TRANSIENT())
+                status = Array(text.utf8).withUnsafeBytes { buffer in
+                    sqlite3_bind_text64(
+                        statement, index,
+                        (buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1))?.assumingMemoryBound(to: CChar.self),
+                        UInt64(buffer.count), CSQLite_SQLITE_TRANSIENT(), UInt8(SQLITE_UTF8))
+                }
             case .blob(let bytes):
                 status = bytes.withUnsafeBytes { buffer in
                     sqlite3_bind_blob64(
