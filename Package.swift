@@ -36,7 +36,7 @@ let package = Package(
         .target(name: "RampartCrypto", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
         .target(name: "RampartX509", dependencies: ["RampartCrypto", "COpenSSL"], swiftSettings: swiftSettings),
         .target(name: "RampartPinning", dependencies: ["RampartCrypto", "RampartX509"], swiftSettings: swiftSettings),
-        .target(name: "RampartTLS", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
+        .target(name: "RampartTLS", dependencies: ["RampartCrypto", "COpenSSL"], swiftSettings: swiftSettings),
         .target(name: "RampartSQLite", dependencies: ["CSQLite"], swiftSettings: swiftSettings),
         .target(
             name: "RampartAttestClient",
@@ -54,7 +54,7 @@ let package = Package(
         ),
         .target(
             name: "RampartVault",
-            dependencies: ["RampartCrypto", "CSQLite", "CArgon2", "CSecret"],
+            dependencies: ["RampartCrypto", "RampartSQLite", "CArgon2", "CSecret"],
             swiftSettings: swiftSettings
         ),
         .target(name: "RampartSeal", dependencies: ["RampartCrypto", "RampartVault"], swiftSettings: swiftSettings),
@@ -185,12 +185,12 @@ let package = Package(
         ),
         .testTarget(
             name: "RampartVaultTests",
-            dependencies: ["RampartVault", "RampartCrypto", "TestSupport", "rampart-vault-helper"],
+            dependencies: ["RampartVault", "RampartSQLite", "RampartCrypto", "TestSupport", "rampart-vault-helper"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "RampartSQLiteTests",
-            dependencies: ["RampartSQLite"],
+            dependencies: ["RampartSQLite", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -223,7 +223,10 @@ let package = Package(
         ),
         .testTarget(
             name: "RampartCLITests",
-            dependencies: ["RampartCLI", "TestSupport"],
+            dependencies: [
+                "RampartCLI", "TestSupport", "RampartX509", "RampartPinning", "RampartTLS", "RampartAppAttest",
+                "RampartAttestService", "RampartVault", "RampartSeal",
+            ],
             swiftSettings: swiftSettings
         ),
     ]

@@ -4,7 +4,7 @@
 /// ``AssertionVerdict`` or ``ReceiptVerdict`` carrying a reason code instead. Errors compare by ``code`` only, so tests
 /// can write `#expect(throws: AppAttestError.malformedCBOR)`-style checks while the thrown value still carries where and
 /// why it was raised. New codes are additive.
-public struct AppAttestError: Error, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
+public struct AppAttestError: Error {
     /// What kind of failure this is.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         enum Backing: String, Hashable, Sendable {
@@ -69,21 +69,6 @@ public struct AppAttestError: Error, Hashable, CustomStringConvertible, CustomDe
         self.file = file
         self.line = line
     }
-
-    /// `code: reason`.
-    public var description: String { "\(code): \(reason)" }
-
-    /// The description plus detail and the raising site.
-    public var debugDescription: String {
-        let extra = detail.isEmpty ? "" : " [\(detail)]"
-        return "AppAttestError.\(code): \(reason)\(extra) (\(file):\(line))"
-    }
-
-    /// Compares codes only.
-    public static func == (lhs: AppAttestError, rhs: AppAttestError) -> Bool { lhs.code == rhs.code }
-
-    /// Hashes the code only.
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
     /// The bytes are not strict CBOR.
     public static func malformedCBOR(_ reason: String, file: String = #fileID, line: UInt = #line) -> AppAttestError {

@@ -3,7 +3,7 @@
 /// A well-formed request that the service does not trust (a used challenge, a bad signature, an unknown key) is not
 /// an error but a ``Refusal``. Errors compare by ``code`` only; ``code``'s description is the stable `error` string
 /// the HTTP API returns. ``description`` never holds request bytes, challenges, assertions or keys.
-public struct AttestServiceError: Error, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
+public struct AttestServiceError: Error {
     /// What kind of failure this is.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         enum Backing: String, Hashable, Sendable, CaseIterable {
@@ -73,21 +73,6 @@ public struct AttestServiceError: Error, Hashable, CustomStringConvertible, Cust
         self.file = file
         self.line = line
     }
-
-    /// `code: reason`.
-    public var description: String { "\(code): \(reason)" }
-
-    /// The description plus detail and the raising site.
-    public var debugDescription: String {
-        let extra = detail.isEmpty ? "" : " [\(detail)]"
-        return "AttestServiceError.\(code): \(reason)\(extra) (\(file):\(line))"
-    }
-
-    /// Compares codes only.
-    public static func == (lhs: AttestServiceError, rhs: AttestServiceError) -> Bool { lhs.code == rhs.code }
-
-    /// Hashes the code only.
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
     /// The body is not a JSON object.
     public static func invalidJSON(_ reason: String, file: String = #fileID, line: UInt = #line) -> Self {

@@ -2,7 +2,8 @@
 ///
 /// Errors compare by ``code`` only, so tests can write `#expect(throws: CryptoError.invalidKey)`-style checks against
 /// the static codes while the thrown value still carries where and why it was raised. New codes are additive.
-public struct CryptoError: Error, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
+/// Comparison, hashing and both descriptions come from ``RampartError``.
+public struct CryptoError: RampartError {
     /// What kind of failure this is.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         enum Backing: String, Hashable, Sendable {
@@ -51,21 +52,6 @@ public struct CryptoError: Error, Hashable, CustomStringConvertible, CustomDebug
         self.file = file
         self.line = line
     }
-
-    /// `code: reason`.
-    public var description: String { "\(code): \(reason)" }
-
-    /// The description plus OpenSSL detail and the raising site.
-    public var debugDescription: String {
-        let extra = detail.isEmpty ? "" : " [\(detail)]"
-        return "CryptoError.\(code): \(reason)\(extra) (\(file):\(line))"
-    }
-
-    /// Compares codes only.
-    public static func == (lhs: CryptoError, rhs: CryptoError) -> Bool { lhs.code == rhs.code }
-
-    /// Hashes the code only.
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
     /// A key had the wrong size, was not on its curve, or could not be decoded.
     public static func invalidKey(_ reason: String, file: String = #fileID, line: UInt = #line) -> CryptoError {

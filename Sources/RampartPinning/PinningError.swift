@@ -2,7 +2,7 @@
 ///
 /// A pin *mismatch* is not an error: it is a ``PinningDecision`` that refuses the connection. Errors compare by
 /// ``code`` only; `description` never holds the configuration's raw text, ``detail`` may hold more for logs.
-public struct PinningError: Error, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
+public struct PinningError: Error {
     /// What kind of failure this is.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         enum Backing: String, Hashable, Sendable {
@@ -46,20 +46,6 @@ public struct PinningError: Error, Hashable, CustomStringConvertible, CustomDebu
         self.file = file
         self.line = line
     }
-
-    /// `code: reason`.
-    public var description: String { "\(code): \(reason)" }
-
-    /// The description plus detail and the raising site.
-    public var debugDescription: String {
-        "PinningError.\(code): \(reason)\(detail.isEmpty ? "" : " [\(detail)]") (\(file):\(line))"
-    }
-
-    /// Compares codes only.
-    public static func == (lhs: PinningError, rhs: PinningError) -> Bool { lhs.code == rhs.code }
-
-    /// Hashes the code only.
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
     /// The configuration is malformed.
     public static func invalidConfiguration(

@@ -69,6 +69,16 @@ package struct SQLQuery: Sendable, Hashable, ExpressibleByStringInterpolation {
             fragments[fragments.count - 1] += literal
         }
 
+        /// Appends a compile-time constant, such as a column list, to the statement text.
+        ///
+        /// Only a `StaticString` is accepted, which is always a literal in the source: nothing read at run time can
+        /// reach the text this way.
+        ///
+        /// - Parameter fragment: The SQL text.
+        package mutating func appendInterpolation(raw fragment: StaticString) {
+            appendLiteral(fragment.description)
+        }
+
         /// Appends a bind parameter.
         ///
         /// - Parameter value: The value.
@@ -96,5 +106,36 @@ package struct SQLQuery: Sendable, Hashable, ExpressibleByStringInterpolation {
         ///
         /// - Parameter value: The bytes.
         package mutating func appendInterpolation(_ value: [UInt8]) { appendInterpolation(SQLValue.blob(value)) }
+
+        /// Appends a text bind parameter, or NULL.
+        ///
+        /// - Parameter value: The text, or nil for NULL.
+        package mutating func appendInterpolation(_ value: String?) {
+            appendInterpolation(value.map(SQLValue.text) ?? .null)
+        }
+
+        /// Appends an integer bind parameter, or NULL.
+        ///
+        /// - Parameter value: The integer, or nil for NULL.
+        package mutating func appendInterpolation(_ value: Int64?) {
+            appendInterpolation(value.map(SQLValue.integer) ?? .null)
+        }
+
+        /// Appends an integer bind parameter, or NULL.
+        ///
+        /// - Parameter value: The integer, or nil for NULL.
+        package mutating func appendInterpolation(_ value: Int?) { appendInterpolation(value.map { Int64($0) }) }
+
+        /// Appends a blob bind parameter, or NULL.
+        ///
+        /// - Parameter value: The bytes, or nil for NULL.
+        package mutating func appendInterpolation(_ value: [UInt8]?) {
+            appendInterpolation(value.map(SQLValue.blob) ?? .null)
+        }
+
+        /// Appends a boolean as the integer 1 or 0 (SQLite has no boolean type).
+        ///
+        /// - Parameter value: The flag.
+        package mutating func appendInterpolation(_ value: Bool) { appendInterpolation(Int64(value ? 1 : 0)) }
     }
 }

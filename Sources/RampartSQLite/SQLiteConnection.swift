@@ -3,23 +3,35 @@ internal import CSQLite
 /// One SQLite database connection: prepared-statement cache, bind parameters only, immediate transactions.
 ///
 /// A connection is confined: callers use it from one thread at a time (the stores give each connection its own
-/// serial queue). It opens the file in WAL mode with `synchronous=FULL`, so a statement that returned has been made
-/// durable before the caller acknowledges anything, and waits up to ``busyTimeoutMilliseconds`` for another
-/// process's lock.
+/// serial queue or keep it behind a `Mutex`). By default it opens the file in WAL mode with `synchronous=FULL`, so a
+/// statement that returned has been made durable before the caller acknowledges anything, and waits up to
+/// ``busyTimeoutMilliseconds`` for another process's lock; ``Options`` changes each of these.
 package final class SQLiteConnection {
-    /// How long a statement waits for a lock held by another connection before failing with ``SQLiteError/Code/busy``.
+    /// How long a statement waits, by default, for a lock held by another connection before failing with
+    /// ``SQLiteError/Code/busy``.
     package static let busyTimeoutMilliseconds: Int32 = 5000
 
     private let handle: OpaquePointer
     private var statements: [String: OpaquePointer] = [:]
 
-    /// Opens (creating if needed) the database at `path` and switches it to WAL.
+    /// Opens the database at `path` as `options` say: by default creating it if needed and switching it to WAL.
     ///
-    /// - Parameter path: A file path, or `:memory:`.
-    /// - Throws: ``SQLiteError`` with ``SQLiteError/Code/openFailed`` when the file cannot be opened or configured.
-    package init(path: String) throws {
+    /// With ``Options/OpenMode/readWriteExisting`` and ``Options/JournalMode/unchanged`` opening writes nothing: it
+    /// only sets per-connection pragmas (`synchronous`, `foreign_keys=ON`), which read the schema, so a file that is
+    /// not a database is refused here.
+    ///
+    /// - Parameters:
+    ///   - path: A file path, or `:memory:`.
+    ///   - options: Whether to create the file, switch it to WAL, the `synchronous` level, the busy timeout and
+    ///     whether to follow symbolic links.
+    /// - Throws: ``SQLiteError`` with ``SQLiteError/Code/openFailed`` when the file cannot be opened or configured:
+    ///   missing (with ``Options/OpenMode/readWriteExisting``), a refused symbolic link, no permission, or not a
+    ///   database; ``SQLiteError/resultCode`` holds SQLite's code for the cause.
+    package init(path: String, options: Options = Options()) throws {
         var opened: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        var flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX
+        if options.mode == .readWriteCreate { flags |= SQLITE_OPEN_CREATE }
+        if !options.followsSymbolicLinks { flags |= SQLITE_OPEN_NOFOLLOW }
         // sqlite3_open_v2: "Whether or not an error occurs when it is opened, resources associated with the database
         // connection handle should be released by passing it to sqlite3_close() when it is no longer required."
         let status = sqlite3_open_v2(path, &opened, flags, nil)
@@ -28,20 +40,22 @@ package final class SQLiteConnection {
         }
         guard status == SQLITE_OK else {
             let message = String(cString: sqlite3_errmsg(opened))
+            let extended = sqlite3_extended_errcode(opened)
             sqlite3_close_v2(opened)
             throw SQLiteError.openFailed(
                 "could not open SQLite database at \(path): \(message); check the path and its permissions",
-                resultCode: status)
+                resultCode: extended)
         }
         handle = opened
         sqlite3_extended_result_codes(handle, 1)
-        sqlite3_busy_timeout(handle, Self.busyTimeoutMilliseconds)
+        sqlite3_busy_timeout(handle, options.busyTimeoutMilliseconds)
         do {
-            try execute(unsafeScript: "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;")
-        } catch {
+            if options.journalMode == .wal { try switchToWAL() }
+            try execute(unsafeScript: "PRAGMA synchronous=\(options.synchronous.rawValue); PRAGMA foreign_keys=ON;")
+        } catch let error as SQLiteError {
             throw SQLiteError.openFailed(
                 "could not configure SQLite database at \(path) (\(error)); is it a database file?",
-                resultCode: SQLITE_ERROR)
+                resultCode: error.resultCode)
         }
     }
 
@@ -98,16 +112,30 @@ package final class SQLiteConnection {
         return Int(sqlite3_changes(handle))
     }
 
-    /// Runs `body` inside `BEGIN IMMEDIATE … COMMIT`, rolling back if it throws.
+    /// Switches the file to write-ahead logging (`PRAGMA journal_mode=WAL`).
     ///
-    /// `IMMEDIATE` takes the write lock up front, so two processes never both read then both write. The method
-    /// returns only after `COMMIT` succeeded, so callers acknowledge only durable state.
+    /// The mode is persistent: this writes the file header (and a new database's first page). It does nothing to a
+    /// file already in WAL mode, and leaves `:memory:` in its own mode.
     ///
-    /// - Parameter body: The work.
+    /// - Throws: ``SQLiteError``: ``SQLiteError/Code/corrupt`` when the file is not a database,
+    ///   ``SQLiteError/Code/busy`` when another connection holds the file past the busy timeout.
+    package func switchToWAL() throws {
+        try execute(unsafeScript: "PRAGMA journal_mode=WAL")
+    }
+
+    /// Runs `body` inside `BEGIN IMMEDIATE … COMMIT` (or `BEGIN DEFERRED`), rolling back if it throws.
+    ///
+    /// `IMMEDIATE` takes the write lock up front, so two processes never both read then both write; `DEFERRED` suits
+    /// reads, which then see one snapshot. The method returns only after `COMMIT` succeeded, so callers acknowledge
+    /// only durable state.
+    ///
+    /// - Parameters:
+    ///   - kind: How the transaction begins; ``TransactionKind/immediate`` unless it only reads.
+    ///   - body: The work.
     /// - Returns: What `body` returned.
     /// - Throws: What `body` threw, or ``SQLiteError`` from `BEGIN`/`COMMIT`.
-    package func transaction<T>(_ body: () throws -> T) throws -> T {
-        try execute(unsafeScript: "BEGIN IMMEDIATE")
+    package func transaction<T>(_ kind: TransactionKind = .immediate, _ body: () throws -> T) throws -> T {
+        try execute(unsafeScript: kind == .immediate ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED")
         do {
             let result = try body()
             try execute(unsafeScript: "COMMIT")
@@ -141,8 +169,14 @@ package final class SQLiteConnection {
             case .integer(let integer):
                 status = sqlite3_bind_int64(statement, index, integer)
             case .text(let text):
+                // The UTF-8 bytes with their length, so a NUL inside the text is kept rather than ending it.
                 // SQLITE_TRANSIENT: "SQLite makes its own private copy of the data immediately".
-                status = sqlite3_bind_text(statement, index, text, -1, CSQLite_SQLITE_TRANSIENT())
+                status = Array(text.utf8).withUnsafeBytes { buffer in
+                    sqlite3_bind_text64(
+                        statement, index,
+                        (buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1))?.assumingMemoryBound(to: CChar.self),
+                        UInt64(buffer.count), CSQLite_SQLITE_TRANSIENT(), UInt8(SQLITE_UTF8))
+                }
             case .blob(let bytes):
                 status = bytes.withUnsafeBytes { buffer in
                     sqlite3_bind_blob64(
@@ -167,8 +201,11 @@ package final class SQLiteConnection {
             case SQLITE_INTEGER:
                 values.append(.integer(sqlite3_column_int64(statement, column)))
             case SQLITE_TEXT:
+                // sqlite3_column_bytes after sqlite3_column_text: the length of that UTF-8 text, NULs included.
                 if let text = sqlite3_column_text(statement, column) {
-                    values.append(.text(String(cString: text)))
+                    let count = Int(sqlite3_column_bytes(statement, column))
+                    values.append(
+                        .text(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)))
                 } else {
                     values.append(.null)
                 }

@@ -6,7 +6,7 @@
 /// The integrity codes (``Code/wrongKey``, ``Code/headerTampered``, ``Code/segmentTampered``, ``Code/truncated``,
 /// ``Code/extended``) are the verdicts of opening well-formed but untrusted data: ``isIntegrityFailure`` groups them so
 /// a command line can map them to exit status 1, and everything else to 2.
-public struct SealError: Error, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
+public struct SealError: Error {
     /// What kind of failure this is.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         enum Backing: String, Hashable, Sendable {
@@ -108,21 +108,6 @@ public struct SealError: Error, Hashable, CustomStringConvertible, CustomDebugSt
         default: false
         }
     }
-
-    /// `code: reason`.
-    public var description: String { "\(code): \(reason)" }
-
-    /// The description plus detail and the raising site.
-    public var debugDescription: String {
-        let extra = detail.isEmpty ? "" : " [\(detail)]"
-        return "SealError.\(code): \(reason)\(extra) (\(file):\(line))"
-    }
-
-    /// Compares codes only.
-    public static func == (lhs: SealError, rhs: SealError) -> Bool { lhs.code == rhs.code }
-
-    /// Hashes the code only.
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
     /// An argument was outside what the API allows.
     public static func invalidParameter(_ reason: String = "", file: String = #fileID, line: UInt = #line) -> SealError

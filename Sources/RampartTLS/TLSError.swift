@@ -3,7 +3,7 @@
 /// Errors compare by ``code`` only, so tests can match `TLSError.Code.timedOut`-style codes while the thrown value still
 /// carries where and why it was raised. New codes are additive. `description` names the endpoint the caller asked for,
 /// never bytes the server sent; the OpenSSL error queue goes in ``detail``.
-public struct TLSError: Error, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
+public struct TLSError: Error {
     /// What kind of failure this is.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         enum Backing: String, Hashable, Sendable {
@@ -52,20 +52,6 @@ public struct TLSError: Error, Hashable, CustomStringConvertible, CustomDebugStr
         self.file = file
         self.line = line
     }
-
-    /// `code: reason`.
-    public var description: String { "\(code): \(reason)" }
-
-    /// The description plus detail and the raising site.
-    public var debugDescription: String {
-        "TLSError.\(code): \(reason)\(detail.isEmpty ? "" : " [\(detail)]") (\(file):\(line))"
-    }
-
-    /// Compares codes only.
-    public static func == (lhs: TLSError, rhs: TLSError) -> Bool { lhs.code == rhs.code }
-
-    /// Hashes the code only.
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
     /// A malformed endpoint or server name.
     public static func invalidEndpoint(_ reason: String, file: String = #fileID, line: UInt = #line) -> TLSError {

@@ -4,7 +4,7 @@
 /// (``Code/osStatus``), and back (``Code/init(osStatus:)``), so code written against `SecItem` results carries over.
 /// Errors compare by ``code`` only: `#expect(throws: VaultError.duplicateItem())` matches any duplicate. New codes are
 /// additive.
-public struct VaultError: Error, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
+public struct VaultError: Error {
     /// What kind of failure this is.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         enum Backing: String, Hashable, Sendable, CaseIterable {
@@ -97,20 +97,11 @@ public struct VaultError: Error, Hashable, CustomStringConvertible, CustomDebugS
         self.line = line
     }
 
-    /// `code: reason`.
-    public var description: String { "\(code): \(reason)" }
-
     /// The description plus detail, the `OSStatus` and the raising site.
     public var debugDescription: String {
         let extra = detail.isEmpty ? "" : " [\(detail)]"
         return "VaultError.\(code) (\(code.osStatus)): \(reason)\(extra) (\(file):\(line))"
     }
-
-    /// Compares codes only.
-    public static func == (lhs: VaultError, rhs: VaultError) -> Bool { lhs.code == rhs.code }
-
-    /// Hashes the code only.
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
     /// An item with the same primary key already exists.
     public static func duplicateItem(

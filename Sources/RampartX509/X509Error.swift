@@ -1,7 +1,7 @@
 /// The one error type of ``RampartX509``.
 ///
 /// Errors compare by ``code`` only. `description` never holds raw input; ``detail`` may.
-public struct X509Error: Error, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
+public struct X509Error: Error {
     /// What kind of failure this is.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         enum Backing: String, Hashable, Sendable {
@@ -47,20 +47,6 @@ public struct X509Error: Error, Hashable, CustomStringConvertible, CustomDebugSt
         self.file = file
         self.line = line
     }
-
-    /// `code: reason`.
-    public var description: String { "\(code): \(reason)" }
-
-    /// Description, detail and raising site.
-    public var debugDescription: String {
-        "X509Error.\(code): \(reason)\(detail.isEmpty ? "" : " [\(detail)]") (\(file):\(line))"
-    }
-
-    /// Compares codes only.
-    public static func == (lhs: X509Error, rhs: X509Error) -> Bool { lhs.code == rhs.code }
-
-    /// Hashes the code only.
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
     /// Malformed DER.
     public static func invalidDER(_ reason: String, file: String = #fileID, line: UInt = #line) -> X509Error {

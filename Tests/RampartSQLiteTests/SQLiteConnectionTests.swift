@@ -30,18 +30,32 @@ struct SQLiteConnectionTests {
         #expect(rows[1].integer(0) == nil)
     }
 
-    @Test("a throwing transaction body rolls back; a constraint failure has the constraint code")
+    @Test("text with a NUL inside is bound, stored, compared and read whole")
+    func embeddedNUL() throws {
+        let connection = try SQLiteConnection(path: ":memory:")
+        try connection.execute(unsafeScript: "CREATE TABLE t (a TEXT)")
+        try connection.run("INSERT INTO t VALUES (\("a\u{0}b"))")
+        let row = try connection.query("SELECT a, length(CAST(a AS BLOB)) FROM t").first
+        #expect(row?.values == [.text("a\u{0}b"), .integer(3)])
+        #expect(try connection.query("SELECT a FROM t WHERE a = \("a\u{0}b")").count == 1)
+        #expect(try connection.query("SELECT a FROM t WHERE a = \("a")").isEmpty)
+    }
+
+    @Test(
+        "a throwing transaction body rolls back (immediate or deferred); a constraint failure has the constraint code")
     func transactions() throws {
         let connection = try SQLiteConnection(path: ":memory:")
         try connection.execute(unsafeScript: "CREATE TABLE t (a INTEGER PRIMARY KEY)")
         struct Abort: Error {}
-        #expect(throws: Abort.self) {
-            try connection.transaction {
-                try connection.run("INSERT INTO t VALUES (\(1))")
-                throw Abort()
+        for kind in [SQLiteConnection.TransactionKind.immediate, .deferred] {
+            #expect(throws: Abort.self) {
+                try connection.transaction(kind) {
+                    try connection.run("INSERT INTO t VALUES (\(1))")
+                    throw Abort()
+                }
             }
+            #expect(try connection.query("SELECT a FROM t").isEmpty)
         }
-        #expect(try connection.query("SELECT a FROM t").isEmpty)
         try connection.run("INSERT INTO t VALUES (\(1))")
         let error = #expect(throws: SQLiteError.self) { try connection.run("INSERT INTO t VALUES (\(1))") }
         #expect(error?.code == .constraint)

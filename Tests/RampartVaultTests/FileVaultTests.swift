@@ -1,9 +1,16 @@
 import Foundation
 import RampartCrypto
+import RampartSQLite
 import TestSupport
 import Testing
 
 @testable import RampartVault
+
+/// A second connection to a vault file, for tests that read or alter it behind the vault's back; it leaves the
+/// journal mode alone, as the vault does.
+func inspect(_ path: String) throws -> SQLiteConnection {
+    try SQLiteConnection(path: path, options: .init(mode: .readWriteExisting, journalMode: .unchanged))
+}
 
 /// Cheap Argon2id parameters so tests stay fast; one test uses the real defaults.
 let cheapKDF = Argon2Parameters(memoryKiB: 64, iterations: 1, parallelism: 1)
@@ -14,6 +21,11 @@ func openVault(_ path: String, passphrase: String, create: Bool = true) throws -
 
 func fileBytes(_ path: String) -> [UInt8] {
     (try? Array(Data(contentsOf: URL(fileURLWithPath: path)))) ?? []
+}
+
+/// The `-wal`, `-shm` and `-journal` files SQLite left next to `path`.
+func leftovers(_ path: String) -> [String] {
+    ["-wal", "-shm", "-journal"].filter { FileManager.default.fileExists(atPath: path + $0) }
 }
 
 extension Array where Element == UInt8 {
@@ -63,7 +75,7 @@ struct FileVaultTests {
         // The connection is closed and the WAL checkpointed into the file: find the sealed value in it.
         let original = fileBytes(path)
         let sealed = try #require(
-            try SQLiteDatabase(path: path, create: false).rows("SELECT sealed FROM items").first?.first?.blob)
+            try inspect(path).query("SELECT sealed FROM items").first?.blob(0))
         let range = try #require(original.firstRange(of: sealed))
         for offset in range {
             var tampered = original
@@ -87,24 +99,24 @@ struct FileVaultTests {
         let vault = Vault(backend: backend)
         try await vault.add(.genericPassword(service: "s", account: "alice", value: Array("alice-secret".utf8)))
         try await vault.add(.genericPassword(service: "s", account: "bob", value: Array("bob-secret".utf8)))
-        let database = try SQLiteDatabase(path: path, create: false)
-        database.setBusyTimeout(milliseconds: 5000)
-        let rows = try database.rows("SELECT id, sealed FROM items ORDER BY id")
-        let first = try #require(rows.first)
-        let second = try #require(rows.last)
-        try database.rows("UPDATE items SET sealed = \(second[1]) WHERE id = \(first[0])")
-        try database.rows("UPDATE items SET sealed = \(first[1]) WHERE id = \(second[0])")
+        let database = try inspect(path)
+        let rows = try database.query("SELECT id, sealed FROM items ORDER BY id")
+        let first = try #require(rows.first?.values)
+        let second = try #require(rows.last?.values)
+        try #require(first.count == 2 && second.count == 2)
+        try database.run("UPDATE items SET sealed = \(second[1]) WHERE id = \(first[0])")
+        try database.run("UPDATE items SET sealed = \(first[1]) WHERE id = \(second[0])")
         await #expect(throws: VaultError.integrityFailure()) {
             try await vault.read(.genericPassword(service: "s", account: "alice"))
         }
         await #expect(throws: VaultError.integrityFailure()) {
             try await vault.read(.genericPassword(service: "s", account: "bob"))
         }
-        try database.rows("UPDATE items SET sealed = \(first[1]) WHERE id = \(first[0])")
-        try database.rows("UPDATE items SET sealed = \(second[1]) WHERE id = \(second[0])")
+        try database.run("UPDATE items SET sealed = \(first[1]) WHERE id = \(first[0])")
+        try database.run("UPDATE items SET sealed = \(second[1]) WHERE id = \(second[0])")
         #expect(try await vault.read(ItemQuery(itemClass: .genericPassword)).count == 2)
 
-        let alterations: [SQL] = [
+        let alterations: [SQLQuery] = [
             "UPDATE items SET label = 'changed' WHERE account = 'alice'",
             "UPDATE items SET accessibility = 'after-first-unlock' WHERE account = 'alice'",
             "UPDATE items SET access_group = 'other' WHERE account = 'alice'",
@@ -115,19 +127,33 @@ struct FileVaultTests {
             "UPDATE items SET sealed = x'0011' WHERE account = 'alice'",
             "UPDATE items SET biometry_binding = x'00' WHERE account = 'alice'",
             "UPDATE items SET class = 'internet-password' WHERE account = 'alice'",
+            // A REAL where an integer belongs (1e300 fits no Int64) is refused, not converted.
+            "UPDATE items SET created = 1e300 WHERE account = 'alice'",
         ]
-        try database.rows("CREATE TEMP TABLE pristine AS SELECT * FROM items")
+        try database.execute(unsafeScript: "CREATE TEMP TABLE pristine AS SELECT * FROM items")
         for alteration in alterations {
-            #expect(try database.rows(alteration).isEmpty)
+            #expect(try database.run(alteration) == 1)
+            let text = alteration.text { _ in "?" }
             // A row moved to another class is read through that class.
-            let itemClass: ItemClass = alteration.text.contains("class =") ? .internetPassword : .genericPassword
-            await #expect(throws: VaultError.integrityFailure(), "\(alteration.text)") {
+            let itemClass: ItemClass = text.contains("class =") ? .internetPassword : .genericPassword
+            await #expect(throws: VaultError.integrityFailure(), "\(text)") {
                 try await vault.read(ItemQuery(itemClass: itemClass))
             }
-            try database.rows("DELETE FROM items")
-            try database.rows("INSERT INTO items SELECT * FROM pristine")
+            try database.run("DELETE FROM items")
+            try database.run("INSERT INTO items SELECT * FROM pristine")
             #expect(try await vault.read(ItemQuery(itemClass: .genericPassword)).count == 2)
         }
+    }
+
+    @Test("an attribute with a NUL inside is stored whole: it reads back, and its prefix is another item")
+    func embeddedNUL() async throws {
+        let directory = try TemporaryDirectory()
+        let vault = Vault(backend: try openVault(directory.path("vault.db"), passphrase: "pw"))
+        try await vault.setSecret([1], service: "s", account: "a\u{0}b")
+        #expect(try await vault.secret(service: "s", account: "a\u{0}b") == [1])
+        #expect(try await vault.secret(service: "s", account: "a") == nil)
+        try await vault.setSecret([2], service: "s", account: "a")
+        #expect(try await vault.secret(service: "s", account: "a\u{0}b") == [1])
     }
 
     @Test("a wrong passphrase is authFailed and leaves the file byte-for-byte unchanged")
@@ -146,6 +172,7 @@ struct FileVaultTests {
             try FileVault.open(at: path, credential: .key(SymmetricKey(randomByteCount: 32)))
         }
         #expect(fileBytes(path) == before)
+        #expect(leftovers(path).isEmpty)
         #expect(
             try await Vault(backend: openVault(path, passphrase: "right")).secret(service: "s", account: "a") == [
                 1, 2, 3,
@@ -160,12 +187,17 @@ struct FileVaultTests {
         let junkBefore = fileBytes(junk)
         #expect(throws: VaultError.authFailed()) { try openVault(junk, passphrase: "pw") }
         #expect(fileBytes(junk) == junkBefore)
+        #expect(leftovers(junk).isEmpty)
 
         let other = directory.path("other.sqlite")
-        try SQLiteDatabase(path: other, create: true).rows("CREATE TABLE notes (body TEXT)")
+        try SQLiteConnection(path: other, options: .init(journalMode: .unchanged))
+            .execute(unsafeScript: "CREATE TABLE notes (body TEXT)")
         let otherBefore = fileBytes(other)
         #expect(throws: VaultError.authFailed()) { try openVault(other, passphrase: "pw") }
         #expect(fileBytes(other) == otherBefore)
+        #expect(leftovers(other).isEmpty)
+        let journal = try inspect(other).query("PRAGMA journal_mode").first?.text(0)
+        #expect(journal == "delete", "the vault did not switch another database to WAL")
     }
 
     @Test("a missing vault is itemNotFound when creation is off, and nothing is created")
@@ -174,6 +206,7 @@ struct FileVaultTests {
         let path = directory.path("absent.db")
         #expect(throws: VaultError.itemNotFound()) { try openVault(path, passphrase: "pw", create: false) }
         #expect(!FileManager.default.fileExists(atPath: path))
+        #expect(leftovers(path).isEmpty)
     }
 
     @Test("the vault file and its WAL and shared-memory files have mode 0600")
@@ -206,11 +239,11 @@ struct FileVaultTests {
         #expect(throws: VaultError.authFailed()) { try openVault(path, passphrase: "old") }
         #expect(try await vault.read(ItemQuery(itemClass: .genericPassword)).count == 10)
 
-        let sealedBefore = try SQLiteDatabase(path: path, create: false).rows("SELECT sealed FROM items ORDER BY id")
+        let sealedBefore = try inspect(path).query("SELECT sealed FROM items ORDER BY id")
         let keyFile = directory.path("vault.key")
         try Data(SecureRandom.bytes(count: 32)).write(to: URL(fileURLWithPath: keyFile))
         #expect(try backend.rotateKey(to: .keyFile(at: keyFile), reencryptItems: true) == 10)
-        let sealedAfter = try SQLiteDatabase(path: path, create: false).rows("SELECT sealed FROM items ORDER BY id")
+        let sealedAfter = try inspect(path).query("SELECT sealed FROM items ORDER BY id")
         #expect(sealedBefore != sealedAfter)
         let reopened = Vault(backend: try FileVault.open(at: path, credential: .keyFile(at: keyFile)))
         for index in 0..<10 {
@@ -227,9 +260,8 @@ struct FileVaultTests {
             .setSecret([42], service: "s", account: "a")
         let reopened = Vault(backend: try FileVault.open(at: path, credential: .passphrase("pw"), create: false))
         #expect(try await reopened.secret(service: "s", account: "a") == [42])
-        let row = try SQLiteDatabase(path: path, create: false)
-            .rows("SELECT kdf, memory_kib, iterations, parallelism FROM rampart_vault").first
-        #expect(row == [.text("argon2id"), .integer(19456), .integer(2), .integer(1)])
+        let row = try inspect(path).query("SELECT kdf, memory_kib, iterations, parallelism FROM rampart_vault").first
+        #expect(row?.values == [.text("argon2id"), .integer(19456), .integer(2), .integer(1)])
     }
 
     @Test("key files: 32 raw bytes or 64 hex digits; anything else is invalidParameters")

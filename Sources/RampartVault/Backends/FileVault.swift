@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import RampartCrypto
+import RampartSQLite
 import Synchronization
 
 /// The encrypted file vault: a ``VaultBackend`` in one SQLite file, the Linux default for servers and tools.
@@ -11,7 +12,9 @@ import Synchronization
 /// stored wrapped (AES-256-GCM) under a key-encryption key derived from the ``VaultCredential``: Argon2id for a
 /// passphrase (``Argon2Parameters/owasp`` by default), HKDF-SHA256 for a key file.
 ///
-/// The file is created with mode 0600 (SQLite gives its `-wal` and `-shm` files the same mode). It uses write-ahead
+/// The file is created with mode 0600 (SQLite gives its `-wal` and `-shm` files the same mode). Opening never
+/// writes until the credential is verified: an existing file is opened without creating, without following a
+/// symbolic link and without changing its journal mode (see <doc:FileVaultFormat>). It uses write-ahead
 /// logging with `synchronous=FULL`: each operation is one transaction, so a crash or `kill -9` leaves every
 /// acknowledged item in place and nothing half-written, and several processes can write at once (writers queue on
 /// SQLite's lock for up to ``busyTimeout``).
@@ -26,7 +29,10 @@ public final class FileVault: VaultBackend {
     public let path: String
 
     private struct State: Sendable {
-        let database: SQLiteDatabase
+        /// `nonisolated(unsafe)`: a connection must be used by one thread at a time, and this one is: it is reached
+        /// only inside ``FileVault/state``'s `withLock` (and in ``open(at:credential:create:kdf:)`` before the vault
+        /// exists), and no `State` leaves the lock.
+        nonisolated(unsafe) let database: SQLiteConnection
         var dataKey: SymmetricKey
         var generation: Int64
         let vaultID: [UInt8]
@@ -59,13 +65,14 @@ public final class FileVault: VaultBackend {
         kdf: Argon2Parameters = .owasp
     ) throws -> FileVault {
         let createdFile = try createFileIfMissing(path, allowed: create)
-        let database: SQLiteDatabase
+        let database: SQLiteConnection
         do {
-            database = try SQLiteDatabase(path: path, create: false)
+            database = try SQLiteConnection(path: path, options: connectionOptions)
+        } catch let error as SQLiteError where error.isNotADatabase {
+            throw VaultError.authFailed()
         } catch {
             throw VaultError.ioFailure("cannot open the vault file \(path)", detail: "\(error)")
         }
-        database.setBusyTimeout(milliseconds: Int32(busyTimeout.components.seconds * 1000))
         do {
             if try !isInitialized(database) {
                 // An SQLite file without tables: new, or being initialised by another process right now
@@ -73,7 +80,6 @@ public final class FileVault: VaultBackend {
                 guard createdFile || create else { throw VaultError.authFailed() }
                 try initialize(database, credential: credential, kdf: kdf)
             }
-            try database.rows("PRAGMA synchronous = FULL")
             let unlocked = try unlock(database, credential: credential)
             return FileVault(path: path, state: unlocked)
         } catch let error as SQLiteError where error.isNotADatabase {
@@ -82,6 +88,13 @@ public final class FileVault: VaultBackend {
             throw VaultError.ioFailure("cannot read the vault file \(path)", detail: "\(error)")
         }
     }
+
+    /// How the vault opens its file: never creating it (``createFileIfMissing(_:allowed:)`` does, with mode 0600),
+    /// never through a symbolic link, and without switching it to WAL (``initialize(_:credential:kdf:)`` does, for a
+    /// new vault only), so that opening writes nothing before the credential is verified.
+    private static let connectionOptions = SQLiteConnection.Options(
+        mode: .readWriteExisting, journalMode: .unchanged, synchronous: .full, busyTimeout: busyTimeout,
+        followsSymbolicLinks: false)
 
     // MARK: VaultBackend
 
@@ -119,7 +132,7 @@ public final class FileVault: VaultBackend {
             let matched = try Self.select(filter, state: state)
             let replacements = try matched.map { try Self.row(for: transform($0.item), state: state) }
             for (rowID, _) in matched {
-                try state.database.rows("DELETE FROM items WHERE id = \(rowID)")
+                try state.database.run("DELETE FROM items WHERE id = \(rowID)")
             }
             for row in replacements {
                 try Self.insertRow(row, into: state.database)
@@ -137,7 +150,7 @@ public final class FileVault: VaultBackend {
         try write { state in
             let matched = try Self.select(filter, state: state)
             for (rowID, _) in matched {
-                try state.database.rows("DELETE FROM items WHERE id = \(rowID)")
+                try state.database.run("DELETE FROM items WHERE id = \(rowID)")
             }
             return matched.count
         }
@@ -165,7 +178,7 @@ public final class FileVault: VaultBackend {
     ) throws -> Int {
         let header = try KeyHeader.make(credential: credential, kdf: kdf)
         return try write { state in
-            let rows = try state.database.rows("SELECT \(raw: Self.columns) FROM items")
+            let rows = try state.database.query("SELECT \(raw: Self.columns) FROM items")
             let newKey = reencryptItems ? SymmetricKey(randomByteCount: 32) : state.dataKey
             var next = state
             next.dataKey = newKey
@@ -174,10 +187,10 @@ public final class FileVault: VaultBackend {
                 let (rowID, item) = try Self.decode(row, state: state)
                 guard reencryptItems else { continue }
                 let sealed = try Self.row(for: item, state: next).sealed
-                try state.database.rows("UPDATE items SET sealed = \(sealed) WHERE id = \(rowID)")
+                try state.database.run("UPDATE items SET sealed = \(sealed) WHERE id = \(rowID)")
             }
             let wrapped = try header.wrap(newKey, vaultID: state.vaultID, generation: next.generation)
-            try state.database.rows(
+            try state.database.run(
                 """
                 UPDATE rampart_vault SET kdf = \(header.kdfName), salt = \(header.salt),
                     memory_kib = \(Int64(header.parameters.memoryKiB)),
@@ -197,7 +210,7 @@ public final class FileVault: VaultBackend {
     /// - Throws: ``VaultError/Code/ioFailure``.
     public func count() throws -> Int {
         try read { state in
-            Int(try state.database.rows("SELECT count(*) FROM items").first?.first?.integer ?? 0)
+            Int(try state.database.query("SELECT count(*) FROM items").first?.integer(0) ?? 0)
         }
     }
 
@@ -208,7 +221,7 @@ public final class FileVault: VaultBackend {
     @_spi(Testing)
     public func decodeAllRows() throws -> [VaultItem] {
         try read { state in
-            try state.database.rows("SELECT \(raw: Self.columns) FROM items").map {
+            try state.database.query("SELECT \(raw: Self.columns) FROM items").map {
                 try Self.decode($0, state: state).item
             }
         }
@@ -219,7 +232,7 @@ public final class FileVault: VaultBackend {
     private func write<R: Sendable>(_ body: (inout State) throws -> R) throws -> R {
         try state.withLock { state in
             try Self.mapSQLite {
-                try state.database.writeTransaction {
+                try state.database.transaction(.immediate) {
                     try Self.checkGeneration(state)
                     return try body(&state)
                 }
@@ -230,17 +243,17 @@ public final class FileVault: VaultBackend {
     private func read<R: Sendable>(_ body: (State) throws -> R) throws -> R {
         try state.withLock { state in
             try Self.mapSQLite {
-                try state.database.rows("BEGIN")
-                defer { _ = try? state.database.rows("COMMIT") }
-                try Self.checkGeneration(state)
-                return try body(state)
+                try state.database.transaction(.deferred) {
+                    try Self.checkGeneration(state)
+                    return try body(state)
+                }
             }
         }
     }
 
     private static func checkGeneration(_ state: State) throws {
-        let generation = try state.database.rows("SELECT generation FROM rampart_vault WHERE id = 1").first?.first
-        guard generation?.integer == state.generation else {
+        let generation = try state.database.query("SELECT generation FROM rampart_vault WHERE id = 1").first
+        guard generation?.integer(0) == state.generation else {
             throw VaultError.authFailed(
                 "the vault key was rotated by another process since this vault was opened; open it again")
         }
@@ -251,7 +264,7 @@ public final class FileVault: VaultBackend {
             return try body()
         } catch let error as SQLiteError where error.isUniqueViolation {
             throw VaultError.duplicateItem()
-        } catch let error as SQLiteError where error.isBusy {
+        } catch let error as SQLiteError where error.code == .busy {
             throw VaultError.ioFailure(
                 "another process held the vault locked for more than \(busyTimeout); try again", detail: "\(error)")
         } catch let error as SQLiteError {
@@ -284,10 +297,10 @@ public final class FileVault: VaultBackend {
         return Row(item: item, primaryKey: primaryKey, created: created, modified: modified, sealed: box.combined)
     }
 
-    private static func insertRow(_ row: Row, into database: SQLiteDatabase) throws {
+    private static func insertRow(_ row: Row, into database: SQLiteConnection) throws {
         let item = row.item
         let a = item.attributes
-        try database.rows(
+        try database.run(
             """
             INSERT INTO items (pk, class, access_group, synchronizable, accessibility, access_control, service, \
             account, label, generic, server, protocol, port, path, security_domain, authentication_type, \
@@ -302,7 +315,7 @@ public final class FileVault: VaultBackend {
     }
 
     private static func select(_ filter: ItemFilter, state: State) throws -> [(rowID: Int64, item: VaultItem)] {
-        let rows = try state.database.rows(
+        let rows = try state.database.query(
             """
             SELECT \(raw: columns) FROM items WHERE class = \(filter.itemClass.rawValue)
             AND (\(filter.attributes.service) IS NULL OR service = \(filter.attributes.service))
@@ -312,30 +325,30 @@ public final class FileVault: VaultBackend {
     }
 
     /// Rebuilds an item from a row and authenticates it; any malformed or altered column is an integrity failure.
-    private static func decode(_ row: [SQLiteValue], state: State) throws -> (rowID: Int64, item: VaultItem) {
-        guard row.count == 26, let rowID = row[0].integer, let storedKey = row[1].blob,
-            let itemClass = row[2].text.flatMap(ItemClass.init(rawValue:)), let group = row[3].text,
-            let sync = row[4].integer, sync == 0 || sync == 1,
-            let accessibility = row[5].text.flatMap(Accessibility.init(rawValue:)),
-            let control = row[6].integer.flatMap(UInt32.init(exactly:)),
-            let created = row[22].integer, let modified = row[23].integer, let sealed = row[25].blob
+    private static func decode(_ row: SQLRow, state: State) throws -> (rowID: Int64, item: VaultItem) {
+        guard row.values.count == 26, let rowID = row.integer(0), let storedKey = row.blob(1),
+            let itemClass = row.text(2).flatMap(ItemClass.init(rawValue:)), let group = row.text(3),
+            let sync = row.integer(4), sync == 0 || sync == 1,
+            let accessibility = row.text(5).flatMap(Accessibility.init(rawValue:)),
+            let control = row.integer(6).flatMap(UInt32.init(exactly:)),
+            let created = row.integer(22), let modified = row.integer(23), let sealed = row.blob(25)
         else { throw VaultError.integrityFailure() }
         var port: Int?
-        if case .integer(let value) = row[13] {
+        if let value = row.integer(13) {
             guard let exact = Int(exactly: value) else { throw VaultError.integrityFailure() }
             port = exact
         }
         let attributes = ItemAttributes(
-            service: row[7].text, account: row[8].text, label: row[9].text, generic: row[10].blob,
-            server: row[11].text, protocol: row[12].text, port: port, path: row[14].text,
-            securityDomain: row[15].text, authenticationType: row[16].text, applicationTag: row[17].blob,
-            applicationLabel: row[18].blob, keyType: row[19].text, issuer: row[20].blob, serialNumber: row[21].blob)
+            service: row.text(7), account: row.text(8), label: row.text(9), generic: row.blob(10),
+            server: row.text(11), protocol: row.text(12), port: port, path: row.text(14),
+            securityDomain: row.text(15), authenticationType: row.text(16), applicationTag: row.blob(17),
+            applicationLabel: row.blob(18), keyType: row.text(19), issuer: row.blob(20), serialNumber: row.blob(21))
         var item = VaultItem(
             itemClass: itemClass, attributes: attributes, value: [], accessGroup: group,
             accessibility: accessibility, synchronizable: sync == 1, accessControl: AccessControl(rawValue: control))
         item.creationDate = Date(timeIntervalSince1970: Double(created) / 1000)
         item.modificationDate = Date(timeIntervalSince1970: Double(modified) / 1000)
-        switch row[24] {
+        switch row.values[24] {
         case .null: item.biometryBinding = nil
         case .blob(let binding): item.biometryBinding = binding
         default: throw VaultError.integrityFailure()
@@ -396,47 +409,46 @@ public final class FileVault: VaultBackend {
         return true
     }
 
-    private static func isInitialized(_ database: SQLiteDatabase) throws -> Bool {
-        let rows = try database.rows("SELECT count(*) FROM sqlite_master WHERE type = 'table'")
-        let tables = rows.first?.first?.integer ?? 0
+    private static func isInitialized(_ database: SQLiteConnection) throws -> Bool {
+        let rows = try database.query("SELECT count(*) FROM sqlite_master WHERE type = 'table'")
+        let tables = rows.first?.integer(0) ?? 0
         guard tables > 0 else { return false }
-        let ours = try database.rows(
+        let ours = try database.query(
             "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('rampart_vault', 'items')")
-        guard ours.first?.first?.integer == 2 else { throw VaultError.authFailed() }
+        guard ours.first?.integer(0) == 2 else { throw VaultError.authFailed() }
         return true
     }
 
+    /// The tables of format 1 (see FileVaultFormat.md); constant SQL, run once when a vault is created.
+    private static let schema = """
+        CREATE TABLE rampart_vault (
+            id INTEGER PRIMARY KEY CHECK (id = 1), format INTEGER NOT NULL, vault_id BLOB NOT NULL,
+            kdf TEXT NOT NULL, salt BLOB NOT NULL, memory_kib INTEGER NOT NULL, iterations INTEGER NOT NULL,
+            parallelism INTEGER NOT NULL, wrapped_key BLOB NOT NULL, generation INTEGER NOT NULL);
+        CREATE TABLE items (
+            id INTEGER PRIMARY KEY, pk BLOB NOT NULL UNIQUE, class TEXT NOT NULL, access_group TEXT NOT NULL,
+            synchronizable INTEGER NOT NULL, accessibility TEXT NOT NULL, access_control INTEGER NOT NULL,
+            service TEXT, account TEXT, label TEXT, generic BLOB, server TEXT, protocol TEXT, port INTEGER,
+            path TEXT, security_domain TEXT, authentication_type TEXT, application_tag BLOB,
+            application_label BLOB, key_type TEXT, issuer BLOB, serial_number BLOB,
+            created INTEGER NOT NULL, modified INTEGER NOT NULL, biometry_binding BLOB, sealed BLOB NOT NULL);
+        CREATE INDEX items_lookup ON items (class, service, account);
+        """
+
     private static func initialize(
-        _ database: SQLiteDatabase, credential: VaultCredential, kdf: Argon2Parameters
+        _ database: SQLiteConnection, credential: VaultCredential, kdf: Argon2Parameters
     )
         throws
     {
-        try database.rows("PRAGMA journal_mode = WAL")
+        try database.switchToWAL()
         let header = try KeyHeader.make(credential: credential, kdf: kdf)
-        try database.writeTransaction {
+        try database.transaction(.immediate) {
             // Another process may have initialised the file while this one waited for the lock.
             guard try !isInitialized(database) else { return }
-            try database.rows(
-                """
-                CREATE TABLE rampart_vault (
-                    id INTEGER PRIMARY KEY CHECK (id = 1), format INTEGER NOT NULL, vault_id BLOB NOT NULL,
-                    kdf TEXT NOT NULL, salt BLOB NOT NULL, memory_kib INTEGER NOT NULL, iterations INTEGER NOT NULL,
-                    parallelism INTEGER NOT NULL, wrapped_key BLOB NOT NULL, generation INTEGER NOT NULL)
-                """)
-            try database.rows(
-                """
-                CREATE TABLE items (
-                    id INTEGER PRIMARY KEY, pk BLOB NOT NULL UNIQUE, class TEXT NOT NULL, access_group TEXT NOT NULL,
-                    synchronizable INTEGER NOT NULL, accessibility TEXT NOT NULL, access_control INTEGER NOT NULL,
-                    service TEXT, account TEXT, label TEXT, generic BLOB, server TEXT, protocol TEXT, port INTEGER,
-                    path TEXT, security_domain TEXT, authentication_type TEXT, application_tag BLOB,
-                    application_label BLOB, key_type TEXT, issuer BLOB, serial_number BLOB,
-                    created INTEGER NOT NULL, modified INTEGER NOT NULL, biometry_binding BLOB, sealed BLOB NOT NULL)
-                """)
-            try database.rows("CREATE INDEX items_lookup ON items (class, service, account)")
+            try database.execute(unsafeScript: schema)
             let vaultID = SecureRandom.bytes(count: 16)
             let wrapped = try header.wrap(SymmetricKey(randomByteCount: 32), vaultID: vaultID, generation: 1)
-            try database.rows(
+            try database.run(
                 """
                 INSERT INTO rampart_vault (id, format, vault_id, kdf, salt, memory_kib, iterations, parallelism,
                     wrapped_key, generation)
@@ -446,18 +458,18 @@ public final class FileVault: VaultBackend {
         }
     }
 
-    private static func unlock(_ database: SQLiteDatabase, credential: VaultCredential) throws -> State {
-        let rows = try database.rows(
+    private static func unlock(_ database: SQLiteConnection, credential: VaultCredential) throws -> State {
+        let rows = try database.query(
             """
             SELECT format, vault_id, kdf, salt, memory_kib, iterations, parallelism, wrapped_key, generation
             FROM rampart_vault WHERE id = 1
             """)
-        guard let row = rows.first, row.count == 9, row[0].integer == 1, let vaultID = row[1].blob,
-            vaultID.count == 16, let kdfName = row[2].text, let salt = row[3].blob,
-            let memory = row[4].integer.flatMap(UInt32.init(exactly:)),
-            let iterations = row[5].integer.flatMap(UInt32.init(exactly:)),
-            let parallelism = row[6].integer.flatMap(UInt32.init(exactly:)), let wrapped = row[7].blob,
-            let generation = row[8].integer
+        guard let row = rows.first, row.values.count == 9, row.integer(0) == 1, let vaultID = row.blob(1),
+            vaultID.count == 16, let kdfName = row.text(2), let salt = row.blob(3),
+            let memory = row.integer(4).flatMap(UInt32.init(exactly:)),
+            let iterations = row.integer(5).flatMap(UInt32.init(exactly:)),
+            let parallelism = row.integer(6).flatMap(UInt32.init(exactly:)), let wrapped = row.blob(7),
+            let generation = row.integer(8)
         else { throw VaultError.authFailed() }
         let header = KeyHeader(
             kdfName: kdfName, salt: salt,
