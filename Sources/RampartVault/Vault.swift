@@ -12,7 +12,9 @@ import RampartCrypto
 /// - access groups must be in the caller's ``Entitlements`` (``VaultError/Code/missingEntitlement``), and queries see
 ///   only entitled groups;
 /// - values are readable only in the lock states their ``Accessibility`` allows
-///   (``VaultError/Code/interactionNotAllowed``), and items with ``AccessControl`` ask the ``UserAuthenticator``.
+///   (``VaultError/Code/interactionNotAllowed``), and items with ``AccessControl`` ask the ``UserAuthenticator``;
+/// - text attributes and access groups are kept whole, NUL included: `alice\0evil` is not `alice` on any backend
+///   (see <doc:StoringSecrets>).
 ///
 /// ```swift
 /// let vault = Vault(backend: InMemoryBackend())

@@ -332,6 +332,43 @@ extension ContractCase {
                     [UInt8](repeating: 1, count: VaultLimits.maxValueByteCount + 1), service: "s", account: "big")
             }
         },
+        ContractCase("text with a NUL inside is kept whole: \"alice\\0evil\" neither finds nor replaces \"alice\"") {
+            backend in
+            let vault = Vault(backend: backend, entitlements: Entitlements(accessGroups: ["T.app", "T.app\u{0}x"]))
+            try await vault.setSecret(token("alice's"), service: "s", account: "alice")
+            #expect(try await vault.secret(service: "s", account: "alice\u{0}evil") == nil)
+            try await vault.setSecret(token("evil's"), service: "s", account: "alice\u{0}evil")
+            #expect(try await vault.secret(service: "s", account: "alice") == token("alice's"))
+            #expect(try await vault.secret(service: "s", account: "alice\u{0}evil") == token("evil's"))
+            let accounts = try await vault.read(ItemQuery(itemClass: .genericPassword)).map(\.attributes.account)
+            #expect(Set(accounts) == ["alice", "alice\u{0}evil"])
+            try await vault.update(
+                .genericPassword(service: "s", account: "alice\u{0}evil"),
+                with: ItemChanges(attributes: ItemAttributes(service: "s\u{0}", label: "L\u{0}abel")))
+            let moved = try await vault.readOne(.genericPassword(service: "s\u{0}", account: "alice\u{0}evil"))
+            #expect(moved.attributes.label == "L\u{0}abel")
+            #expect(moved.value == token("evil's"))
+            #expect(try await vault.deleteSecret(service: "s\u{0}", account: "alice\u{0}evil"))
+            #expect(try await vault.secret(service: "s", account: "alice") == token("alice's"))
+            var internet = ItemAttributes(
+                account: "u", server: "example.com\u{0}.evil", protocol: "https", port: 443, path: "/\u{0}")
+            internet.label = "\u{0}"
+            try await vault.add(
+                VaultItem(itemClass: .internetPassword, attributes: internet, value: [1], accessGroup: "T.app\u{0}x"))
+            let found = try await vault.readOne(
+                ItemQuery(itemClass: .internetPassword, attributes: ItemAttributes(server: "example.com\u{0}.evil")))
+            #expect(found.attributes.server == "example.com\u{0}.evil")
+            #expect(found.attributes.path == "/\u{0}")
+            #expect(found.attributes.label == "\u{0}")
+            #expect(found.accessGroup == "T.app\u{0}x")
+            await #expect(throws: VaultError.itemNotFound()) {
+                try await vault.read(
+                    ItemQuery(itemClass: .internetPassword, attributes: ItemAttributes(server: "example.com")))
+            }
+            await #expect(throws: VaultError.itemNotFound()) {
+                try await vault.read(ItemQuery(itemClass: .internetPassword, accessGroup: "T.app"))
+            }
+        },
     ]
 }
 

@@ -145,17 +145,6 @@ struct FileVaultTests {
         }
     }
 
-    @Test("an attribute with a NUL inside is stored whole: it reads back, and its prefix is another item")
-    func embeddedNUL() async throws {
-        let directory = try TemporaryDirectory()
-        let vault = Vault(backend: try openVault(directory.path("vault.db"), passphrase: "pw"))
-        try await vault.setSecret([1], service: "s", account: "a\u{0}b")
-        #expect(try await vault.secret(service: "s", account: "a\u{0}b") == [1])
-        #expect(try await vault.secret(service: "s", account: "a") == nil)
-        try await vault.setSecret([2], service: "s", account: "a")
-        #expect(try await vault.secret(service: "s", account: "a\u{0}b") == [1])
-    }
-
     @Test("a wrong passphrase is authFailed and leaves the file byte-for-byte unchanged")
     func wrongPassphrase() async throws {
         let directory = try TemporaryDirectory()

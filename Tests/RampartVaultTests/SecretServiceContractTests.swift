@@ -1,6 +1,7 @@
 import Foundation
-import RampartVault
 import Testing
+
+@testable import RampartVault
 
 /// Whether a private, unlocked keyring is reachable: `scripts/with-keyring.sh` starts one on a private D-Bus session
 /// and sets `RAMPART_SECRET_SERVICE_TESTS=1`. The opt-in keeps a plain `swift test` on a desktop away from the
@@ -53,6 +54,99 @@ struct SecretServiceContractTests {
         #expect(try await Vault(backend: second).secret(service: "s", account: "a") == nil)
         await SecretServiceFixture.clean(first)
         #expect(try await Vault(backend: first).secret(service: "s", account: "a") == nil)
+    }
+
+    /// A libsecret connection with the backend's schema, to see and write items as they are stored.
+    func rawConnection() throws -> SecretServiceConnection {
+        try SecretServiceConnection(
+            schemaName: SecretServiceBackend.schemaName, attributeNames: SecretServiceBackend.attributeNames)
+    }
+
+    /// Every item in `backend`'s namespace, with its attributes as libsecret holds them.
+    func storedItems(_ backend: SecretServiceBackend) throws -> [SecretServiceConnection.Found] {
+        try rawConnection().search(["rampart-namespace": backend.namespace])
+    }
+
+    @Test("text without a NUL is stored as before; text with one is hex, listed in hex-encoded")
+    func storedForms() async throws {
+        let backend = try SecretServiceFixture.freshBackend()
+        defer { Task { await SecretServiceFixture.clean(backend) } }
+        let vault = Vault(backend: backend, entitlements: Entitlements(accessGroups: ["g\u{0}", "g"]))
+        try await vault.add(.genericPassword(service: "s%61", account: "6100", value: [1], accessGroup: "g"))
+        try await vault.add(.genericPassword(service: "s", account: "a\u{0}", value: [2], accessGroup: "g\u{0}"))
+        let stored = try storedItems(backend).map(\.attributes).sorted { ($0["service"] ?? "") < ($1["service"] ?? "") }
+        try #require(stored.count == 2)
+        #expect(stored[0]["service"] == "s")
+        #expect(stored[0]["account"] == "6100")
+        #expect(stored[0]["access-group"] == "6700")
+        #expect(stored[0]["hex-encoded"] == "access-group account")
+        #expect(stored[1]["service"] == "s%61")
+        #expect(stored[1]["account"] == "6100")
+        #expect(stored[1]["access-group"] == "g")
+        #expect(stored[1]["hex-encoded"] == nil)
+        // "6100" is both an account as is and the hex of "a\0": each query finds its own item.
+        #expect(try await vault.secret(service: "s%61", account: "6100") == [1])
+        #expect(try await vault.secret(service: "s", account: "a\u{0}") == [2])
+        #expect(try await vault.secret(service: "s", account: "6100") == nil)
+    }
+
+    @Test("an item without a NUL has exactly the attributes older versions wrote, so their items read unchanged")
+    func olderItems() async throws {
+        let backend = try SecretServiceFixture.freshBackend()
+        defer { Task { await SecretServiceFixture.clean(backend) } }
+        try await Vault(backend: backend).setSecret([7], service: "api", account: "refresh_token")
+        let stored = try #require(storedItems(backend).first).attributes
+        #expect(
+            Set(stored.keys) == [
+                "xdg:schema", "rampart-namespace", "class", "primary-key", "access-group", "synchronizable",
+                "accessibility", "access-control", "created", "modified", "service", "account",
+            ])
+        #expect(stored["service"] == "api")
+        #expect(stored["account"] == "refresh_token")
+        #expect(stored["access-group"] == "default")
+    }
+
+    @Test("a malformed hex-encoded value is integrityFailure")
+    func malformedHex() async throws {
+        let backend = try SecretServiceFixture.freshBackend()
+        defer { Task { await SecretServiceFixture.clean(backend) } }
+        let vault = Vault(backend: backend)
+        try await vault.setSecret([1], service: "s", account: "a\u{0}")
+        let raw = try rawConnection()
+        let found = try #require(storedItems(backend).first)
+        try raw.delete(found.handle)
+        var attributes = found.attributes
+        attributes["account"] = "6"
+        try raw.store(attributes: attributes, label: "l", secret: [1])
+        await #expect(throws: VaultError.integrityFailure()) {
+            try await vault.read(ItemQuery(itemClass: .genericPassword))
+        }
+    }
+
+    @Test("the libsecret layer refuses a NUL in an attribute or label instead of cutting it (invalidParameters)")
+    func connectionRefusesNUL() throws {
+        let raw = try rawConnection()
+        let namespace = "rampart-test-\(UUID().uuidString)"
+        #expect(throws: VaultError.invalidParameters()) {
+            try raw.store(attributes: ["rampart-namespace": namespace, "account": "a\u{0}b"], label: "l", secret: [])
+        }
+        #expect(throws: VaultError.invalidParameters()) {
+            try raw.store(attributes: ["rampart-namespace": namespace], label: "a\u{0}b", secret: [])
+        }
+        #expect(throws: VaultError.invalidParameters()) {
+            try raw.search(["rampart-namespace": namespace + "\u{0}x"])
+        }
+        #expect(try raw.search(["rampart-namespace": namespace]).isEmpty)
+    }
+}
+
+struct SecretServiceNamespaceTests {
+    @Test("a namespace with a NUL is invalidParameters, before any connection (libsecret would cut it)")
+    func namespaceWithNUL() {
+        let error = #expect(throws: VaultError.invalidParameters()) {
+            try SecretServiceBackend(namespace: "com.example.app\u{0}.evil")
+        }
+        #expect(error?.reason.contains("NUL") == true)
     }
 }
 

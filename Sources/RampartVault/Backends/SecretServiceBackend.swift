@@ -10,6 +10,15 @@ import RampartCrypto
 /// and the dates; the value is the item's secret. Items of other applications, or of another ``namespace``, are never
 /// matched.
 ///
+/// Text may hold any Unicode, NUL included, as on every backend: libsecret keeps attribute values as C strings, which
+/// would end at the first NUL (an account `alice\0evil` stored as `alice` makes every search for `alice` fail with
+/// ``VaultError/Code/integrityFailure``). So a text attribute or access group that contains a NUL is stored as the
+/// lowercase hex of its UTF-8, and its name is listed in the item's `hex-encoded` attribute (names separated by
+/// spaces). Every other value is stored as is, byte for byte as older Rampart versions stored it, so items they wrote
+/// are found and read unchanged; searches for a value with a NUL look for its hex form, and every match is confirmed
+/// against the decoded item. An older Rampart version reads an item with a hex-encoded attribute as
+/// ``VaultError/Code/integrityFailure`` (it could not have stored the value whole either).
+///
 /// - Important: The Secret Service has no transactions: insert checks for a duplicate and then stores, and update
 ///   deletes then stores. Writers of one namespace on one machine are serialised by an advisory lock file
 ///   (`flock`, in `$XDG_RUNTIME_DIR` or the temporary directory), so they cannot both add one primary key; writers
@@ -29,17 +38,18 @@ public final class SecretServiceBackend: VaultBackend {
     /// Connects to the Secret Service on the session bus.
     ///
     /// - Parameter namespace: A name for this application's items, usually its reverse-DNS identifier.
-    /// - Throws: ``VaultError/Code/notAvailable`` when no Secret Service answers (no session bus, no keyring daemon).
+    /// - Throws: ``VaultError/Code/invalidParameters`` for an empty namespace or one with a NUL (libsecret would cut
+    ///   it there, and the application would share the items of the namespace before the NUL);
+    ///   ``VaultError/Code/notAvailable`` when no Secret Service answers (no session bus, no keyring daemon).
     public init(namespace: String) throws {
         guard !namespace.isEmpty else { throw VaultError.invalidParameters("the namespace must not be empty") }
+        guard !namespace.utf8.contains(0) else {
+            throw VaultError.invalidParameters(
+                "the namespace contains a NUL, where libsecret would cut it; use a reverse-DNS name such as "
+                    + "com.example.app")
+        }
         self.namespace = namespace
-        let names =
-            [
-                Key.namespace, Key.itemClass, Key.primaryKey, Key.accessGroup, Key.synchronizable,
-                Key.accessibility, Key.accessControl, Key.created, Key.modified, Key.biometryBinding,
-            ]
-            + ItemAttributes.Name.allCases.map(\.rawValue)
-        connection = try SecretServiceConnection(schemaName: Self.schemaName, attributeNames: names)
+        connection = try SecretServiceConnection(schemaName: Self.schemaName, attributeNames: Self.attributeNames)
         let directory = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"] ?? NSTemporaryDirectory()
         let tag = HexText.encode(Array(SHA256.hash(Array(namespace.utf8)).prefix(12)))
         lockPath = (directory as NSString).appendingPathComponent("rampart-secret-service-\(tag).lock")
@@ -146,7 +156,17 @@ public final class SecretServiceBackend: VaultBackend {
         static let created = "created"
         static let modified = "modified"
         static let biometryBinding = "biometry-binding"
+        /// The names of the attributes stored as hex because their text holds a NUL, separated by spaces.
+        static let hexEncoded = "hex-encoded"
     }
+
+    /// Every attribute name the schema declares.
+    static let attributeNames =
+        [
+            Key.namespace, Key.itemClass, Key.primaryKey, Key.accessGroup, Key.synchronizable,
+            Key.accessibility, Key.accessControl, Key.created, Key.modified, Key.biometryBinding, Key.hexEncoded,
+        ]
+        + ItemAttributes.Name.allCases.map(\.rawValue)
 
     /// The attributes whose values are bytes, stored as lowercase hex.
     private static let byteNames: Set<ItemAttributes.Name> = [
@@ -158,12 +178,23 @@ public final class SecretServiceBackend: VaultBackend {
         HexText.encode(SHA256.hash(item.primaryKey.bytes))
     }
 
+    /// How a text value is stored: as is, or as the hex of its UTF-8 when it holds a NUL (which libsecret would cut).
+    private static func storedText(_ text: String) -> (value: String, isHex: Bool) {
+        text.utf8.contains(0) ? (HexText.encode(Array(text.utf8)), true) : (text, false)
+    }
+
     private func store(_ item: VaultItem) throws {
+        var hexNames: [String] = []
+        func storable(_ name: String, _ value: String) -> String {
+            let stored = Self.storedText(value)
+            if stored.isHex { hexNames.append(name) }
+            return stored.value
+        }
         var attributes = [
             Key.namespace: namespace,
             Key.itemClass: item.itemClass.rawValue,
             Key.primaryKey: Self.primaryKeyTag(item),
-            Key.accessGroup: item.accessGroup ?? "",
+            Key.accessGroup: storable(Key.accessGroup, item.accessGroup ?? ""),
             Key.synchronizable: item.synchronizable ? "true" : "false",
             Key.accessibility: item.accessibility.rawValue,
             Key.accessControl: String(item.accessControl.rawValue),
@@ -177,13 +208,16 @@ public final class SecretServiceBackend: VaultBackend {
             } else if Self.byteNames.contains(name), let bytes = item.attributes.bytes(of: name) {
                 attributes[name.rawValue] = HexText.encode(bytes)
             } else if let bytes = item.attributes.bytes(of: name) {
-                attributes[name.rawValue] = String(decoding: bytes, as: UTF8.self)
+                attributes[name.rawValue] = storable(name.rawValue, String(decoding: bytes, as: UTF8.self))
             }
         }
+        if !hexNames.isEmpty { attributes[Key.hexEncoded] = hexNames.sorted().joined(separator: " ") }
+        // The display label is only shown (by Seahorse, for example), never read back: a NUL becomes U+FFFD.
         let label =
-            item.attributes.label
+            (item.attributes.label
             ?? [item.attributes.service ?? item.attributes.server, item.attributes.account]
-            .compactMap { $0 }.joined(separator: " / ")
+            .compactMap { $0 }.joined(separator: " / "))
+            .replacingOccurrences(of: "\u{0}", with: "\u{FFFD}")
         try connection.store(
             attributes: attributes, label: label.isEmpty ? item.itemClass.rawValue : label,
             secret: item.value)
@@ -195,8 +229,13 @@ public final class SecretServiceBackend: VaultBackend {
         item: VaultItem, handle: SecretServiceConnection.ItemHandle
     )] {
         var query = [Key.namespace: namespace, Key.itemClass: filter.itemClass.rawValue]
-        if let service = filter.attributes.service { query[ItemAttributes.Name.service.rawValue] = service }
-        if let account = filter.attributes.account { query[ItemAttributes.Name.account.rawValue] = account }
+        // Narrows the search only; every match is confirmed with `filter.matches` on the decoded item.
+        if let service = filter.attributes.service {
+            query[ItemAttributes.Name.service.rawValue] = Self.storedText(service).value
+        }
+        if let account = filter.attributes.account {
+            query[ItemAttributes.Name.account.rawValue] = Self.storedText(account).value
+        }
         var result: [(item: VaultItem, handle: SecretServiceConnection.ItemHandle)] = []
         for entry in try connection.search(query) {
             var item = try Self.decode(entry.attributes)
@@ -214,11 +253,20 @@ public final class SecretServiceBackend: VaultBackend {
 
     /// Rebuilds an item's metadata from its Secret Service attributes; anything malformed is an integrity failure.
     private static func decode(_ attributes: [String: String]) throws -> VaultItem {
+        let hexNames = Set((attributes[Key.hexEncoded] ?? "").split(separator: " ").map(String.init))
+        func decodedText(_ name: String) throws -> String? {
+            guard let stored = attributes[name] else { return nil }
+            guard hexNames.contains(name) else { return stored }
+            guard let bytes = HexText.decode(stored), let text = String(validating: bytes, as: UTF8.self) else {
+                throw VaultError.integrityFailure("a Secret Service item's hex-encoded \(name) attribute is malformed")
+            }
+            return text
+        }
         guard let itemClass = attributes[Key.itemClass].flatMap(ItemClass.init(rawValue:)),
             let accessibility = attributes[Key.accessibility].flatMap(Accessibility.init(rawValue:)),
             let control = attributes[Key.accessControl].flatMap({ UInt32($0) }),
             let sync = attributes[Key.synchronizable], sync == "true" || sync == "false",
-            let group = attributes[Key.accessGroup],
+            let group = try decodedText(Key.accessGroup),
             let created = attributes[Key.created].flatMap({ Int64($0) }),
             let modified = attributes[Key.modified].flatMap({ Int64($0) })
         else {
@@ -226,7 +274,7 @@ public final class SecretServiceBackend: VaultBackend {
         }
         var fields = ItemAttributes()
         for name in ItemAttributes.Name.allCases {
-            guard let text = attributes[name.rawValue] else { continue }
+            guard let text = try decodedText(name.rawValue) else { continue }
             if name == .port {
                 guard let port = Int(text) else { throw VaultError.integrityFailure() }
                 fields.port = port

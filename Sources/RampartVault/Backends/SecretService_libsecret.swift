@@ -78,7 +78,11 @@ final class SecretServiceConnection: Sendable {
     }
 
     /// Stores a new item in the default collection.
+    ///
+    /// - Throws: ``VaultError/Code/invalidParameters`` when an attribute or the label holds a NUL (the caller
+    ///   encodes such text first); ``VaultError/Code/ioFailure`` when the Secret Service refuses.
     func store(attributes: [String: String], label: String, secret: [UInt8]) throws {
+        try Self.refuseNUL(attributes.merging(["label": label]) { stored, _ in stored })
         try lock.withLock { _ in
             let table = Self.table(attributes, typed: false)
             defer { g_hash_table_unref(table) }
@@ -99,8 +103,12 @@ final class SecretServiceConnection: Sendable {
     }
 
     /// Finds every item whose attributes include `attributes`, with secrets where the collection is unlocked.
+    ///
+    /// - Throws: ``VaultError/Code/invalidParameters`` when an attribute holds a NUL; ``VaultError/Code/ioFailure``
+    ///   when the search fails.
     func search(_ attributes: [String: String]) throws -> [Found] {
-        try lock.withLock { _ in
+        try Self.refuseNUL(attributes)
+        return try lock.withLock { _ in
             let table = Self.table(attributes, typed: false)
             defer { g_hash_table_unref(table) }
             var error: UnsafeMutablePointer<GError>?
@@ -140,6 +148,17 @@ final class SecretServiceConnection: Sendable {
     }
 
     // MARK: GLib helpers
+
+    /// Refuses strings that libsecret would cut: it copies them with `g_strdup`, which stops at the first NUL, so
+    /// `alice\0evil` would be stored and searched as `alice`.
+    private static func refuseNUL(_ entries: [String: String]) throws {
+        for (name, value) in entries.sorted(by: { $0.key < $1.key })
+        where name.utf8.contains(0) || value.utf8.contains(0) {
+            throw VaultError.invalidParameters(
+                "the Secret Service \(name.utf8.contains(0) ? "attribute name" : name) contains a NUL, where libsecret "
+                    + "would cut it; encode the text first (SecretServiceBackend stores such values as hex)")
+        }
+    }
 
     /// A new `GHashTable` of strings (or, for a schema, names to `SECRET_SCHEMA_ATTRIBUTE_STRING`, which is 0); the
     /// caller unrefs it, which frees the copies.
