@@ -225,7 +225,7 @@ let package = Package(
             name: "RampartCLITests",
             dependencies: [
                 "RampartCLI", "TestSupport", "RampartX509", "RampartPinning", "RampartTLS", "RampartAppAttest",
-                "RampartAttestService", "RampartVault", "RampartSeal",
+                "RampartAttestService", "RampartAttestClient", "RampartVault", "RampartSeal",
             ],
             swiftSettings: swiftSettings
         ),

@@ -1,8 +1,9 @@
 /// The one error type of ``RampartAttestClient``.
 ///
 /// A server's refusal of a protected request is not an error but a ``ServerAnswer``; these are the failures that
-/// stop the client from getting an answer at all. Errors compare by ``code`` only.
-public struct AttestedClientError: Error, Hashable, CustomStringConvertible {
+/// stop the client from getting an answer at all. Errors compare and hash by ``code`` only and print
+/// `code: reason` (`RampartError`).
+public struct AttestedClientError {
     /// What kind of failure this is.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         enum Backing: String, Hashable, Sendable {
@@ -37,33 +38,62 @@ public struct AttestedClientError: Error, Hashable, CustomStringConvertible {
     public let code: Code
     /// What failed and what to do.
     public let reason: String
+    /// The underlying failure for logs (a transport error, a store error), or empty.
+    public let detail: String
+    /// The source file that raised the error.
+    public let file: String
+    /// The source line that raised the error.
+    public let line: UInt
 
-    init(_ code: Code, _ reason: String) {
+    init(_ code: Code, _ reason: String, detail: String, file: String, line: UInt) {
         self.code = code
         self.reason = reason
+        self.detail = detail
+        self.file = file
+        self.line = line
     }
 
-    /// `code: reason`.
-    public var description: String { "\(code): \(reason)" }
-
-    /// Compares codes only.
-    public static func == (lhs: AttestedClientError, rhs: AttestedClientError) -> Bool { lhs.code == rhs.code }
-
-    /// Hashes the code only.
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
-
     /// App Attest is unavailable.
-    public static func deviceUnsupported(_ reason: String) -> Self { Self(.deviceUnsupported, reason) }
+    public static func deviceUnsupported(
+        _ reason: String, detail: String = "", file: String = #fileID, line: UInt = #line
+    ) -> Self {
+        Self(.deviceUnsupported, reason, detail: detail, file: file, line: line)
+    }
+
     /// The device failed.
-    public static func deviceFailure(_ reason: String) -> Self { Self(.deviceFailure, reason) }
+    public static func deviceFailure(
+        _ reason: String, detail: String = "", file: String = #fileID, line: UInt = #line
+    ) -> Self {
+        Self(.deviceFailure, reason, detail: detail, file: file, line: line)
+    }
+
     /// The transport failed.
-    public static func transportFailure(_ reason: String) -> Self { Self(.transportFailure, reason) }
+    public static func transportFailure(
+        _ reason: String, detail: String = "", file: String = #fileID, line: UInt = #line
+    ) -> Self {
+        Self(.transportFailure, reason, detail: detail, file: file, line: line)
+    }
+
     /// The server's answer is not the API's.
-    public static func unexpectedResponse(_ reason: String) -> Self { Self(.unexpectedResponse, reason) }
+    public static func unexpectedResponse(
+        _ reason: String, detail: String = "", file: String = #fileID, line: UInt = #line
+    ) -> Self {
+        Self(.unexpectedResponse, reason, detail: detail, file: file, line: line)
+    }
+
     /// The server refused the registration.
-    public static func registrationRefused(_ reason: String) -> Self { Self(.registrationRefused, reason) }
+    public static func registrationRefused(
+        _ reason: String, detail: String = "", file: String = #fileID, line: UInt = #line
+    ) -> Self {
+        Self(.registrationRefused, reason, detail: detail, file: file, line: line)
+    }
+
     /// The secret store failed.
-    public static func secretStoreFailure(_ reason: String) -> Self { Self(.secretStoreFailure, reason) }
+    public static func secretStoreFailure(
+        _ reason: String, detail: String = "", file: String = #fileID, line: UInt = #line
+    ) -> Self {
+        Self(.secretStoreFailure, reason, detail: detail, file: file, line: line)
+    }
 }
 
 extension AttestedClientError: Sendable {}

@@ -1,4 +1,5 @@
 import RampartAppAttest
+import RampartAttestClient
 import RampartAttestService
 import RampartPinning
 import RampartSeal
@@ -78,6 +79,13 @@ struct ErrorTextTests {
             otherCode: .ioFailure("no such key", file: "M/F.swift", line: 7),
             description: "keyStoreFailure: no such key",
             debugDescription: "SealError.keyStoreFailure: no such key [keyring locked] (M/F.swift:7)"
+        ),
+        Case(
+            AttestedClientError.transportFailure("no answer", detail: "timed out", file: "M/F.swift", line: 7),
+            sameCode: .transportFailure("another reason"),
+            otherCode: .unexpectedResponse("no answer", file: "M/F.swift", line: 7),
+            description: "transportFailure: no answer",
+            debugDescription: "AttestedClientError.transportFailure: no answer [timed out] (M/F.swift:7)"
         ),
         // VaultError keeps its own debug text, which adds the Keychain OSStatus.
         Case(
