@@ -11,14 +11,19 @@
 // MHD_start_daemon and MHD_get_daemon_info are variadic, which Swift cannot call; these fixed-signature wrappers
 // carry the module prefix (STYLE 3.5).
 
-/// Starts a daemon bound to `address` (an IPv4 or IPv6 sockaddr) with one thread per connection.
+/// The unescaper of MHD_OPTION_UNESCAPE_CALLBACK: decodes `text` in place and returns its new length.
+typedef size_t (*CMicroHTTPD_unescape_callback)(void *context, struct MHD_Connection *connection, char *text);
+
+/// Starts a daemon bound to `address` (an IPv4 or IPv6 sockaddr) with one thread per connection, unescaping URLs
+/// with `unescape`.
 static inline struct MHD_Daemon *CMicroHTTPD_start_daemon(
     unsigned int flags, const struct sockaddr *address, unsigned int connection_limit,
     unsigned int connection_timeout_seconds, MHD_AccessHandlerCallback handler, void *handler_context,
-    MHD_RequestCompletedCallback completed, void *completed_context) {
+    MHD_RequestCompletedCallback completed, void *completed_context, CMicroHTTPD_unescape_callback unescape) {
     return MHD_start_daemon(
         flags, 0, NULL, NULL, handler, handler_context,
         MHD_OPTION_SOCK_ADDR, address,
+        MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
         MHD_OPTION_CONNECTION_LIMIT, connection_limit,
         MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout_seconds,
         MHD_OPTION_NOTIFY_COMPLETED, completed, completed_context,

@@ -64,7 +64,8 @@ public final class AttestationService {
     ///   - purpose: What it may be used for.
     ///   - subject: The user or session it is for.
     /// - Returns: The challenge (base64url of 32 random bytes) and its expiry.
-    /// - Throws: ``AttestServiceError`` (`invalidField` for a bad subject, `storeFailure`).
+    /// - Throws: ``AttestServiceError`` (`invalidField` for a subject that is empty, too long or holds a NUL;
+    ///   `storeFailure`).
     public func issueChallenge(purpose: ChallengePurpose, subject: String) async throws -> IssuedChallenge {
         try Self.checkSubject(subject)
         let challenge = Base64Field.urlEncoded(SecureRandom.bytes(count: Self.challengeByteCount))
@@ -88,7 +89,8 @@ public final class AttestationService {
     ///
     /// - Parameter submission: The decoded request.
     /// - Returns: The registered key, or a refusal.
-    /// - Throws: ``AttestServiceError`` for a malformed object or a store failure.
+    /// - Throws: ``AttestServiceError`` for a malformed object, a subject that is empty, too long or holds a NUL
+    ///   (`invalidField`), or a store failure.
     public func register(_ submission: AttestationSubmission) async throws -> RegistrationOutcome {
         try Self.checkSubject(submission.subject)
         let now = clock()
@@ -128,7 +130,8 @@ public final class AttestationService {
     ///
     /// - Parameter submission: The decoded request, with the canonical client data computed by the caller.
     /// - Returns: The accepted counter, or a refusal.
-    /// - Throws: ``AttestServiceError`` for a malformed assertion or a store failure.
+    /// - Throws: ``AttestServiceError`` for a malformed assertion, a subject that is empty, too long or holds a NUL
+    ///   (`invalidField`), or a store failure.
     public func authorize(_ submission: AssertionSubmission) async throws -> AssertionOutcome {
         try Self.checkSubject(submission.subject)
         let now = clock()
@@ -220,6 +223,11 @@ public final class AttestationService {
         guard !subject.isEmpty, subject.utf8.count <= Configuration.maximumSubjectLength else {
             throw AttestServiceError.invalidField(
                 "subject must be 1...\(Configuration.maximumSubjectLength) bytes (a user or session id)")
+        }
+        // The subject is stored as text, which PostgreSQL cannot hold with a NUL (and C APIs would cut there).
+        guard !subject.utf8.contains(0) else {
+            throw AttestServiceError.invalidField(
+                "subject must not contain a NUL (\\u0000); send the user or session id as plain text")
         }
     }
 }

@@ -31,6 +31,16 @@ struct HTTPServerTests {
         }
     }
 
+    @Test("a path with %00 reaches the responder as sent, not decoded and cut at the NUL; other escapes decode")
+    func encodedNUL() async throws {
+        try await withServer { port in
+            let cut = try #require(await RawHTTP.request(port: port, "GET", "/v1/keys/AB%00CD%2F"))
+            #expect(cut.body == "GET /v1/keys/AB%00CD%2F 0 -")
+            let decoded = try #require(await RawHTTP.request(port: port, "GET", "/v1/keys/AB%2FCD%41"))
+            #expect(decoded.body == "GET /v1/keys/AB/CDA 0 -")
+        }
+    }
+
     @Test("an announced body over the cap is 413 bodyTooLarge, without being read, and the server stays up")
     func announcedTooLarge() async throws {
         try await withServer { port in

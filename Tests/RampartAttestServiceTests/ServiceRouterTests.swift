@@ -104,6 +104,37 @@ struct ServiceRouterTests {
             name: "empty subject", method: "POST", path: "/v1/challenges",
             body: #"{"purpose":"assertion","subject":""}"#, status: 400, code: "invalidField"),
         .init(
+            name: "a NUL in the subject", method: "POST", path: "/v1/challenges",
+            body: #"{"purpose":"assertion","subject":"alice\u0000evil"}"#, status: 400, code: "invalidField"),
+        .init(
+            name: "a NUL in the subject of an attestation", method: "POST", path: "/v1/attestations",
+            body:
+                #"{"subject":"a\u0000","keyId":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA","attestationObject":"AA","challenge":"c"}"#,
+            status: 400, code: "invalidField"),
+        .init(
+            name: "a NUL in the subject of an assertion", method: "POST", path: "/v1/assertions",
+            body:
+                #"{"subject":"a\u0000","keyId":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA","assertion":"AA","challenge":"c","payload":{}}"#,
+            status: 400, code: "invalidField"),
+        .init(
+            name: "a NUL in the key id (already refused as base64)", method: "POST", path: "/v1/attestations",
+            body:
+                #"{"subject":"a","keyId":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\u0000","attestationObject":"AA","challenge":"c"}"#,
+            status: 400, code: "invalidBase64"),
+        .init(
+            name: "a NUL in the challenge (only its SHA-256 reaches the store)", method: "POST", path: "/v1/assertions",
+            body:
+                #"{"subject":"a","keyId":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA","assertion":"AA","challenge":"c\u0000","payload":{}}"#,
+            status: 409, code: "challengeUsed"),
+        .init(
+            name: "a NUL in the key id in the path (already refused as base64)", method: "GET",
+            path: "/v1/keys/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\u{0}", body: "", status: 400,
+            code: "invalidBase64"),
+        .init(
+            name: "an encoded NUL in the key id path (the server leaves %00 encoded)", method: "GET",
+            path: "/v1/keys/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA%00x", body: "", status: 400,
+            code: "invalidBase64"),
+        .init(
             name: "bad base64 key id", method: "POST", path: "/v1/attestations",
             body: #"{"subject":"a","keyId":"***","attestationObject":"AA","challenge":"c"}"#, status: 400,
             code: "invalidBase64"),

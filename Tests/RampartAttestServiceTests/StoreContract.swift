@@ -137,6 +137,29 @@ enum StoreContract {
         await other.close()
     }
 
+    /// PostgreSQL `text` cannot hold a NUL, so both stores refuse one in any text value, stored or looked up, with
+    /// `storeFailure` and keep nothing (the service refuses such input before it reaches a store).
+    static func textWithANULIsRefused(_ store: any AttestationStore) async throws {
+        let record = ChallengeRecord(
+            digest: SecureRandom.bytes(count: 32), purpose: .assertion, subject: "alice\u{0}evil", expiresAt: future)
+        var key = key()
+        key.subject = "alice\u{0}evil"
+        let keyWithNUL = key
+        let attempts: [@Sendable (any AttestationStoreTransaction) throws -> Void] = [
+            { try $0.insertChallenge(record) },
+            { _ = try $0.insertKey(keyWithNUL) },
+            { _ = try $0.key(id: keyWithNUL.keyID + "\u{0}") },
+            { _ = try $0.advanceCounter(keyID: "\u{0}", to: 1, usedAt: Date()) },
+        ]
+        for attempt in attempts {
+            let error = await #expect(throws: AttestServiceError.self) { try await store.transaction(attempt) }
+            #expect(error?.code == .storeFailure)
+            #expect(error?.reason.contains("NUL") == true)
+        }
+        #expect(try await store.transaction { try $0.takeChallenge(digest: record.digest) } == nil)
+        #expect(try await store.transaction { try $0.key(id: keyWithNUL.keyID) } == nil)
+    }
+
     static func aClosedStoreFails(_ store: any AttestationStore) async throws {
         await store.close()
         let error = await #expect(throws: AttestServiceError.self) {

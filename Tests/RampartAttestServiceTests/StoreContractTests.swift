@@ -50,6 +50,10 @@ struct SQLiteStoreContractTests {
         try await StoreContract.acknowledgedWritesSurviveReopening(store()) { try store() }
     }
 
+    @Test("text with a NUL is storeFailure and keeps nothing") func textWithNUL() async throws {
+        try await StoreContract.textWithANULIsRefused(store())
+    }
+
     @Test("a closed store fails with storeFailure") func closed() async throws {
         try await StoreContract.aClosedStoreFails(store())
     }
@@ -114,6 +118,10 @@ struct PostgresStoreContractTests {
 
     @Test("acknowledged writes survive reopening") func durable() async throws {
         try await StoreContract.acknowledgedWritesSurviveReopening(store()) { try store() }
+    }
+
+    @Test("text with a NUL is storeFailure and keeps nothing") func textWithNUL() async throws {
+        try await StoreContract.textWithANULIsRefused(store())
     }
 
     @Test("a closed store fails with storeFailure") func closed() async throws {

@@ -63,7 +63,7 @@ final class MicroHTTPDaemon: Sendable {
         CMicroHTTPD_start_daemon(
             flags, address, UInt32(clamping: configuration.connectionLimit),
             UInt32(clamping: configuration.connectionTimeoutSeconds), accessHandler, context.toOpaque(),
-            completionHandler, context.toOpaque())
+            completionHandler, context.toOpaque(), unescapeUnlessNUL)
     }
 
     /// Quiesces, then stops: MHD_stop_daemon joins every connection thread, so requests in flight finish first.
@@ -169,6 +169,25 @@ private let accessHandler: MHD_AccessHandlerCallback = {
     slot.ready.wait()
     let response = slot.value.withLock { $0 } ?? HTTPResponseError.internalError()
     return send(response, on: connection)
+}
+
+/// libmicrohttpd's own `%HH` decoding of the URL, except when it would decode a NUL: then the URL stays as sent.
+///
+/// The access handler receives the URL as a C string, so a decoded `%00` would cut it: `/v1/keys/<id>%00junk` reached
+/// the router as `/v1/keys/<id>`. Left encoded, the `%` makes the router refuse it like any other stray character
+/// (`invalidBase64` for a key id, `notFound` elsewhere). MHD_OPTION_UNESCAPE_CALLBACK: the result "must be shorter
+/// than the input and must still be 0-terminated"; both the decoded and the unchanged text are.
+private let unescapeUnlessNUL: CMicroHTTPD_unescape_callback = { _, _, text in
+    guard let text else { return 0 }
+    let length = strlen(text)
+    var decoded = Array(UnsafeBufferPointer(start: text, count: length + 1))
+    // MHD_http_unescape decodes in place, 0-terminates and returns the decoded length, NULs included.
+    let decodedLength = decoded.withUnsafeMutableBufferPointer { MHD_http_unescape($0.baseAddress) }
+    guard decodedLength <= length, !decoded.prefix(decodedLength).contains(0) else { return length }
+    decoded.withUnsafeBufferPointer { buffer in
+        if let decodedText = buffer.baseAddress { text.update(from: decodedText, count: decodedLength + 1) }
+    }
+    return decodedLength
 }
 
 private let completionHandler: MHD_RequestCompletedCallback = { _, _, requestPointer, _ in

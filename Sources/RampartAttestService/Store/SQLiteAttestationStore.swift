@@ -43,7 +43,12 @@ public final class SQLiteAttestationStore: AttestationStore {
                         }
                         do {
                             return try connection.transaction {
-                                try body(SQLStoreTransaction(execute: { try connection.query($0) }))
+                                // Refuses NUL in text as PostgreSQL must, so both stores keep one contract.
+                                try body(
+                                    SQLStoreTransaction(execute: { query in
+                                        try query.refuseNULInText()
+                                        return try connection.query(query)
+                                    }))
                             }
                         } catch let error as SQLiteError {
                             throw AttestServiceError.storeFailure(

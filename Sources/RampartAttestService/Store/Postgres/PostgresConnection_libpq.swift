@@ -53,7 +53,11 @@ final class PostgresConnection {
     }
 
     /// Runs one statement with its bindings and returns its rows.
+    ///
+    /// - Throws: ``AttestServiceError`` (`storeFailure`), also before sending anything when a text parameter holds a
+    ///   NUL (PostgreSQL `text` cannot hold one).
     func query(_ query: SQLQuery) throws -> [SQLRow] {
+        try query.refuseNULInText()
         let text = query.text { "$\($0)" }
         var types: [Oid] = []
         var lengths: [Int32] = []
