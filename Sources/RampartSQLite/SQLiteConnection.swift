@@ -1,5 +1,9 @@
 internal import CSQLite
 
+#if canImport(Glibc)
+internal import Glibc
+#endif
+
 /// One SQLite database connection: prepared-statement cache, bind parameters only, immediate transactions.
 ///
 /// A connection is confined: callers use it from one thread at a time (the stores give each connection its own
@@ -12,6 +16,8 @@ package final class SQLiteConnection {
     package static let busyTimeoutMilliseconds: Int32 = 5000
 
     private let handle: OpaquePointer
+    /// How long a statement waits for another connection's lock (``Options/busyTimeout``).
+    private let busyTimeoutMilliseconds: Int32
     private var statements: [String: OpaquePointer] = [:]
 
     /// Opens the database at `path` as `options` say: by default creating it if needed and switching it to WAL.
@@ -47,8 +53,9 @@ package final class SQLiteConnection {
                 resultCode: extended)
         }
         handle = opened
+        busyTimeoutMilliseconds = options.busyTimeoutMilliseconds
         sqlite3_extended_result_codes(handle, 1)
-        sqlite3_busy_timeout(handle, options.busyTimeoutMilliseconds)
+        sqlite3_busy_timeout(handle, busyTimeoutMilliseconds)
         do {
             if options.journalMode == .wal { try switchToWAL() }
             try execute(unsafeScript: "PRAGMA synchronous=\(options.synchronous.rawValue); PRAGMA foreign_keys=ON;")
@@ -117,10 +124,34 @@ package final class SQLiteConnection {
     /// The mode is persistent: this writes the file header (and a new database's first page). It does nothing to a
     /// file already in WAL mode, and leaves `:memory:` in its own mode.
     ///
+    /// The switch needs the file to itself, and SQLite does not wait for it the way statements wait for a lock: when
+    /// another process opens the same new file at that moment (two processes creating one vault), the pragma fails at
+    /// once with `SQLITE_BUSY`, or answers with the old mode. So this retries every few milliseconds until the file
+    /// reports WAL, for up to the connection's busy timeout.
+    ///
     /// - Throws: ``SQLiteError``: ``SQLiteError/Code/corrupt`` when the file is not a database,
     ///   ``SQLiteError/Code/busy`` when another connection holds the file past the busy timeout.
     package func switchToWAL() throws {
-        try execute(unsafeScript: "PRAGMA journal_mode=WAL")
+        let clock = ContinuousClock()
+        let deadline = clock.now + .milliseconds(busyTimeoutMilliseconds)
+        while true {
+            var busy: SQLiteError?
+            do {
+                let mode = try query("PRAGMA journal_mode=WAL").first?.text(0)?.lowercased()
+                if mode == "wal" || mode == "memory" { return }
+            } catch let error as SQLiteError where error.code == .busy {
+                busy = error
+            }
+            guard clock.now < deadline else {
+                throw busy
+                    ?? SQLiteError(
+                        code: .busy,
+                        reason: "SQLite could not switch to WAL: another connection kept the file in its old journal "
+                            + "mode for \(busyTimeoutMilliseconds) ms; close it and try again",
+                        resultCode: SQLITE_BUSY)
+            }
+            usleep(5_000)
+        }
     }
 
     /// Runs `body` inside `BEGIN IMMEDIATE … COMMIT` (or `BEGIN DEFERRED`), rolling back if it throws.

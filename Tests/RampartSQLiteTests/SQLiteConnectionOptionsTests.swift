@@ -173,6 +173,27 @@ struct SQLiteConnectionOptionsTests {
         #expect(try fresh.query("PRAGMA journal_mode").first?.text(0) == "wal")
     }
 
+    @Test("switchToWAL waits, within its busy timeout, for a connection holding the file to let go")
+    func switchToWALWaits() throws {
+        let path = ScratchDirectory.uniquePath("wait.db")
+        let holder = try SQLiteConnection(path: path, options: .init(journalMode: .unchanged))
+        try holder.execute(unsafeScript: "CREATE TABLE t (a INTEGER)")
+        let switcher = try SQLiteConnection(
+            path: path, options: .init(journalMode: .unchanged, busyTimeout: .seconds(20)))
+        try holder.execute(unsafeScript: "BEGIN EXCLUSIVE")
+        let released = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) let held = holder
+        Thread.detachNewThread {
+            usleep(200_000)
+            try? held.execute(unsafeScript: "COMMIT")
+            released.signal()
+        }
+        try switcher.switchToWAL()
+        released.wait()
+        let fresh = try SQLiteConnection(path: path, options: existingUnchanged)
+        #expect(try fresh.query("PRAGMA journal_mode").first?.text(0) == "wal")
+    }
+
     @Test("UNIQUE and PRIMARY KEY failures are unique violations; NOT NULL and CHECK are constraint failures only")
     func uniqueViolations() throws {
         let connection = try SQLiteConnection(path: ":memory:")

@@ -66,6 +66,28 @@ struct FileVaultProcessTests {
         #expect(items.allSatisfy { $0.value == Array("v-\($0.attributes.account ?? "")".utf8) })
     }
 
+    @Test("two processes creating the same new vault at once both open it and write (20 rounds)")
+    func concurrentCreation() async throws {
+        // Switching a new file to WAL is not covered by SQLite's busy timeout; before RampartSQLite retried it, the
+        // second process failed with ioFailure ("database is locked") in most rounds.
+        for round in 0..<20 {
+            let directory = try TemporaryDirectory()
+            let path = directory.path("vault.db")
+            let keyFile = directory.path("vault.key")
+            try Data(SecureRandom.bytes(count: 32)).write(to: URL(fileURLWithPath: keyFile))
+            let helpers = try ["a", "b"].map { try startHelper(vault: path, keyFile: keyFile, prefix: $0, count: 2) }
+            let guards = helpers.map { watchdog($0.0, seconds: 60) }
+            for (process, pipe) in helpers {
+                _ = pipe.fileHandleForReading.readDataToEndOfFile()
+                process.waitUntilExit()
+                #expect(process.terminationStatus == 0, "round \(round)")
+            }
+            guards.forEach { $0.cancel() }
+            let backend = try FileVault.open(at: path, credential: .keyFile(at: keyFile), create: false)
+            #expect(try backend.count() == 4, "round \(round)")
+        }
+    }
+
     @Test("kill -9 during writes leaves an openable vault holding every acknowledged item")
     func killDuringWrites() async throws {
         let directory = try TemporaryDirectory()

@@ -29,6 +29,6 @@ do {
         FileHandle.standardOutput.write(Data("\(account)\n".utf8))
     }
 } catch {
-    FileHandle.standardError.write(Data("rampart-vault-helper: \(error)\n".utf8))
+    FileHandle.standardError.write(Data("rampart-vault-helper: \(String(reflecting: error))\n".utf8))
     exit(1)
 }
