@@ -130,22 +130,41 @@ public struct ItemAttributes: Hashable, Codable {
     /// - Parameter name: The attribute.
     /// - Returns: Its bytes, or nil.
     public func bytes(of name: Name) -> [UInt8]? {
-        switch name {
-        case .service: service.map { Array($0.utf8) }
-        case .account: account.map { Array($0.utf8) }
-        case .label: label.map { Array($0.utf8) }
-        case .generic: generic
-        case .server: server.map { Array($0.utf8) }
-        case .protocol: `protocol`.map { Array($0.utf8) }
+        switch Self.field(name) {
+        case .text(let keyPath): self[keyPath: keyPath].map { Array($0.utf8) }
+        case .bytes(let keyPath): self[keyPath: keyPath]
         case .port: port.map { port in (0..<8).reversed().map { UInt8(truncatingIfNeeded: Int64(port) >> ($0 * 8)) } }
-        case .path: path.map { Array($0.utf8) }
-        case .securityDomain: securityDomain.map { Array($0.utf8) }
-        case .authenticationType: authenticationType.map { Array($0.utf8) }
-        case .applicationTag: applicationTag
-        case .applicationLabel: applicationLabel
-        case .keyType: keyType.map { Array($0.utf8) }
-        case .issuer: issuer
-        case .serialNumber: serialNumber
+        }
+    }
+
+    /// Where an attribute's value is kept, by its kind: the one table the per-attribute code goes through.
+    enum Field {
+        /// A string attribute.
+        case text(WritableKeyPath<ItemAttributes, String?>)
+        /// A byte-string attribute.
+        case bytes(WritableKeyPath<ItemAttributes, [UInt8]?>)
+        /// ``ItemAttributes/port``.
+        case port
+    }
+
+    /// The field that holds `name`.
+    static func field(_ name: Name) -> Field {
+        switch name {
+        case .service: .text(\.service)
+        case .account: .text(\.account)
+        case .label: .text(\.label)
+        case .generic: .bytes(\.generic)
+        case .server: .text(\.server)
+        case .protocol: .text(\.protocol)
+        case .port: .port
+        case .path: .text(\.path)
+        case .securityDomain: .text(\.securityDomain)
+        case .authenticationType: .text(\.authenticationType)
+        case .applicationTag: .bytes(\.applicationTag)
+        case .applicationLabel: .bytes(\.applicationLabel)
+        case .keyType: .text(\.keyType)
+        case .issuer: .bytes(\.issuer)
+        case .serialNumber: .bytes(\.serialNumber)
         }
     }
 

@@ -148,22 +148,10 @@ extension ItemAttributes {
     public func withPrimaryKeyDefaults(for itemClass: ItemClass) -> ItemAttributes {
         var result = self
         for name in itemClass.primaryKeyAttributes where bytes(of: name) == nil {
-            switch name {
-            case .service: result.service = ""
-            case .account: result.account = ""
-            case .label: result.label = ""
-            case .generic: result.generic = []
-            case .server: result.server = ""
-            case .protocol: result.protocol = ""
+            switch Self.field(name) {
+            case .text(let keyPath): result[keyPath: keyPath] = ""
+            case .bytes(let keyPath): result[keyPath: keyPath] = []
             case .port: result.port = 0
-            case .path: result.path = ""
-            case .securityDomain: result.securityDomain = ""
-            case .authenticationType: result.authenticationType = ""
-            case .applicationTag: result.applicationTag = []
-            case .applicationLabel: result.applicationLabel = []
-            case .keyType: result.keyType = ""
-            case .issuer: result.issuer = []
-            case .serialNumber: result.serialNumber = []
             }
         }
         return result
@@ -172,22 +160,10 @@ extension ItemAttributes {
     /// These attributes with only `name` kept.
     func only(_ name: Name) -> ItemAttributes {
         var result = ItemAttributes()
-        switch name {
-        case .service: result.service = service
-        case .account: result.account = account
-        case .label: result.label = label
-        case .generic: result.generic = generic
-        case .server: result.server = server
-        case .protocol: result.protocol = `protocol`
+        switch Self.field(name) {
+        case .text(let keyPath): result[keyPath: keyPath] = self[keyPath: keyPath]
+        case .bytes(let keyPath): result[keyPath: keyPath] = self[keyPath: keyPath]
         case .port: result.port = port
-        case .path: result.path = path
-        case .securityDomain: result.securityDomain = securityDomain
-        case .authenticationType: result.authenticationType = authenticationType
-        case .applicationTag: result.applicationTag = applicationTag
-        case .applicationLabel: result.applicationLabel = applicationLabel
-        case .keyType: result.keyType = keyType
-        case .issuer: result.issuer = issuer
-        case .serialNumber: result.serialNumber = serialNumber
         }
         return result
     }

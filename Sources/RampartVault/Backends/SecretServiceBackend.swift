@@ -168,11 +168,6 @@ public final class SecretServiceBackend: VaultBackend {
         ]
         + ItemAttributes.Name.allCases.map(\.rawValue)
 
-    /// The attributes whose values are bytes, stored as lowercase hex.
-    private static let byteNames: Set<ItemAttributes.Name> = [
-        .generic, .applicationTag, .applicationLabel, .issuer, .serialNumber,
-    ]
-
     /// SHA-256 of the primary key, hex: a fixed-size attribute to look duplicates up by.
     private static func primaryKeyTag(_ item: VaultItem) -> String {
         HexText.encode(SHA256.hash(item.primaryKey.bytes))
@@ -202,13 +197,17 @@ public final class SecretServiceBackend: VaultBackend {
             Key.modified: String(Self.milliseconds(item.modificationDate)),
         ]
         if let binding = item.biometryBinding { attributes[Key.biometryBinding] = HexText.encode(binding) }
+        // Text as is (hex when it holds a NUL), bytes as lowercase hex, the port in decimal.
         for name in ItemAttributes.Name.allCases {
-            if name == .port, let port = item.attributes.port {
-                attributes[name.rawValue] = String(port)
-            } else if Self.byteNames.contains(name), let bytes = item.attributes.bytes(of: name) {
-                attributes[name.rawValue] = HexText.encode(bytes)
-            } else if let bytes = item.attributes.bytes(of: name) {
-                attributes[name.rawValue] = storable(name.rawValue, String(decoding: bytes, as: UTF8.self))
+            switch ItemAttributes.field(name) {
+            case .text(let keyPath):
+                if let text = item.attributes[keyPath: keyPath] {
+                    attributes[name.rawValue] = storable(name.rawValue, text)
+                }
+            case .bytes(let keyPath):
+                if let bytes = item.attributes[keyPath: keyPath] { attributes[name.rawValue] = HexText.encode(bytes) }
+            case .port:
+                if let port = item.attributes.port { attributes[name.rawValue] = String(port) }
             }
         }
         if !hexNames.isEmpty { attributes[Key.hexEncoded] = hexNames.sorted().joined(separator: " ") }
@@ -275,14 +274,15 @@ public final class SecretServiceBackend: VaultBackend {
         var fields = ItemAttributes()
         for name in ItemAttributes.Name.allCases {
             guard let text = try decodedText(name.rawValue) else { continue }
-            if name == .port {
+            switch ItemAttributes.field(name) {
+            case .text(let keyPath):
+                fields[keyPath: keyPath] = text
+            case .bytes(let keyPath):
+                guard let bytes = HexText.decode(text) else { throw VaultError.integrityFailure() }
+                fields[keyPath: keyPath] = bytes
+            case .port:
                 guard let port = Int(text) else { throw VaultError.integrityFailure() }
                 fields.port = port
-            } else if byteNames.contains(name) {
-                guard let bytes = HexText.decode(text) else { throw VaultError.integrityFailure() }
-                fields = fields.merging(ItemAttributes.bytesAttribute(name, bytes))
-            } else {
-                fields = fields.merging(ItemAttributes.textAttribute(name, text))
             }
         }
         var item = VaultItem(
@@ -342,39 +342,5 @@ enum HexText {
         case UInt8(ascii: "A")...UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
         default: nil
         }
-    }
-}
-
-extension ItemAttributes {
-    /// Attributes with only the text attribute `name` set.
-    static func textAttribute(_ name: Name, _ text: String) -> ItemAttributes {
-        var result = ItemAttributes()
-        switch name {
-        case .service: result.service = text
-        case .account: result.account = text
-        case .label: result.label = text
-        case .server: result.server = text
-        case .protocol: result.protocol = text
-        case .path: result.path = text
-        case .securityDomain: result.securityDomain = text
-        case .authenticationType: result.authenticationType = text
-        case .keyType: result.keyType = text
-        case .generic, .port, .applicationTag, .applicationLabel, .issuer, .serialNumber: break
-        }
-        return result
-    }
-
-    /// Attributes with only the byte attribute `name` set.
-    static func bytesAttribute(_ name: Name, _ bytes: [UInt8]) -> ItemAttributes {
-        var result = ItemAttributes()
-        switch name {
-        case .generic: result.generic = bytes
-        case .applicationTag: result.applicationTag = bytes
-        case .applicationLabel: result.applicationLabel = bytes
-        case .issuer: result.issuer = bytes
-        case .serialNumber: result.serialNumber = bytes
-        default: break
-        }
-        return result
     }
 }
