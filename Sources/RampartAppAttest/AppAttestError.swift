@@ -17,6 +17,7 @@ public struct AppAttestError: Error {
             case malformedCertificate
             case malformedReceipt
             case malformedJSON
+            case inexactNumber
             case invalidArgument
             case openSSLFailure
         }
@@ -42,6 +43,11 @@ public struct AppAttestError: Error {
         public static let malformedReceipt = Code(backing: .malformedReceipt)
         /// The text is not I-JSON (RFC 7493): bad syntax, a duplicate key, a lone surrogate or an unrepresentable number.
         public static let malformedJSON = Code(backing: .malformedJSON)
+        /// A JSON number that an IEEE 754 double cannot hold exactly, read under
+        /// ``JSONValue/NumberPolicy/exact``: an integer beyond ±(2^53−1), a value that underflows to zero, negative
+        /// zero, or more significant digits than the double keeps. Its RFC 8785 canonical form would be another
+        /// number, so two different payloads could share one signature.
+        public static let inexactNumber = Code(backing: .inexactNumber)
         /// A configuration value or argument (key identifier, team id, public key, hash length) is unusable.
         public static let invalidArgument = Code(backing: .invalidArgument)
         /// OpenSSL reported an internal failure; ``AppAttestError/debugDescription`` holds its error queue.
@@ -139,6 +145,11 @@ public struct AppAttestError: Error {
     /// The JSON is not I-JSON.
     public static func malformedJSON(_ reason: String, file: String = #fileID, line: UInt = #line) -> AppAttestError {
         AppAttestError(code: .malformedJSON, reason: reason, file: file, line: line)
+    }
+
+    /// A JSON number cannot be held exactly by a double.
+    public static func inexactNumber(_ reason: String, file: String = #fileID, line: UInt = #line) -> AppAttestError {
+        AppAttestError(code: .inexactNumber, reason: reason, file: file, line: line)
     }
 
     /// An argument or configuration value is unusable.

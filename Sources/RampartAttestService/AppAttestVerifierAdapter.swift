@@ -76,8 +76,15 @@ public struct AppAttestVerifierAdapter: AppAttestVerifying {
         case .valid(let assertion):
             return .valid(counter: assertion.counter)
         case .invalid(let failure):
-            let reason: Refusal.Reason = failure.reason == .counterNotIncreasing ? .counterReplay : .invalidAssertion
-            return .invalid(Refusal(reason, "\(failure.reason): \(failure.message)"))
+            // The verifier checks the signature first: every other failure was signed by the key.
+            switch failure.reason {
+            case .signatureInvalid:
+                return .invalid(Refusal(.invalidAssertion, "\(failure.reason): \(failure.message)"))
+            case .counterNotIncreasing:
+                return .invalidSigned(Refusal(.counterReplay, "\(failure.reason): \(failure.message)"))
+            default:
+                return .invalidSigned(Refusal(.invalidAssertion, "\(failure.reason): \(failure.message)"))
+            }
         }
     }
 }

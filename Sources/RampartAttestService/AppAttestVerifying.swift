@@ -22,8 +22,9 @@ public protocol AppAttestVerifying: Sendable {
     ///   - assertion: The CBOR assertion from `generateAssertion`.
     ///   - clientDataHash: SHA-256 of the canonical client data.
     ///   - publicKey: The stored X9.63 public key.
-    ///   - previousCounter: The stored counter.
-    /// - Returns: The new counter, or a refusal naming the failed check.
+    ///   - previousCounter: The counter the assertion's must exceed. ``AttestationService`` passes 0 and compares
+    ///     with the stored counter itself, to tell the genuine app's reordered requests from replays.
+    /// - Returns: The new counter, or a refusal naming the failed check, saying whether the signature verified.
     /// - Throws: ``AttestServiceError`` (`invalidField`) when the assertion is malformed.
     func verifyAssertion(
         _ assertion: [UInt8], clientDataHash: [UInt8], publicKey: [UInt8], previousCounter: UInt32
@@ -43,8 +44,12 @@ public enum AttestationCheck: Hashable {
 public enum AssertionCheck: Hashable {
     /// The assertion verified; its counter must now be stored.
     case valid(counter: UInt32)
-    /// Refuse the request.
+    /// Refuse the request: the signature does not verify under the stored key, so the request proves nothing about
+    /// who holds the key and must not change the key's state.
     case invalid(Refusal)
+    /// Refuse the request although its signature verified under the stored key (another app's rpIdHash, a counter
+    /// that did not grow): evidence that involves the key's private key, which raises the key's risk.
+    case invalidSigned(Refusal)
 }
 
 extension AttestationCheck: Sendable {}

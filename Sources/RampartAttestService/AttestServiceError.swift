@@ -16,6 +16,7 @@ public struct AttestServiceError: Error {
             case notFound
             case methodNotAllowed
             case keyNotFound
+            case rateLimited
             case storeFailure
             case invalidConfiguration
             case serverFailure
@@ -41,6 +42,9 @@ public struct AttestServiceError: Error {
         public static let methodNotAllowed = Code(backing: .methodNotAllowed)
         /// `GET /v1/keys/{keyId}` named a key that is not registered.
         public static let keyNotFound = Code(backing: .keyNotFound)
+        /// The client exceeded a request limit (challenge issuance, unauthenticated failures); retry after
+        /// ``AttestServiceError/retryAfterSeconds``.
+        public static let rateLimited = Code(backing: .rateLimited)
         /// The database failed or is unreachable; nothing was acknowledged.
         public static let storeFailure = Code(backing: .storeFailure)
         /// The configuration file or a flag is invalid.
@@ -61,15 +65,18 @@ public struct AttestServiceError: Error {
     public let reason: String
     /// Extra detail for logs (a database message); never returned to a client.
     public let detail: String
+    /// For ``Code/rateLimited``: whole seconds until the request may succeed (the `Retry-After` header); else 0.
+    public let retryAfterSeconds: Int
     /// The source file that raised the error.
     public let file: String
     /// The source line that raised the error.
     public let line: UInt
 
-    init(code: Code, reason: String, detail: String = "", file: String, line: UInt) {
+    init(code: Code, reason: String, detail: String = "", retryAfterSeconds: Int = 0, file: String, line: UInt) {
         self.code = code
         self.reason = reason
         self.detail = detail
+        self.retryAfterSeconds = retryAfterSeconds
         self.file = file
         self.line = line
     }
@@ -117,6 +124,20 @@ public struct AttestServiceError: Error {
     /// The key is not registered.
     public static func keyNotFound(_ reason: String, file: String = #fileID, line: UInt = #line) -> Self {
         Self(code: .keyNotFound, reason: reason, file: file, line: line)
+    }
+
+    /// A request limit was reached.
+    ///
+    /// - Parameters:
+    ///   - reason: Which limit, and what to do.
+    ///   - retryAfterSeconds: When to retry (at least 1).
+    ///   - file: The raising file.
+    ///   - line: The raising line.
+    /// - Returns: The error.
+    public static func rateLimited(
+        _ reason: String, retryAfterSeconds: Int, file: String = #fileID, line: UInt = #line
+    ) -> Self {
+        Self(code: .rateLimited, reason: reason, retryAfterSeconds: max(retryAfterSeconds, 1), file: file, line: line)
     }
 
     /// The store failed; `detail` holds the database's message for logs.

@@ -35,10 +35,7 @@ public final class AttestationServer {
         let store = try configuration.openStore()
         let service = AttestationService(
             store: store, verifier: verifier,
-            configuration: .init(
-                challengeLifetime: configuration.challengeLifetimeSeconds,
-                riskBlockThreshold: configuration.riskBlockThreshold),
-            clock: clock)
+            configuration: configuration.serviceConfiguration, clock: clock)
         let router = ServiceRouter(
             service: service, policies: configuration.routes, operatorToken: configuration.operatorToken, log: log)
         let http = HTTPServer(
@@ -69,10 +66,23 @@ public final class AttestationServer {
     }
 
     /// Serves until the process gets SIGTERM or SIGINT, then stops gracefully and returns.
+    ///
+    /// SIGHUP does not stop the service (its default action would kill the process): the configuration is read
+    /// once at start, so the signal is logged as `sighupIgnored` with what to do, and serving goes on.
     public func runUntilTerminated() async {
         let queue = DispatchQueue(label: "rampart.signals")
+        // Ignore the default actions (terminate) so the dispatch sources see the signals instead.
+        signal(SIGHUP, SIG_IGN)
+        let hangUp = DispatchSource.makeSignalSource(signal: SIGHUP, queue: queue)
+        let log = self.log
+        hangUp.setEventHandler {
+            log.write(
+                level: "warning", event: "sighupIgnored",
+                message: "SIGHUP: the configuration is read once at start and nothing was reloaded; to apply a "
+                    + "change, stop the service with SIGTERM (in-flight requests are answered) and start it again")
+        }
+        hangUp.resume()
         let sources = [SIGTERM, SIGINT].map { number -> any DispatchSourceSignal in
-            // Ignore the default action (terminate) so the dispatch source sees the signal instead.
             signal(number, SIG_IGN)
             return DispatchSource.makeSignalSource(signal: number, queue: queue)
         }
@@ -87,6 +97,7 @@ public final class AttestationServer {
             }
         }
         sources.forEach { $0.cancel() }
+        hangUp.cancel()
         log.write(event: "terminating", message: "signal \(received): draining requests")
         await stop()
     }

@@ -1,7 +1,8 @@
 import RampartAppAttest
 
 /// The fields of a JSON request body, parsed once with RampartAppAttest's strict I-JSON reader (bounded depth, no
-/// duplicate keys, no trailing bytes), then read by name with typed accessors that say which field was wrong.
+/// duplicate keys, no trailing bytes, numbers only where a double holds them exactly), then read by name with typed
+/// accessors that say which field was wrong.
 struct RequestFields {
     /// The longest accepted challenge string.
     static let maximumChallengeLength = 128
@@ -14,11 +15,17 @@ struct RequestFields {
 
     /// Parses `body`, which must be a JSON object.
     ///
-    /// - Throws: ``AttestServiceError`` (`invalidJSON`).
+    /// A number whose RFC 8785 canonical form is another number (`1234567890123456789`, `1e-400`) is refused: the
+    /// payload is signed in its canonical form, so reading it to the nearest double would let two different bodies
+    /// share one signature.
+    ///
+    /// - Throws: ``AttestServiceError`` (`invalidJSON`; `invalidField` naming an inexact number).
     init(body: [UInt8]) throws {
         let value: JSONValue
         do {
-            value = try JSONValue(parsing: body)
+            value = try JSONValue(parsing: body, numbers: .exact)
+        } catch let error as AppAttestError where error.code == .inexactNumber {
+            throw AttestServiceError.invalidField(error.reason)
         } catch let error as AppAttestError {
             throw AttestServiceError.invalidJSON("the body is not valid JSON (\(error.code)); send a JSON object")
         }
@@ -73,14 +80,22 @@ struct RequestFields {
     }
 
     /// The assertion fields of a protected request, with the canonical client data computed here.
-    func assertionSubmission() throws -> (AssertionSubmission, payload: JSONValue) {
+    ///
+    /// - Parameter clientAddress: The requester's address, carried into the submission.
+    /// - Returns: The submission and the payload.
+    /// - Throws: ``AttestServiceError`` naming the missing or malformed field.
+    func assertionSubmission(clientAddress: String? = nil) throws -> (AssertionSubmission, payload: JSONValue) {
         let challenge = try challenge()
         let payload = try object("payload")
         let submission = AssertionSubmission(
             subject: try string("subject"), keyID: try keyID(),
             assertion: try base64("assertion", maximumByteCount: Self.maximumAssertionByteCount),
             challenge: challenge,
-            clientData: RequestCanonicalization.clientData(challenge: challenge, payload: payload))
+            clientData: RequestCanonicalization.clientData(challenge: challenge, payload: payload),
+            clientAddress: clientAddress)
         return (submission, payload)
     }
+
+    /// The challenge if the body carries a well-formed one: a request malformed elsewhere still spends it.
+    var presentedChallenge: String? { try? challenge() }
 }

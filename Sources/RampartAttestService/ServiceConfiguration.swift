@@ -8,10 +8,16 @@ import Foundation
 ///   "database": "sqlite:rampart.db",
 ///   "teamId": "ABCDE12345", "bundleId": "com.example.app", "environment": "production",
 ///   "root": "/etc/rampart/app-attest-root.pem",
-///   "challengeLifetimeSeconds": 300, "riskBlockThreshold": 5, "maximumBodyBytes": 65536,
+///   "challengeLifetimeSeconds": 300, "riskBlockThreshold": 5, "riskDecaySeconds": 86400,
+///   "counterReorderWindow": 16, "maximumBodyBytes": 65536,
+///   "limits": { "challengesPerAddressPerMinute": 120, "challengesPerSubjectPerMinute": 60,
+///               "outstandingChallengesPerSubject": 16, "failuresPerAddressPerMinute": 30 },
 ///   "routes": { "/v1/demo/points/use": "require-assertion", "/v1/demo/points/balance": "limited" }
 /// }
 /// ```
+///
+/// Every value is checked when the file is read: an unknown key, a value of the wrong type, a number out of range
+/// or a policy for a route the service does not have is refused with a message naming the key.
 public struct ServiceConfiguration: Hashable, Decodable {
     /// `HOST:PORT` to listen on; IPv6 hosts in brackets, e.g. `[::1]:8080`.
     public var listen: String = "127.0.0.1:8080"
@@ -27,8 +33,14 @@ public struct ServiceConfiguration: Hashable, Decodable {
     public var root: String?
     /// Seconds a challenge stays valid.
     public var challengeLifetimeSeconds: Double = 300
-    /// Failures after which a key is blocked.
+    /// Risk points at which a key is blocked.
     public var riskBlockThreshold: Int = 5
+    /// Seconds for a key's risk to lose one point; 0 means risk never decays.
+    public var riskDecaySeconds: Double = 86400
+    /// How far below the stored counter a signed assertion may be and count as reordering (not risk).
+    public var counterReorderWindow: Int = 16
+    /// Issuance and failure limits.
+    public var limits: RequestLimits = .default
     /// The request body cap in bytes.
     public var maximumBodyBytes: Int = HTTPServer.Configuration.defaultMaximumBodyByteCount
     /// PostgreSQL connections per process.
@@ -43,7 +55,12 @@ public struct ServiceConfiguration: Hashable, Decodable {
 
     private enum CodingKeys: String, CodingKey {
         case listen, database, teamId, bundleId, environment, root, challengeLifetimeSeconds, riskBlockThreshold
-        case maximumBodyBytes, postgresPoolSize, operatorToken, routes
+        case maximumBodyBytes, postgresPoolSize, operatorToken, routes, riskDecaySeconds, counterReorderWindow, limits
+    }
+
+    private enum LimitKeys: String, CodingKey, CaseIterable {
+        case challengesPerAddressPerMinute, challengesPerSubjectPerMinute, outstandingChallengesPerSubject
+        case failuresPerAddressPerMinute
     }
 
     /// Decodes a configuration file; absent keys keep their defaults, unknown keys are refused.
@@ -66,11 +83,47 @@ public struct ServiceConfiguration: Hashable, Decodable {
         root = try container.decodeIfPresent(String.self, forKey: .root)
         challengeLifetimeSeconds =
             try container.decodeIfPresent(Double.self, forKey: .challengeLifetimeSeconds) ?? challengeLifetimeSeconds
-        riskBlockThreshold = try container.decodeIfPresent(Int.self, forKey: .riskBlockThreshold) ?? riskBlockThreshold
-        maximumBodyBytes = try container.decodeIfPresent(Int.self, forKey: .maximumBodyBytes) ?? maximumBodyBytes
-        postgresPoolSize = try container.decodeIfPresent(Int.self, forKey: .postgresPoolSize) ?? postgresPoolSize
+        riskBlockThreshold = try Self.integer(container, .riskBlockThreshold) ?? riskBlockThreshold
+        riskDecaySeconds = try container.decodeIfPresent(Double.self, forKey: .riskDecaySeconds) ?? riskDecaySeconds
+        counterReorderWindow = try Self.integer(container, .counterReorderWindow) ?? counterReorderWindow
+        maximumBodyBytes = try Self.integer(container, .maximumBodyBytes) ?? maximumBodyBytes
+        postgresPoolSize = try Self.integer(container, .postgresPoolSize) ?? postgresPoolSize
+        if container.contains(.limits) {
+            let nested = try container.nestedContainer(keyedBy: AnyKey.self, forKey: .limits)
+            if let unknown = nested.allKeys.first(where: { LimitKeys(rawValue: $0.stringValue) == nil }) {
+                throw AttestServiceError.invalidConfiguration(
+                    "unknown configuration key 'limits.\(unknown.stringValue)'; the limits are "
+                        + LimitKeys.allCases.map(\.rawValue).joined(separator: ", "))
+            }
+            let limitsContainer = try container.nestedContainer(keyedBy: LimitKeys.self, forKey: .limits)
+            func limit(_ key: LimitKeys, _ current: Int) throws -> Int {
+                try Self.integer(limitsContainer, key, name: "limits.\(key.rawValue)") ?? current
+            }
+            limits.challengesPerAddressPerMinute = try limit(
+                .challengesPerAddressPerMinute, limits.challengesPerAddressPerMinute)
+            limits.challengesPerSubjectPerMinute = try limit(
+                .challengesPerSubjectPerMinute, limits.challengesPerSubjectPerMinute)
+            limits.outstandingChallengesPerSubject = try limit(
+                .outstandingChallengesPerSubject, limits.outstandingChallengesPerSubject)
+            limits.failuresPerAddressPerMinute = try limit(
+                .failuresPerAddressPerMinute, limits.failuresPerAddressPerMinute)
+        }
         operatorToken = try container.decodeIfPresent(String.self, forKey: .operatorToken)
         routes = try container.decodeIfPresent([String: RoutePolicy].self, forKey: .routes) ?? routes
+    }
+
+    /// An integer-valued key, read as a number first so that `1e30` or `2.5` is named as the key's problem instead
+    /// of failing the whole file.
+    private static func integer<Key: CodingKey>(
+        _ container: KeyedDecodingContainer<Key>, _ key: Key, name: String? = nil
+    ) throws -> Int? {
+        guard let number = try container.decodeIfPresent(Double.self, forKey: key) else { return nil }
+        guard let value = Int(exactly: number), value.magnitude <= 1 << 40 else {
+            throw AttestServiceError.invalidConfiguration(
+                "'\(name ?? key.stringValue)' must be a whole number in range (got \(number)); see `rampart serve --help`"
+            )
+        }
+        return value
     }
 
     private struct AnyKey: CodingKey {
@@ -100,8 +153,15 @@ public struct ServiceConfiguration: Hashable, Decodable {
             DecodingError.dataCorrupted(let context)
         {
             let key = context.codingPath.map(\.stringValue).joined(separator: ".")
+            guard key.isEmpty else {
+                throw AttestServiceError.invalidConfiguration(
+                    "\(path): '\(key)' has the wrong type or value; see `rampart serve --help` for each key's type")
+            }
+            let found = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
             throw AttestServiceError.invalidConfiguration(
-                "\(path): \(key.isEmpty ? "not a JSON object" : "'\(key)' has the wrong type or value")")
+                found == nil
+                    ? "\(path) is not valid JSON; a configuration file is one JSON object"
+                    : "\(path) is not a JSON object; a configuration file is one JSON object of keys")
         } catch {
             throw AttestServiceError.invalidConfiguration("\(path) is not a valid configuration file")
         }
@@ -146,8 +206,32 @@ public struct ServiceConfiguration: Hashable, Decodable {
         guard challengeLifetimeSeconds >= 1, challengeLifetimeSeconds <= 3600 else {
             throw AttestServiceError.invalidConfiguration("challengeLifetimeSeconds must be 1...3600")
         }
-        guard riskBlockThreshold >= 1 else {
-            throw AttestServiceError.invalidConfiguration("riskBlockThreshold must be at least 1")
+        guard riskBlockThreshold >= 1, riskBlockThreshold <= 1000 else {
+            throw AttestServiceError.invalidConfiguration("riskBlockThreshold must be 1...1000")
+        }
+        guard riskDecaySeconds == 0 || (riskDecaySeconds >= 1 && riskDecaySeconds <= 365 * 86400) else {
+            throw AttestServiceError.invalidConfiguration(
+                "riskDecaySeconds must be 0 (no decay) or 1...31536000 (seconds per point of risk)")
+        }
+        guard counterReorderWindow >= 0, counterReorderWindow <= 1024 else {
+            throw AttestServiceError.invalidConfiguration("counterReorderWindow must be 0...1024")
+        }
+        for (name, value) in [
+            ("challengesPerAddressPerMinute", limits.challengesPerAddressPerMinute),
+            ("challengesPerSubjectPerMinute", limits.challengesPerSubjectPerMinute),
+            ("failuresPerAddressPerMinute", limits.failuresPerAddressPerMinute),
+        ] where value < 0 || value > 1_000_000 {
+            throw AttestServiceError.invalidConfiguration("limits.\(name) must be 0 (no limit)...1000000")
+        }
+        guard limits.outstandingChallengesPerSubject >= 1, limits.outstandingChallengesPerSubject <= 1024 else {
+            throw AttestServiceError.invalidConfiguration("limits.outstandingChallengesPerSubject must be 1...1024")
+        }
+        let known = ServiceRouter.defaultPolicies.keys.sorted()
+        for route in routes.keys.sorted()
+        where !known.contains(where: { $0.utf8.elementsEqual(route.utf8) }) {
+            throw AttestServiceError.invalidConfiguration(
+                "routes has a policy for '\(route.prefix(80))', which is not a route of the service; the routes "
+                    + "with a policy are \(known.joined(separator: ", ")) (paths are compared byte for byte)")
         }
         guard maximumBodyBytes >= 1024, maximumBodyBytes <= 1 << 20 else {
             throw AttestServiceError.invalidConfiguration("maximumBodyBytes must be 1024...1048576")
@@ -156,6 +240,14 @@ public struct ServiceConfiguration: Hashable, Decodable {
             throw AttestServiceError.invalidConfiguration("postgresPoolSize must be 1...64")
         }
         _ = try listenAddress()
+    }
+
+    /// The service tunables this configuration sets.
+    public var serviceConfiguration: AttestationService.Configuration {
+        AttestationService.Configuration(
+            challengeLifetime: challengeLifetimeSeconds, riskBlockThreshold: riskBlockThreshold,
+            riskDecayInterval: riskDecaySeconds > 0 ? riskDecaySeconds : nil,
+            counterReorderWindow: UInt32(clamping: counterReorderWindow), limits: limits)
     }
 }
 

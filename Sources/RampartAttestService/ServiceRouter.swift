@@ -20,6 +20,7 @@ public final class ServiceRouter: HTTPResponder {
     public static let routes: [String] = [
         "GET /healthz", "GET /metrics", "POST /v1/challenges", "POST /v1/attestations", "POST /v1/assertions",
         "POST /v1/demo/points/use", "POST /v1/demo/points/balance", "GET /v1/keys/{keyId}",
+        "POST /v1/keys/{keyId}/unblock",
     ]
 
     /// Every `error` code an answer can carry; the OpenAPI document must list exactly these (checked in tests).
@@ -92,18 +93,36 @@ public final class ServiceRouter: HTTPResponder {
         var keyID: String?
     }
 
+    /// The route pattern a path matches, comparing bytes: Swift's string `==` and `hasPrefix` compare canonical
+    /// equivalence, under which other spellings of a path would match a route.
+    static func pattern(of path: String) -> String {
+        let bytes = Array(path.utf8)
+        let keys = Array("/v1/keys/".utf8)
+        let unblock = Array("/unblock".utf8)
+        guard bytes.starts(with: keys) else { return path }
+        if bytes.count > keys.count + unblock.count, bytes.suffix(unblock.count).elementsEqual(unblock) {
+            return "/v1/keys/{keyId}/unblock"
+        }
+        return "/v1/keys/{keyId}"
+    }
+
+    /// The methods `pattern` accepts, matching its bytes.
+    static func methods(of pattern: String) -> [String] {
+        routes.compactMap { route -> String? in
+            let parts = route.split(separator: " ", maxSplits: 1)
+            return parts.count == 2 && parts[1].utf8.elementsEqual(pattern.utf8) ? String(parts[0]) : nil
+        }
+    }
+
     private func dispatch(_ request: HTTPRequest, _ outcome: inout Outcome) async throws -> HTTPResponse {
         let path = request.path
-        let pattern = path.hasPrefix("/v1/keys/") ? "/v1/keys/{keyId}" : path
-        let methods = Self.routes.compactMap { route -> String? in
-            let parts = route.split(separator: " ", maxSplits: 1)
-            return parts.count == 2 && parts[1] == pattern ? String(parts[0]) : nil
-        }
+        let pattern = Self.pattern(of: path)
+        let methods = Self.methods(of: pattern)
         guard !methods.isEmpty else {
             throw AttestServiceError.notFound("no route \(pattern.prefix(64)); see the OpenAPI document")
         }
         outcome.route = pattern
-        guard methods.contains(request.method) else {
+        guard methods.contains(where: { $0.utf8.elementsEqual(request.method.utf8) }) else {
             throw AttestServiceError.methodNotAllowed("\(pattern) accepts \(methods.joined(separator: ", "))")
         }
         switch pattern {
@@ -115,17 +134,20 @@ public final class ServiceRouter: HTTPResponder {
                 body: Array(service.metrics.prometheusText.utf8))
         case "/v1/challenges":
             let fields = try RequestFields(body: request.body)
-            let issued = try await service.issueChallenge(purpose: fields.purpose(), subject: fields.string("subject"))
+            let issued = try await service.issueChallenge(
+                purpose: fields.purpose(), subject: fields.string("subject"), clientAddress: request.remoteAddress)
             outcome.code = "issued"
             return JSONBody.response(
                 status: 200, ChallengeBody(challenge: issued.challenge, expiresAt: issued.expiresAt))
         case "/v1/attestations":
             let fields = try RequestFields(body: request.body)
-            let submission = AttestationSubmission(
-                subject: try fields.string("subject"), keyID: try fields.keyID(),
-                attestationObject: try fields.base64(
-                    "attestationObject", maximumByteCount: RequestFields.maximumAttestationByteCount),
-                challenge: try fields.challenge())
+            let submission = try await spendingChallenge(of: fields, request) {
+                AttestationSubmission(
+                    subject: try fields.string("subject"), keyID: try fields.keyID(),
+                    attestationObject: try fields.base64(
+                        "attestationObject", maximumByteCount: RequestFields.maximumAttestationByteCount),
+                    challenge: try fields.challenge(), clientAddress: request.remoteAddress)
+            }
             outcome.keyID = Data(submission.keyID).base64EncodedString()
             switch try await service.register(submission) {
             case .registered(let key):
@@ -137,7 +159,10 @@ public final class ServiceRouter: HTTPResponder {
                 return HTTPResponseError.response(for: refusal)
             }
         case "/v1/assertions":
-            let (submission, _) = try RequestFields(body: request.body).assertionSubmission()
+            let fields = try RequestFields(body: request.body)
+            let (submission, _) = try await spendingChallenge(of: fields, request) {
+                try fields.assertionSubmission(clientAddress: request.remoteAddress)
+            }
             outcome.keyID = Data(submission.keyID).base64EncodedString()
             switch try await service.authorize(submission) {
             case .accepted(let key):
@@ -149,8 +174,25 @@ public final class ServiceRouter: HTTPResponder {
             }
         case "/v1/demo/points/use", "/v1/demo/points/balance":
             return try await protected(pattern, request, &outcome)
+        case "/v1/keys/{keyId}/unblock":
+            return try await keyOperation(path, request, &outcome, unblock: true)
         default:
-            return try await keyLookup(path, request, &outcome)
+            return try await keyOperation(path, request, &outcome, unblock: false)
+        }
+    }
+
+    /// Decodes a request's fields; when that fails and the body carried a well-formed challenge, burns it first, so
+    /// a malformed request spends its challenge as any other failed request does.
+    private func spendingChallenge<T>(
+        of fields: RequestFields, _ request: HTTPRequest, _ decode: () throws -> T
+    ) async throws -> T {
+        do {
+            return try decode()
+        } catch let error as AttestServiceError {
+            if let challenge = fields.presentedChallenge {
+                try await service.burnChallenge(challenge, clientAddress: request.remoteAddress)
+            }
+            throw error
         }
     }
 
@@ -188,9 +230,11 @@ public final class ServiceRouter: HTTPResponder {
                     "\(route) requires an App Attest assertion: send subject, keyId, challenge and assertion"))
         }
         if policy != .open && hasAssertion {
-            let (submission, _) = try fields.assertionSubmission()
+            let (submission, _) = try await spendingChallenge(of: fields, request) {
+                try fields.assertionSubmission(clientAddress: request.remoteAddress)
+            }
             outcome.keyID = Data(submission.keyID).base64EncodedString()
-            guard submission.subject == userID else {
+            guard AttestationService.sameBytes(submission.subject, userID) else {
                 outcome.code = Refusal.Reason.wrongSubject.description
                 return HTTPResponseError.response(
                     for: Refusal(.wrongSubject, "'payload.userId' must be the request's subject"))
@@ -229,8 +273,8 @@ public final class ServiceRouter: HTTPResponder {
                 policy: policy.rawValue, attested: counter != nil))
     }
 
-    private func keyLookup(
-        _ path: String, _ request: HTTPRequest, _ outcome: inout Outcome
+    private func keyOperation(
+        _ path: String, _ request: HTTPRequest, _ outcome: inout Outcome, unblock: Bool
     ) async throws
         -> HTTPResponse
     {
@@ -243,19 +287,22 @@ public final class ServiceRouter: HTTPResponder {
                     message: "this operator route needs 'Authorization: Bearer <operator token>'")
             }
         }
-        let text = String(path.dropFirst("/v1/keys/".count))
-        let keyID = try Base64Field.decode(text, field: "the key id in the path", maximumByteCount: 64)
+        var text = Array(path.utf8.dropFirst("/v1/keys/".utf8.count))
+        if unblock { text.removeLast("/unblock".utf8.count) }
+        let keyID = try Base64Field.decode(
+            String(decoding: text, as: UTF8.self), field: "the key id in the path", maximumByteCount: 64)
         outcome.keyID = Data(keyID).base64EncodedString()
-        guard let key = try await service.key(id: keyID) else {
+        let found = unblock ? try await service.unblock(keyID: keyID) : try await service.key(id: keyID)
+        guard let key = found else {
             throw AttestServiceError.keyNotFound("no key with this id is registered")
         }
-        outcome.code = "found"
+        outcome.code = unblock ? "unblocked" : "found"
         return JSONBody.response(
             status: 200,
             KeyBody(
                 keyId: key.keyID, subject: key.subject, environment: key.environment, counter: key.counter,
-                registeredAt: key.registeredAt, lastUsedAt: key.lastUsedAt, riskScore: key.riskScore,
-                blocked: key.riskScore >= service.configuration.riskBlockThreshold))
+                registeredAt: key.registeredAt, lastUsedAt: key.lastUsedAt, riskScore: service.riskScore(of: key),
+                blocked: service.isBlocked(key)))
     }
 
     struct ChallengeBody: Encodable {
@@ -294,18 +341,20 @@ public final class ServiceRouter: HTTPResponder {
     }
 }
 
-/// The demo app's point balances, in memory: every user starts with ``initialBalance``.
+/// The demo app's point balances, in memory: every user starts with ``initialBalance``. Users are told apart by the
+/// bytes of their id (a dictionary keyed by `String` would merge the NFC and NFD spellings of one name).
 final class DemoPoints: Sendable {
     /// Each user's starting balance.
     static let initialBalance = 5000
     /// The most points one request may use.
     static let maximumAmount = 1_000_000
 
-    private let balances = Mutex<[String: Int]>([:])
+    private let balances = Mutex<[[UInt8]: Int]>([:])
 
     /// Spends `amount`, returning the new balance, or nil when the balance is too low.
     func use(_ amount: Int, by user: String) -> Int? {
-        balances.withLock { balances in
+        let user = Array(user.utf8)
+        return balances.withLock { balances in
             let current = balances[user] ?? Self.initialBalance
             guard current >= amount else { return nil }
             balances[user] = current - amount
@@ -314,5 +363,5 @@ final class DemoPoints: Sendable {
     }
 
     /// The user's balance.
-    func balance(of user: String) -> Int { balances.withLock { $0[user] ?? Self.initialBalance } }
+    func balance(of user: String) -> Int { balances.withLock { $0[Array(user.utf8)] ?? Self.initialBalance } }
 }

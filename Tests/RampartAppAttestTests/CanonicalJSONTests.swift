@@ -141,4 +141,54 @@ struct CanonicalJSONTests {
         let big = [UInt8](repeating: 0x20, count: JSONValue.Limits.maximumByteCount + 1)
         #expect(throws: AppAttestError.limitExceeded("")) { try CanonicalJSON.canonicalize(big) }
     }
+
+    @Test(
+        "exact numbers: a number whose canonical form is another number is inexactNumber",
+        arguments: [
+            "1234567890123456789", "1234567890123456850", "1234567890123456800", "9007199254740992",
+            "-9007199254740992", "1e-400", "-1e-400", "0.1e-330", "-0", "-0.0", "-0e5", "333333333.33333329",
+            "0.30000000000000001", "4.9e-324", "1.00000000000000001", "12345678901234567890e-10",
+        ]
+    )
+    func inexact(_ number: String) {
+        #expect(throws: AppAttestError.inexactNumber("")) {
+            try JSONValue(parsing: Array("{\"payload\":{\"toAccount\":\(number)}}".utf8), numbers: .exact)
+        }
+        // The nearest-double reading of RFC 8785's examples still takes every one of them.
+        #expect(throws: Never.self) { try JSONValue(parsing: Array("[\(number)]".utf8)) }
+    }
+
+    @Test(
+        "exact numbers: every number a double holds exactly is accepted, in any spelling",
+        arguments: [
+            "0", "0.0", "0e10", "1", "1.0", "1.50", "1E2", "100e-2", "9007199254740991", "-9007199254740991",
+            "0.1", "0.30000000000000004", "1e300", "1.2345678901234568e18", "5e-324", "-5e-324",
+            "1.7976931348623157e308", "0.000001", "123456.789e3", "1e+30", "4.50", "2e-3",
+        ]
+    )
+    func exact(_ number: String) throws {
+        let exact = try JSONValue(parsing: Array("[\(number)]".utf8), numbers: .exact)
+        #expect(exact == (try JSONValue(parsing: Array("[\(number)]".utf8))))
+    }
+
+    @Test("an inexact number's error names its place in the document, not its value")
+    func inexactPlace() throws {
+        let text = #"{"payload":{"transfers":[{"toAccount":1234567890123456789}]}}"#
+        let error = try #require(throws: AppAttestError.self) {
+            try JSONValue(parsing: Array(text.utf8), numbers: .exact)
+        }
+        #expect(error.code == .inexactNumber)
+        #expect(error.reason.contains("'payload.transfers[0].toAccount'"))
+        #expect(!error.reason.contains("1234567890123456789"))
+    }
+
+    @Test("request client data reads the payload exactly, so two different payloads never share a signature")
+    func clientDataExact() throws {
+        #expect(throws: AppAttestError.inexactNumber("")) {
+            try RequestCanonicalization.clientData(challenge: "c", payloadJSON: Array(#"{"fee":1e-400}"#.utf8))
+        }
+        let data = try RequestCanonicalization.clientData(
+            challenge: "c", payloadJSON: Array(#"{"toAccount":9007199254740991}"#.utf8))
+        #expect(String(decoding: data, as: UTF8.self) == #"{"challenge":"c","payload":{"toAccount":9007199254740991}}"#)
+    }
 }

@@ -131,16 +131,22 @@ struct AttestationServiceTests {
         #expect(refusal(try await service.authorize(try await assertion(keyID: keyID, counter: 5))) == .counterReplay)
     }
 
-    @Test("repeated failures raise the risk score until the key is blocked")
+    @Test("signatures that do not verify never raise the key's risk; signed duplicate counters do, until blocked")
     func risk() async throws {
         let keyID = try await register()
-        for _ in 0..<3 {
+        for _ in 0..<5 {
             var bad = try await assertion(keyID: keyID, counter: 1)
             bad.assertion[10] ^= 1
             #expect(refusal(try await service.authorize(bad)) == .invalidAssertion)
         }
+        #expect(try await service.key(id: keyID)?.riskScore == 0)
+        #expect(refusal(try await service.authorize(try await assertion(keyID: keyID, counter: 1))) == nil)
+        for _ in 0..<3 {
+            #expect(
+                refusal(try await service.authorize(try await assertion(keyID: keyID, counter: 1))) == .counterReplay)
+        }
         #expect(try await service.key(id: keyID)?.riskScore == 3)
-        #expect(refusal(try await service.authorize(try await assertion(keyID: keyID, counter: 1))) == .keyBlocked)
+        #expect(refusal(try await service.authorize(try await assertion(keyID: keyID, counter: 2))) == .keyBlocked)
         #expect(Refusal.Reason.keyBlocked.requiresReattestation)
     }
 

@@ -3,7 +3,8 @@ import RampartCrypto
 
 /// A stand-in for the App Attest verifier in tests of the service's own logic (challenges, state, risk, races):
 /// an "attestation" is the bytes `attest:` ‖ keyID and registers keyID as the public key; an "assertion" is the
-/// 4-byte big-endian counter ‖ clientDataHash ‖ publicKey. It checks nothing cryptographic — the end-to-end tests
+/// 4-byte big-endian counter ‖ clientDataHash ‖ publicKey; the bytes `malformed` are a malformed object. It checks
+/// nothing cryptographic — the end-to-end tests
 /// use RampartAppAttest's real verifier and device simulator.
 struct FakeVerifier: AppAttestVerifying {
     func verifyAttestation(
@@ -11,6 +12,9 @@ struct FakeVerifier: AppAttestVerifying {
     ) throws
         -> AttestationCheck
     {
+        if attestationObject == Array("malformed".utf8) {
+            throw AttestServiceError.invalidField("'attestationObject' is not well-formed (fake)")
+        }
         if attestationObject == Array("development-only".utf8) {
             return .invalid(Refusal(.wrongEnvironment, "development object"))
         }
@@ -25,13 +29,21 @@ struct FakeVerifier: AppAttestVerifying {
     )
         throws -> AssertionCheck
     {
+        if assertion == Array("malformed".utf8) {
+            throw AttestServiceError.invalidField("'assertion' is not well-formed (fake)")
+        }
         guard assertion.count == 4 + clientDataHash.count + publicKey.count,
             Array(assertion[4...]) == clientDataHash + publicKey
         else { return .invalid(Refusal(.invalidAssertion, "signature")) }
         let counter = assertion[0..<4].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-        guard counter > previousCounter else { return .invalid(Refusal(.counterReplay, "counter")) }
+        // Past the signature: the key made it. Counter 0xFFFFFFFF stands for another app's rpIdHash.
+        if counter == Self.otherAppCounter { return .invalidSigned(Refusal(.invalidAssertion, "rpIdHash")) }
+        guard counter > previousCounter else { return .invalidSigned(Refusal(.counterReplay, "counter")) }
         return .valid(counter: counter)
     }
+
+    /// The counter that makes the fake answer "signed, but by another app" (an rpIdHash mismatch).
+    static let otherAppCounter = UInt32.max
 
     static func attestation(keyID: [UInt8]) -> [UInt8] { Array("attest:".utf8) + keyID }
 

@@ -93,3 +93,61 @@ struct ServiceConfigurationTests {
         #expect(throws: AttestServiceError.invalidConfiguration("")) { try configuration.openStore() }
     }
 }
+
+/// Item 9 of the hardening issue: a configuration says exactly what is wrong with it.
+struct ConfigurationMessageTests {
+    func message(_ text: String) throws -> String? {
+        let path = ScratchDirectory.uniquePath("config.json")
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        do {
+            try ServiceConfiguration.load(path: path).validate()
+            return nil
+        } catch let error as AttestServiceError {
+            #expect(error.code == .invalidConfiguration)
+            return error.reason
+        }
+    }
+
+    @Test("a policy for a route the service does not have is refused, naming it and the real routes")
+    func unknownRoute() throws {
+        let reason = try message(#"{"routes":{"/v1/demo/points/usE":"limited"}}"#)
+        #expect(reason?.contains("'/v1/demo/points/usE', which is not a route of the service") == true)
+        #expect(reason?.contains("/v1/demo/points/use") == true)
+        #expect(try message(#"{"routes":{"/v1/demo/points/balance":"open"}}"#) == nil)
+    }
+
+    @Test("a number where a whole number belongs names the key, not 'not a JSON object'")
+    func wholeNumbers() throws {
+        for text in [#"{"riskBlockThreshold":1e30}"#, #"{"riskBlockThreshold":2.5}"#, #"{"maximumBodyBytes":1e300}"#] {
+            let reason = try message(text)
+            #expect(reason?.contains("must be a whole number") == true, "\(text)")
+            #expect(reason?.contains("not a JSON object") == false)
+        }
+        #expect(try message(#"{"riskBlockThreshold":5000}"#)?.contains("riskBlockThreshold must be 1...1000") == true)
+    }
+
+    @Test("limits: known keys are read, unknown ones and bad ranges are refused")
+    func limits() throws {
+        let path = ScratchDirectory.uniquePath("config.json")
+        try Data(
+            #"{"limits":{"challengesPerAddressPerMinute":10,"outstandingChallengesPerSubject":4},"riskDecaySeconds":0}"#
+                .utf8
+        ).write(to: URL(fileURLWithPath: path))
+        let configuration = try ServiceConfiguration.load(path: path)
+        #expect(configuration.limits.challengesPerAddressPerMinute == 10)
+        #expect(configuration.limits.outstandingChallengesPerSubject == 4)
+        #expect(configuration.limits.failuresPerAddressPerMinute == RequestLimits.default.failuresPerAddressPerMinute)
+        #expect(configuration.serviceConfiguration.riskDecayInterval == nil)
+        #expect(try message(#"{"limits":{"challengesPerMinute":1}}"#)?.contains("'limits.challengesPerMinute'") == true)
+        #expect(try message(#"{"limits":{"outstandingChallengesPerSubject":0}}"#) != nil)
+        #expect(try message(#"{"limits":{"failuresPerAddressPerMinute":-1}}"#) != nil)
+        #expect(try message(#"{"riskDecaySeconds":0.5}"#) != nil)
+        #expect(try message(#"{"counterReorderWindow":5000}"#) != nil)
+    }
+
+    @Test("syntax errors and non-objects say which")
+    func shapes() throws {
+        #expect(try message("listen=1")?.contains("is not valid JSON") == true)
+        #expect(try message("[1]")?.contains("is not a JSON object") == true)
+    }
+}

@@ -88,10 +88,87 @@ enum StoreContract {
 
     static func riskAccumulates(_ store: any AttestationStore) async throws {
         let key = key()
+        let start = Date(timeIntervalSince1970: 1_790_000_000)
         _ = try await store.transaction { try $0.insertKey(key) }
-        #expect(try await store.transaction { try $0.raiseRisk(keyID: key.keyID, by: 1) } == 1)
-        #expect(try await store.transaction { try $0.raiseRisk(keyID: key.keyID, by: 2) } == 3)
-        #expect(try await store.transaction { try $0.raiseRisk(keyID: "missing", by: 1) } == nil)
+        #expect(
+            try await store.transaction { try $0.raiseRisk(keyID: key.keyID, by: 1, at: start, decayInterval: 60) } == 1
+        )
+        #expect(
+            try await store.transaction { try $0.raiseRisk(keyID: key.keyID, by: 2, at: start, decayInterval: 60) } == 3
+        )
+        #expect(
+            try await store.transaction { try $0.raiseRisk(keyID: "missing", by: 1, at: start, decayInterval: 60) }
+                == nil)
+        let stored = try await store.transaction { try $0.key(id: key.keyID) }
+        #expect(stored?.riskScore == 3)
+        #expect(stored?.riskUpdatedAt == start)
+        #expect(stored?.riskScore(at: start.addingTimeInterval(150), decayInterval: 60) == 1)
+        #expect(stored?.riskScore(at: start.addingTimeInterval(150), decayInterval: nil) == 3)
+        #expect(stored?.riskScore(at: start.addingTimeInterval(3600), decayInterval: 60) == 0)
+    }
+
+    /// The stored score decays by whole intervals before a raise, in the statement itself; no decay leaves it whole.
+    static func riskDecaysAndResets(_ store: any AttestationStore) async throws {
+        let key = key()
+        let start = Date(timeIntervalSince1970: 1_790_000_000)
+        _ = try await store.transaction { try $0.insertKey(key) }
+        _ = try await store.transaction { try $0.raiseRisk(keyID: key.keyID, by: 4, at: start, decayInterval: 60) }
+        let later = start.addingTimeInterval(150)  // two whole intervals: 4 - 2 + 1
+        #expect(
+            try await store.transaction { try $0.raiseRisk(keyID: key.keyID, by: 1, at: later, decayInterval: 60) } == 3
+        )
+        let muchLater = later.addingTimeInterval(10_000)  // decays to 0, never below
+        #expect(
+            try await store.transaction { try $0.raiseRisk(keyID: key.keyID, by: 1, at: muchLater, decayInterval: 60) }
+                == 1)
+        #expect(
+            try await store.transaction {
+                try $0.raiseRisk(keyID: key.keyID, by: 1, at: muchLater.addingTimeInterval(1e6), decayInterval: nil)
+            } == 2)
+        #expect(try await store.transaction { try $0.resetRisk(keyID: key.keyID, at: muchLater) })
+        #expect(try await store.transaction { try $0.key(id: key.keyID) }?.riskScore == 0)
+        #expect(try await store.transaction { try $0.resetRisk(keyID: "missing", at: muchLater) } == false)
+    }
+
+    /// Trimming keeps a subject's newest challenges and touches no other subject's (compared as bytes).
+    static func challengesAreTrimmedPerSubject(_ store: any AttestationStore) async throws {
+        let subject = "trim-" + Data(SecureRandom.bytes(count: 8)).base64EncodedString() + "-caf\u{E9}"
+        let otherSpelling = "trim-" + subject.dropFirst(5).dropLast() + "e\u{301}"
+        let records = (0..<5).map { index in
+            ChallengeRecord(
+                digest: SecureRandom.bytes(count: 32), purpose: .assertion, subject: subject,
+                expiresAt: future.addingTimeInterval(Double(index)))
+        }
+        let other = ChallengeRecord(
+            digest: SecureRandom.bytes(count: 32), purpose: .assertion, subject: otherSpelling, expiresAt: future)
+        try await store.transaction { transaction in
+            for record in records { try transaction.insertChallenge(record) }
+            try transaction.insertChallenge(other)
+        }
+        #expect(try await store.transaction { try $0.trimChallenges(subject: subject, keeping: 2) } == 3)
+        #expect(try await store.transaction { try $0.trimChallenges(subject: subject, keeping: 2) } == 0)
+        for (index, record) in records.enumerated() {
+            let taken = try await store.transaction { try $0.takeChallenge(digest: record.digest) }
+            #expect((taken != nil) == (index >= 3), "challenge \(index)")
+        }
+        #expect(try await store.transaction { try $0.takeChallenge(digest: other.digest) } != nil)
+    }
+
+    /// Subjects come back byte for byte: the NFC and NFD spellings of one name are two subjects.
+    static func subjectsKeepTheirBytes(_ store: any AttestationStore) async throws {
+        for subject in ["caf\u{E9}", "cafe\u{301}", "\u{212A}elvin", "Kelvin"] {
+            let record = ChallengeRecord(
+                digest: SecureRandom.bytes(count: 32), purpose: .assertion, subject: subject, expiresAt: future)
+            try await store.transaction { try $0.insertChallenge(record) }
+            let taken = try await store.transaction { try $0.takeChallenge(digest: record.digest) }
+            #expect(taken.map { Array($0.subject.utf8) } == Array(subject.utf8))
+            var key = key()
+            key.subject = subject
+            let stored = key
+            _ = try await store.transaction { try $0.insertKey(stored) }
+            let loaded = try await store.transaction { try $0.key(id: stored.keyID) }
+            #expect(loaded.map { Array($0.subject.utf8) } == Array(subject.utf8))
+        }
     }
 
     static func expiredChallengesArePurged(_ store: any AttestationStore) async throws {

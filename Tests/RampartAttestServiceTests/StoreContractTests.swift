@@ -38,6 +38,18 @@ struct SQLiteStoreContractTests {
 
     @Test("risk accumulates") func risk() async throws { try await StoreContract.riskAccumulates(store()) }
 
+    @Test("risk decays by whole intervals and resets") func riskDecay() async throws {
+        try await StoreContract.riskDecaysAndResets(store())
+    }
+
+    @Test("challenges are trimmed per subject, newest kept") func trim() async throws {
+        try await StoreContract.challengesAreTrimmedPerSubject(store())
+    }
+
+    @Test("subjects keep their bytes (NFC and NFD are two subjects)") func subjectBytes() async throws {
+        try await StoreContract.subjectsKeepTheirBytes(store())
+    }
+
     @Test("expired challenges are purged") func purge() async throws {
         try await StoreContract.expiredChallengesArePurged(store())
     }
@@ -107,6 +119,18 @@ struct PostgresStoreContractTests {
     }
 
     @Test("risk accumulates") func risk() async throws { try await StoreContract.riskAccumulates(store()) }
+
+    @Test("risk decays by whole intervals and resets") func riskDecay() async throws {
+        try await StoreContract.riskDecaysAndResets(store())
+    }
+
+    @Test("challenges are trimmed per subject, newest kept") func trim() async throws {
+        try await StoreContract.challengesAreTrimmedPerSubject(store())
+    }
+
+    @Test("subjects keep their bytes (NFC and NFD are two subjects)") func subjectBytes() async throws {
+        try await StoreContract.subjectsKeepTheirBytes(store())
+    }
 
     @Test("expired challenges are purged") func purge() async throws {
         try await StoreContract.expiredChallengesArePurged(store())

@@ -105,7 +105,7 @@ public enum CanonicalJSON {
 
     /// The shortest round-trip decimal digits `d₁…dₖ` (no leading or trailing zeros) and the exponent `n` such that
     /// `value = 0.d₁…dₖ × 10ⁿ`, read from Swift's shortest representation.
-    private static func shortestDigits(of value: Double) -> (digits: String, exponent: Int) {
+    static func shortestDigits(of value: Double) -> (digits: String, exponent: Int) {
         let description = value.description
         let parts = description.split(separator: "e", maxSplits: 1)
         let mantissa = parts.first.map(String.init) ?? description

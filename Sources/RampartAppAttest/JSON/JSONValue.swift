@@ -30,13 +30,28 @@ extension JSONValue {
         public static let maximumDepth = 64
     }
 
+    /// How ``init(parsing:numbers:)`` reads numbers.
+    public enum NumberPolicy: Hashable, Sendable {
+        /// Each number becomes the nearest double, as RFC 8785's examples read `333333333.33333329`.
+        case nearestDouble
+        /// A number is accepted only if its RFC 8785 canonical form is the same number: an integer literal within
+        /// ±(2^53−1) (I-JSON, RFC 7493 section 2.2), no underflow to zero, no negative zero, and no more significant
+        /// digits than the double keeps. Anything else is ``AppAttestError/Code/inexactNumber``, naming its place.
+        ///
+        /// Use it wherever a signature covers the canonical form: otherwise `1234567890123456789` and
+        /// `1234567890123456850` would share the canonical `1234567890123456800`, and one signature.
+        case exact
+    }
+
     /// Parses a JSON text (RFC 8259) under I-JSON's rules (RFC 7493): UTF-8, unique object keys, no lone surrogate
     /// escapes, numbers that fit a double. Whitespace around values is allowed; anything after the value is not.
     ///
-    /// - Parameter bytes: The UTF-8 text.
+    /// - Parameters:
+    ///   - bytes: The UTF-8 text.
+    ///   - numbers: How numbers are read; ``NumberPolicy/exact`` for anything that is signed.
     /// - Throws: ``AppAttestError/Code/malformedJSON`` for invalid JSON, ``AppAttestError/Code/limitExceeded`` past
-    ///   ``Limits``.
-    public init(parsing bytes: [UInt8]) throws {
+    ///   ``Limits``, ``AppAttestError/Code/inexactNumber`` for a number ``NumberPolicy/exact`` refuses.
+    public init(parsing bytes: [UInt8], numbers: NumberPolicy = .nearestDouble) throws {
         guard bytes.count <= Limits.maximumByteCount else {
             throw AppAttestError.limitExceeded(
                 "the JSON text is \(bytes.count) bytes; at most \(Limits.maximumByteCount) are accepted"
@@ -45,7 +60,7 @@ extension JSONValue {
         guard String(validating: bytes, as: UTF8.self) != nil else {
             throw AppAttestError.malformedJSON("the JSON text is not valid UTF-8")
         }
-        var parser = JSONParser(bytes: bytes)
+        var parser = JSONParser(bytes: bytes, numbers: numbers)
         parser.skipWhitespace()
         let value = try parser.parseValue(depth: 1)
         parser.skipWhitespace()
@@ -59,9 +74,20 @@ extension JSONValue {
 /// A recursive-descent JSON reader over UTF-8 bytes; every access is bounds-checked.
 private struct JSONParser {
     let bytes: [UInt8]
+    let numbers: JSONValue.NumberPolicy
     var offset = 0
+    /// The keys and indexes leading to the value being read, for ``JSONValue/NumberPolicy/exact``'s errors.
+    var path: [PathComponent] = []
 
-    init(bytes: [UInt8]) { self.bytes = bytes }
+    enum PathComponent {
+        case key(String)
+        case index(Int)
+    }
+
+    init(bytes: [UInt8], numbers: JSONValue.NumberPolicy) {
+        self.bytes = bytes
+        self.numbers = numbers
+    }
 
     var current: UInt8? { offset < bytes.count ? bytes[offset] : nil }
 
@@ -121,7 +147,9 @@ private struct JSONParser {
             skipWhitespace()
             try expect(":")
             skipWhitespace()
+            path.append(.key(key))
             let value = try parseValue(depth: depth + 1)
+            path.removeLast()
             guard object.updateValue(value, forKey: key) == nil else {
                 throw error("duplicate object key (I-JSON, RFC 7493 section 2.3)")
             }
@@ -145,7 +173,9 @@ private struct JSONParser {
         }
         while true {
             skipWhitespace()
+            path.append(.index(elements.count))
             elements.append(try parseValue(depth: depth + 1))
+            path.removeLast()
             skipWhitespace()
             if current == UInt8(ascii: ",") {
                 offset += 1
@@ -242,24 +272,33 @@ private struct JSONParser {
         }
     }
 
-    /// `number = [ minus ] int [ frac ] [ exp ]` (RFC 8259 section 6), converted to the nearest double.
+    /// `number = [ minus ] int [ frac ] [ exp ]` (RFC 8259 section 6), converted to the nearest double and, under
+    /// ``JSONValue/NumberPolicy/exact``, checked to be that double's canonical value.
     mutating func parseNumber() throws -> Double {
         let start = offset
-        if current == UInt8(ascii: "-") { offset += 1 }
+        let negative = current == UInt8(ascii: "-")
+        if negative { offset += 1 }
         guard let lead = current, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(lead) else {
             throw error("a number needs a digit")
         }
+        let integerStart = offset
         if lead == UInt8(ascii: "0") {
             offset += 1
         } else {
             skipDigits()
         }
+        let integerEnd = offset
+        var fraction = offset..<offset
+        var exponentStart: Int?
         if current == UInt8(ascii: ".") {
             offset += 1
+            let fractionStart = offset
             guard skipDigits() > 0 else { throw error("a fraction needs a digit") }
+            fraction = fractionStart..<offset
         }
         if current == UInt8(ascii: "e") || current == UInt8(ascii: "E") {
             offset += 1
+            exponentStart = offset
             if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { offset += 1 }
             guard skipDigits() > 0 else { throw error("an exponent needs a digit") }
         }
@@ -267,7 +306,60 @@ private struct JSONParser {
         guard let value = Double(text), value.isFinite else {
             throw error("the number does not fit an IEEE 754 double")
         }
+        if numbers == .exact {
+            let literal = DecimalLiteral(
+                bytes: bytes, integer: integerStart..<integerEnd, fraction: fraction,
+                exponent: exponentStart.map { $0..<offset })
+            try checkExact(value, literal: literal, negative: negative)
+        }
         return value
+    }
+
+    /// Refuses a number whose canonical form (the double's shortest round-trip digits) is another number.
+    func checkExact(_ value: Double, literal: DecimalLiteral, negative: Bool) throws {
+        let place = path.isEmpty ? "the number" : "the number at '\(Self.describe(path))'"
+        let advice = "send it as a string, or as a number a double holds exactly"
+        if literal.digits.isEmpty {
+            guard !negative else {
+                throw AppAttestError.inexactNumber(
+                    "\(place) is negative zero, which RFC 8785 writes as 0; send 0")
+            }
+            return
+        }
+        guard value != 0 else {
+            throw AppAttestError.inexactNumber("\(place) is too small for a double and would become 0; \(advice)")
+        }
+        if literal.isIntegerLiteral {
+            guard value.magnitude <= Self.largestExactInteger else {
+                throw AppAttestError.inexactNumber(
+                    "\(place) is an integer beyond ±(2^53−1) (I-JSON, RFC 7493 section 2.2); \(advice)")
+            }
+        }
+        let canonical = CanonicalJSON.shortestDigits(of: value.magnitude)
+        guard canonical.digits.utf8.elementsEqual(literal.digits), canonical.exponent == literal.exponent else {
+            throw AppAttestError.inexactNumber(
+                "\(place) has more precision than a double holds; its canonical form would be another number; "
+                    + advice)
+        }
+    }
+
+    /// 2^53 − 1, the largest integer I-JSON exchanges exactly.
+    static let largestExactInteger: Double = 9_007_199_254_740_991
+
+    /// A JSON path for an error message: printable ASCII only, at most 80 characters (keys are client text).
+    static func describe(_ path: [PathComponent]) -> String {
+        var text = ""
+        for component in path {
+            switch component {
+            case .index(let index):
+                text += "[\(index)]"
+            case .key(let key):
+                text +=
+                    (text.isEmpty ? "" : ".")
+                    + key.unicodeScalars.map { (0x20...0x7E).contains($0.value) ? String($0) : "?" }.joined()
+            }
+        }
+        return text.count <= 80 ? text : String(text.prefix(77)) + "..."
     }
 
     @discardableResult
@@ -278,5 +370,46 @@ private struct JSONParser {
             count += 1
         }
         return count
+    }
+}
+
+/// The digits of a JSON number literal as `0.d₁…dₖ × 10ⁿ` (no leading or trailing zeros), the layout
+/// ``CanonicalJSON/shortestDigits(of:)`` returns, so the two can be compared digit for digit.
+private struct DecimalLiteral {
+    /// The significant digits, ASCII; empty for zero.
+    let digits: [UInt8]
+    /// `n` in `0.d₁…dₖ × 10ⁿ`.
+    let exponent: Int
+    /// Written without a fraction or an exponent.
+    let isIntegerLiteral: Bool
+
+    /// A bound on the exponent's magnitude: far past any double (±324), and small enough that adding the digit
+    /// counts of a 1 MiB text can never overflow.
+    static let exponentBound = 100_000_000
+
+    init(bytes: [UInt8], integer: Range<Int>, fraction: Range<Int>, exponent: Range<Int>?) {
+        isIntegerLiteral = fraction.isEmpty && exponent == nil
+        var written = 0
+        if let exponent {
+            var index = exponent.lowerBound
+            var sign = 1
+            if bytes[index] == UInt8(ascii: "-") || bytes[index] == UInt8(ascii: "+") {
+                sign = bytes[index] == UInt8(ascii: "-") ? -1 : 1
+                index += 1
+            }
+            for byte in bytes[index..<exponent.upperBound] {
+                written = min(written * 10 + Int(byte - UInt8(ascii: "0")), Self.exponentBound)
+            }
+            written *= sign
+        }
+        var all = Array(bytes[integer]) + Array(bytes[fraction])
+        var point = integer.count + written
+        var leading = 0
+        while leading < all.count, all[leading] == UInt8(ascii: "0") { leading += 1 }
+        all.removeFirst(leading)
+        point -= leading
+        while let last = all.last, last == UInt8(ascii: "0") { all.removeLast() }
+        digits = all
+        self.exponent = point
     }
 }

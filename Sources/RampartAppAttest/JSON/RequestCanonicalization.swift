@@ -23,9 +23,11 @@ public enum RequestCanonicalization {
     ///   - challenge: The one-time challenge.
     ///   - payloadJSON: The payload, a JSON object as UTF-8 text in any formatting.
     /// - Returns: The canonical UTF-8 bytes.
-    /// - Throws: ``AppAttestError/Code/malformedJSON`` when the payload is not an I-JSON object.
+    /// - Throws: ``AppAttestError/Code/malformedJSON`` when the payload is not an I-JSON object,
+    ///   ``AppAttestError/Code/inexactNumber`` for a number whose canonical form would be another number (it is read
+    ///   with ``JSONValue/NumberPolicy/exact``, so two different payloads never share client data).
     public static func clientData(challenge: String, payloadJSON: [UInt8]) throws -> [UInt8] {
-        let payload = try JSONValue(parsing: payloadJSON)
+        let payload = try JSONValue(parsing: payloadJSON, numbers: .exact)
         guard case .object = payload else {
             throw AppAttestError.malformedJSON("the request payload must be a JSON object")
         }

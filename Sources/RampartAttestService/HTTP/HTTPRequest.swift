@@ -9,6 +9,8 @@ public struct HTTPRequest: Hashable {
     public var headers: [String: String]
     /// The body bytes.
     public var body: [UInt8]
+    /// The client's IP address as text (no port), when the server knows it.
+    public var remoteAddress: String?
 
     /// Creates a request.
     ///
@@ -17,13 +19,17 @@ public struct HTTPRequest: Hashable {
     ///   - path: The path; anything from `?` on is dropped.
     ///   - headers: Header values; names are lower-cased.
     ///   - body: The body.
-    public init(method: String, path: String, headers: [String: String] = [:], body: [UInt8] = []) {
+    ///   - remoteAddress: The client's IP address.
+    public init(
+        method: String, path: String, headers: [String: String] = [:], body: [UInt8] = [], remoteAddress: String? = nil
+    ) {
         self.method = method
         self.path =
             path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init)
             ?? path
         self.headers = Dictionary(headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { $1 })
         self.body = body
+        self.remoteAddress = remoteAddress
     }
 }
 

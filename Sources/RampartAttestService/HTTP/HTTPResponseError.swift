@@ -13,6 +13,7 @@ enum HTTPResponseError {
         case .lengthRequired: 411
         case .notFound, .keyNotFound: 404
         case .methodNotAllowed: 405
+        case .rateLimited: 429
         case .storeFailure: 503
         default: 500
         }
@@ -32,6 +33,7 @@ enum HTTPResponseError {
     static func response(for error: AttestServiceError) -> HTTPResponse {
         var response = body(status: status(for: error.code), code: error.code.description, message: error.reason)
         if error.code == .storeFailure { response.headers["Retry-After"] = "1" }
+        if error.code == .rateLimited { response.headers["Retry-After"] = String(error.retryAfterSeconds) }
         return response
     }
 

@@ -76,14 +76,37 @@ public protocol AttestationStoreTransaction {
     /// - Throws: ``AttestServiceError`` (`storeFailure`).
     func advanceCounter(keyID: String, to counter: UInt32, usedAt date: Date) throws -> Bool
 
-    /// Adds `amount` to the key's risk score.
+    /// Adds `amount` to the key's risk score after letting it decay, and records when.
+    ///
+    /// The stored score first loses one point per whole `decayInterval` since the last change (never below 0), then
+    /// gains `amount`; the change time becomes `date`. One statement, so concurrent raises never lose a point.
     ///
     /// - Parameters:
     ///   - keyID: The key id.
     ///   - amount: How much to add.
+    ///   - date: Now.
+    ///   - decayInterval: Seconds per point of decay; `nil` for no decay.
     /// - Returns: The new score, or nil when the key does not exist.
     /// - Throws: ``AttestServiceError`` (`storeFailure`).
-    func raiseRisk(keyID: String, by amount: Int) throws -> Int?
+    func raiseRisk(keyID: String, by amount: Int, at date: Date, decayInterval: TimeInterval?) throws -> Int?
+
+    /// Sets the key's risk score to 0 (an operator's unblock).
+    ///
+    /// - Parameters:
+    ///   - keyID: The key id.
+    ///   - date: Now.
+    /// - Returns: Whether the key exists.
+    /// - Throws: ``AttestServiceError`` (`storeFailure`).
+    func resetRisk(keyID: String, at date: Date) throws -> Bool
+
+    /// Deletes the subject's oldest challenges so that at most `count` stay outstanding.
+    ///
+    /// - Parameters:
+    ///   - subject: The subject (compared as bytes).
+    ///   - count: How many may stay.
+    /// - Returns: How many were deleted.
+    /// - Throws: ``AttestServiceError`` (`storeFailure`).
+    func trimChallenges(subject: String, keeping count: Int) throws -> Int
 }
 
 /// Why a challenge was issued.
@@ -143,6 +166,8 @@ public struct RegisteredKey: Hashable {
     public var riskScore: Int
     /// When an assertion last advanced the counter.
     public var lastUsedAt: Date?
+    /// When ``riskScore`` last changed (decay counts from here); nil when it never did.
+    public var riskUpdatedAt: Date?
 
     /// Creates a record.
     ///
@@ -156,9 +181,10 @@ public struct RegisteredKey: Hashable {
     ///   - registeredAt: Registration time.
     ///   - riskScore: The risk score.
     ///   - lastUsedAt: Last use.
+    ///   - riskUpdatedAt: When the risk score last changed.
     public init(
         keyID: String, subject: String, publicKey: [UInt8], environment: String, counter: UInt32 = 0,
-        receipt: [UInt8], registeredAt: Date, riskScore: Int = 0, lastUsedAt: Date? = nil
+        receipt: [UInt8], registeredAt: Date, riskScore: Int = 0, lastUsedAt: Date? = nil, riskUpdatedAt: Date? = nil
     ) {
         self.keyID = keyID
         self.subject = subject
@@ -169,6 +195,20 @@ public struct RegisteredKey: Hashable {
         self.registeredAt = registeredAt
         self.riskScore = riskScore
         self.lastUsedAt = lastUsedAt
+        self.riskUpdatedAt = riskUpdatedAt
+    }
+
+    /// The risk score after decay: one point less per whole `decayInterval` since ``riskUpdatedAt``, never below 0.
+    ///
+    /// - Parameters:
+    ///   - date: Now.
+    ///   - decayInterval: Seconds per point; nil for no decay.
+    /// - Returns: The score that counts against the block threshold.
+    public func riskScore(at date: Date, decayInterval: TimeInterval?) -> Int {
+        guard let decayInterval, decayInterval > 0, let riskUpdatedAt, date > riskUpdatedAt else { return riskScore }
+        let points = (date.timeIntervalSince(riskUpdatedAt) / decayInterval).rounded(.down)
+        guard points < Double(riskScore) else { return 0 }
+        return riskScore - Int(points)
     }
 }
 

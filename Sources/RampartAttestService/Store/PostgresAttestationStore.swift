@@ -26,7 +26,7 @@ public final class PostgresAttestationStore: AttestationStore {
         }
     }
 
-    /// Connects `poolSize` times to `url` and creates the tables if needed.
+    /// Connects `poolSize` times to `url` and creates, migrates or checks the tables.
     ///
     /// - Parameters:
     ///   - url: `postgres://user:password@host:port/database`.
@@ -41,11 +41,24 @@ public final class PostgresAttestationStore: AttestationStore {
                 // A session advisory lock keeps two processes starting together from racing on CREATE TABLE.
                 try connection.execute(unsafeScript: "SELECT pg_advisory_lock(727172)")
                 defer { try? connection.execute(unsafeScript: "SELECT pg_advisory_unlock(727172)") }
-                try connection.execute(unsafeScript: StoreSchema.postgres)
+                try Self.prepareSchema(on: connection)
             }
             slots.append(Slot(connection, index: index))
         }
         self.slots = slots
+    }
+
+    /// Creates, migrates or checks the tables in one transaction (the caller holds the advisory lock).
+    private static func prepareSchema(on connection: borrowing PostgresConnection) throws {
+        try connection.execute(unsafeScript: "BEGIN")
+        do {
+            try StoreSchema.prepare(
+                .postgres, query: { try connection.query($0) }, script: { try connection.execute(unsafeScript: $0) })
+            try connection.execute(unsafeScript: "COMMIT")
+        } catch {
+            try? connection.execute(unsafeScript: "ROLLBACK")
+            throw error
+        }
     }
 
     /// Runs `body` in `BEGIN … COMMIT` on the next pooled connection.

@@ -47,8 +47,8 @@ struct SQLStoreTransaction: AttestationStoreTransaction {
     func key(id keyID: String) throws -> RegisteredKey? {
         let rows = try execute(
             """
-            SELECT subject, public_key, environment, counter, receipt, registered_at, risk_score, last_used_at \
-            FROM rampart_keys WHERE key_id = \(keyID)
+            SELECT subject, public_key, environment, counter, receipt, registered_at, risk_score, last_used_at, \
+            risk_updated_at FROM rampart_keys WHERE key_id = \(keyID)
             """)
         guard let row = rows.first else { return nil }
         guard let subject = row.text(0), let publicKey = row.blob(1), let environment = row.text(2),
@@ -59,7 +59,8 @@ struct SQLStoreTransaction: AttestationStoreTransaction {
         return RegisteredKey(
             keyID: keyID, subject: subject, publicKey: publicKey, environment: environment, counter: counter,
             receipt: receipt, registeredAt: Date(storeMilliseconds: registered), riskScore: riskScore,
-            lastUsedAt: row.integer(7).map { Date(storeMilliseconds: $0) })
+            lastUsedAt: row.integer(7).map { Date(storeMilliseconds: $0) },
+            riskUpdatedAt: row.integer(8).map { Date(storeMilliseconds: $0) })
     }
 
     func advanceCounter(keyID: String, to counter: UInt32, usedAt date: Date) throws -> Bool {
@@ -72,32 +73,36 @@ struct SQLStoreTransaction: AttestationStoreTransaction {
         return rows.count == 1
     }
 
-    func raiseRisk(keyID: String, by amount: Int) throws -> Int? {
+    func raiseRisk(keyID: String, by amount: Int, at date: Date, decayInterval: TimeInterval?) throws -> Int? {
+        let now = date.storeMilliseconds
+        // No decay: a period no clock reaches, so the division below is always 0.
+        let period = decayInterval.map { max(Int64(($0 * 1000).rounded(.down)), 1) } ?? Int64.max
+        // Integer division in both dialects; CASE rather than MAX/GREATEST so one statement serves both.
         let rows = try execute(
-            "UPDATE rampart_keys SET risk_score = risk_score + \(amount) WHERE key_id = \(keyID) RETURNING risk_score")
+            """
+            UPDATE rampart_keys SET risk_score = (CASE \
+            WHEN risk_score - (\(now) - COALESCE(risk_updated_at, \(now))) / \(period) > 0 \
+            THEN risk_score - (\(now) - COALESCE(risk_updated_at, \(now))) / \(period) ELSE 0 END) + \(amount), \
+            risk_updated_at = \(now) WHERE key_id = \(keyID) RETURNING risk_score
+            """)
         return rows.first?.integer(0).flatMap { Int(exactly: $0) }
     }
-}
 
-/// The schema, in the two dialects. Tables carry a `rampart_` prefix so the service can share a database.
-enum StoreSchema {
-    static let sqlite = """
-        CREATE TABLE IF NOT EXISTS rampart_challenges (
-            digest BLOB PRIMARY KEY, purpose TEXT NOT NULL, subject TEXT NOT NULL, expires_at INTEGER NOT NULL);
-        CREATE INDEX IF NOT EXISTS rampart_challenges_expiry ON rampart_challenges (expires_at);
-        CREATE TABLE IF NOT EXISTS rampart_keys (
-            key_id TEXT PRIMARY KEY, subject TEXT NOT NULL, public_key BLOB NOT NULL, environment TEXT NOT NULL,
-            counter INTEGER NOT NULL CHECK (counter >= 0 AND counter <= 4294967295), receipt BLOB NOT NULL,
-            registered_at INTEGER NOT NULL, risk_score INTEGER NOT NULL DEFAULT 0, last_used_at INTEGER);
-        """
+    func resetRisk(keyID: String, at date: Date) throws -> Bool {
+        let rows = try execute(
+            """
+            UPDATE rampart_keys SET risk_score = 0, risk_updated_at = \(date.storeMilliseconds) \
+            WHERE key_id = \(keyID) RETURNING key_id
+            """)
+        return rows.count == 1
+    }
 
-    static let postgres = """
-        CREATE TABLE IF NOT EXISTS rampart_challenges (
-            digest BYTEA PRIMARY KEY, purpose TEXT NOT NULL, subject TEXT NOT NULL, expires_at BIGINT NOT NULL);
-        CREATE INDEX IF NOT EXISTS rampart_challenges_expiry ON rampart_challenges (expires_at);
-        CREATE TABLE IF NOT EXISTS rampart_keys (
-            key_id TEXT PRIMARY KEY, subject TEXT NOT NULL, public_key BYTEA NOT NULL, environment TEXT NOT NULL,
-            counter BIGINT NOT NULL CHECK (counter >= 0 AND counter <= 4294967295), receipt BYTEA NOT NULL,
-            registered_at BIGINT NOT NULL, risk_score BIGINT NOT NULL DEFAULT 0, last_used_at BIGINT);
-        """
+    func trimChallenges(subject: String, keeping count: Int) throws -> Int {
+        try execute(
+            """
+            DELETE FROM rampart_challenges WHERE digest IN (SELECT digest FROM rampart_challenges \
+            WHERE subject = \(subject) ORDER BY expires_at DESC LIMIT \(Int64(Int32.max)) OFFSET \(count)) RETURNING 1
+            """
+        ).count
+    }
 }

@@ -11,14 +11,19 @@ public final class SQLiteAttestationStore: AttestationStore {
     private let connection: Mutex<SQLiteConnection?>
     private let queue = DispatchQueue(label: "rampart.store.sqlite")
 
-    /// Opens (creating if needed) the database at `path` and creates the tables.
+    /// Opens (creating if needed) the database at `path` and creates, migrates or checks the tables.
     ///
     /// - Parameter path: A file path, or `:memory:` for a private in-memory database.
-    /// - Throws: ``AttestServiceError`` with ``AttestServiceError/Code/storeFailure``.
+    /// - Throws: ``AttestServiceError`` with ``AttestServiceError/Code/storeFailure``, also when the file holds
+    ///   `rampart_` tables that are not Rampart's schema (see the schema rules in RunningTheService).
     public init(path: String) throws {
         do {
             let opened = try SQLiteConnection(path: path)
-            try opened.execute(unsafeScript: StoreSchema.sqlite)
+            // BEGIN IMMEDIATE: two processes opening one new file create the tables once.
+            try opened.transaction {
+                try StoreSchema.prepare(
+                    .sqlite, query: { try opened.query($0) }, script: { try opened.execute(unsafeScript: $0) })
+            }
             connection = Mutex(opened)
         } catch let error as SQLiteError {
             throw AttestServiceError.storeFailure(

@@ -1,0 +1,170 @@
+import RampartSQLite
+
+/// The store's tables in the two dialects, their version, and the check every store makes when it opens.
+///
+/// Tables carry a `rampart_` prefix so the service can share a database. `rampart_schema` holds one row, the schema
+/// version. A store opens a database only when it can be sure the tables are Rampart's at a version it reads:
+///
+/// - no `rampart_` table at all: the tables are created at ``version``;
+/// - version 1 (the first release, which kept no version): the tables have exactly version 1's columns, and are
+///   migrated (`risk_updated_at`, the per-subject challenge index, `rampart_schema`);
+/// - ``version``: the tables have exactly its columns;
+/// - anything else (a foreign `rampart_keys`, a newer version, a half-made schema) is refused with
+///   ``AttestServiceError/Code/storeFailure`` naming what is wrong, before the service listens, instead of a service
+///   that reports healthy and answers 503 to every registration.
+enum StoreSchema {
+    /// The version this build creates and reads.
+    ///
+    /// 1: challenges and keys. 2: `rampart_keys.risk_updated_at` (risk decay), `rampart_challenges_subject` (the cap
+    /// on outstanding challenges per subject) and `rampart_schema`.
+    static let version: Int64 = 2
+
+    enum Dialect {
+        case sqlite
+        case postgres
+    }
+
+    static let challengeColumns: Set<String> = ["digest", "purpose", "subject", "expires_at"]
+    static let keyColumnsVersion1: Set<String> = [
+        "key_id", "subject", "public_key", "environment", "counter", "receipt", "registered_at", "risk_score",
+        "last_used_at",
+    ]
+    static let keyColumns = keyColumnsVersion1.union(["risk_updated_at"])
+
+    /// Creates, migrates or checks the tables; runs inside the caller's transaction (or lock).
+    ///
+    /// - Parameters:
+    ///   - dialect: SQLite or PostgreSQL.
+    ///   - query: Runs one statement with bindings.
+    ///   - script: Runs constant SQL.
+    /// - Throws: ``AttestServiceError`` (`storeFailure`) when the database holds tables this build cannot use.
+    static func prepare(
+        _ dialect: Dialect, query: (SQLQuery) throws -> [SQLRow], script: (String) throws -> Void
+    ) throws {
+        let tables = try existingTables(dialect, query)
+        if tables.isEmpty {
+            try script(dialect == .sqlite ? sqlite : postgres)
+            _ = try query("INSERT INTO rampart_schema (version) VALUES (\(version))")
+            return
+        }
+        let keys = try columns(of: "rampart_keys", dialect, query)
+        let challenges = try columns(of: "rampart_challenges", dialect, query)
+        guard tables.contains("rampart_schema") else {
+            guard keys == keyColumnsVersion1, challenges == challengeColumns else {
+                throw foreign(tables: tables, keys: keys, challenges: challenges)
+            }
+            try script(dialect == .sqlite ? migrationFrom1SQLite : migrationFrom1Postgres)
+            _ = try query("INSERT INTO rampart_schema (version) VALUES (\(version))")
+            return
+        }
+        let rows = try query("SELECT version FROM rampart_schema")
+        guard rows.count == 1, let found = rows[0].integer(0) else {
+            throw AttestServiceError.storeFailure(
+                "the database's rampart_schema table holds \(rows.count) rows instead of one version; it was not "
+                    + "made by Rampart: use another database, or drop the rampart_ tables")
+        }
+        guard found <= version else {
+            throw AttestServiceError.storeFailure(
+                "the database's schema is version \(found), newer than this rampart reads (\(version)); run the "
+                    + "rampart release that wrote it, or a newer one")
+        }
+        guard found == version, keys == keyColumns, challenges == challengeColumns else {
+            throw foreign(tables: tables, keys: keys, challenges: challenges)
+        }
+    }
+
+    private static func foreign(tables: Set<String>, keys: Set<String>, challenges: Set<String>) -> AttestServiceError {
+        var problems: [String] = []
+        if keys != keyColumns && keys != keyColumnsVersion1 {
+            problems.append(
+                keys.isEmpty
+                    ? "no rampart_keys table" : "rampart_keys has columns \(keys.sorted().joined(separator: ", "))")
+        }
+        if challenges != challengeColumns {
+            problems.append(
+                challenges.isEmpty
+                    ? "no rampart_challenges table"
+                    : "rampart_challenges has columns \(challenges.sorted().joined(separator: ", "))")
+        }
+        if problems.isEmpty { problems.append("its rampart_schema version does not match its tables") }
+        return AttestServiceError.storeFailure(
+            "the database holds rampart_ tables that are not Rampart's schema version \(version) ("
+                + problems.joined(separator: "; ")
+                + "); use another database, or drop those tables if they are a failed earlier setup")
+    }
+
+    private static func existingTables(_ dialect: Dialect, _ query: (SQLQuery) throws -> [SQLRow]) throws -> Set<String>
+    {
+        let rows =
+            switch dialect {
+            case .sqlite:
+                try query(
+                    """
+                    SELECT name FROM sqlite_master WHERE type = 'table' \
+                    AND name IN ('rampart_schema', 'rampart_keys', 'rampart_challenges')
+                    """)
+            case .postgres:
+                try query(
+                    """
+                    SELECT table_name::text FROM information_schema.tables WHERE table_schema = current_schema() \
+                    AND table_name IN ('rampart_schema', 'rampart_keys', 'rampart_challenges')
+                    """)
+            }
+        return Set(rows.compactMap { $0.text(0) })
+    }
+
+    private static func columns(
+        of table: String, _ dialect: Dialect, _ query: (SQLQuery) throws -> [SQLRow]
+    ) throws -> Set<String> {
+        let rows =
+            switch dialect {
+            case .sqlite:
+                try query("SELECT name FROM pragma_table_info(\(table))")
+            case .postgres:
+                try query(
+                    """
+                    SELECT column_name::text FROM information_schema.columns \
+                    WHERE table_schema = current_schema() AND table_name = \(table)
+                    """)
+            }
+        return Set(rows.compactMap { $0.text(0) })
+    }
+
+    static let sqlite = """
+        CREATE TABLE rampart_schema (version INTEGER NOT NULL);
+        CREATE TABLE rampart_challenges (
+            digest BLOB PRIMARY KEY, purpose TEXT NOT NULL, subject TEXT NOT NULL, expires_at INTEGER NOT NULL);
+        CREATE INDEX rampart_challenges_expiry ON rampart_challenges (expires_at);
+        CREATE INDEX rampart_challenges_subject ON rampart_challenges (subject, expires_at);
+        CREATE TABLE rampart_keys (
+            key_id TEXT PRIMARY KEY, subject TEXT NOT NULL, public_key BLOB NOT NULL, environment TEXT NOT NULL,
+            counter INTEGER NOT NULL CHECK (counter >= 0 AND counter <= 4294967295), receipt BLOB NOT NULL,
+            registered_at INTEGER NOT NULL, risk_score INTEGER NOT NULL DEFAULT 0, last_used_at INTEGER,
+            risk_updated_at INTEGER);
+        """
+
+    static let postgres = """
+        CREATE TABLE rampart_schema (version BIGINT NOT NULL);
+        CREATE TABLE rampart_challenges (
+            digest BYTEA PRIMARY KEY, purpose TEXT NOT NULL, subject TEXT NOT NULL, expires_at BIGINT NOT NULL);
+        CREATE INDEX rampart_challenges_expiry ON rampart_challenges (expires_at);
+        CREATE INDEX rampart_challenges_subject ON rampart_challenges (subject, expires_at);
+        CREATE TABLE rampart_keys (
+            key_id TEXT PRIMARY KEY, subject TEXT NOT NULL, public_key BYTEA NOT NULL, environment TEXT NOT NULL,
+            counter BIGINT NOT NULL CHECK (counter >= 0 AND counter <= 4294967295), receipt BYTEA NOT NULL,
+            registered_at BIGINT NOT NULL, risk_score BIGINT NOT NULL DEFAULT 0, last_used_at BIGINT,
+            risk_updated_at BIGINT);
+        """
+
+    static let migrationFrom1SQLite = """
+        CREATE TABLE rampart_schema (version INTEGER NOT NULL);
+        ALTER TABLE rampart_keys ADD COLUMN risk_updated_at INTEGER;
+        CREATE INDEX IF NOT EXISTS rampart_challenges_subject ON rampart_challenges (subject, expires_at);
+        """
+
+    static let migrationFrom1Postgres = """
+        CREATE TABLE rampart_schema (version BIGINT NOT NULL);
+        ALTER TABLE rampart_keys ADD COLUMN risk_updated_at BIGINT;
+        CREATE INDEX IF NOT EXISTS rampart_challenges_subject ON rampart_challenges (subject, expires_at);
+        """
+}

@@ -1,0 +1,191 @@
+import Foundation
+import RampartAppAttest
+import RampartAttestService
+import RampartCrypto
+import Testing
+
+/// The hardening rules as the HTTP API shows them: challenges spent by malformed requests, exact payloads, 429s,
+/// byte-compared routes and subjects, and the operator unblock.
+struct HardeningRouterTests {
+    let router: ServiceRouter
+    let service: AttestationService
+
+    init() throws {
+        service = AttestationService(
+            store: try SQLiteAttestationStore(path: temporarySQLitePath()), verifier: FakeVerifier(),
+            configuration: .init(limits: RequestLimits(challengesPerAddressPerMinute: 3)))
+        router = ServiceRouter(service: service)
+    }
+
+    func call(_ method: String, _ path: String, _ json: String = "", from address: String? = nil) async -> HTTPResponse
+    {
+        await router.respond(
+            to: HTTPRequest(method: method, path: path, body: Array(json.utf8), remoteAddress: address))
+    }
+
+    func field(_ response: HTTPResponse, _ name: String) -> JSONValue? {
+        guard case .object(let fields)? = try? JSONValue(parsing: response.body) else { return nil }
+        return fields[name]
+    }
+
+    func challenge(_ purpose: String, subject: String = "alice") async throws -> String {
+        let response = await call("POST", "/v1/challenges", #"{"purpose":"\#(purpose)","subject":"\#(subject)"}"#)
+        guard case .string(let value)? = field(response, "challenge") else {
+            throw AttestServiceError.invalidJSON("no challenge in \(response.bodyText)")
+        }
+        return value
+    }
+
+    func register(subject: String = "alice") async throws -> [UInt8] {
+        let keyID = SecureRandom.bytes(count: 32)
+        let body = #"""
+            {"subject":"\#(subject)","keyId":"\#(Data(keyID).base64EncodedString())",\#
+            "attestationObject":"\#(Data(FakeVerifier.attestation(keyID: keyID)).base64EncodedString())",\#
+            "challenge":"\#(try await challenge("attestation", subject: subject))"}
+            """#
+        #expect(await call("POST", "/v1/attestations", body).status == 201)
+        return keyID
+    }
+
+    func assertionBody(
+        keyID: [UInt8], counter: UInt32, payload: String, challenge: String, assertion: String? = nil,
+        subject: String = "alice"
+    ) throws -> String {
+        let clientData = try RequestCanonicalization.clientData(challenge: challenge, payloadJSON: Array(payload.utf8))
+        let signed = Data(FakeVerifier.assertion(counter: counter, clientData: clientData, keyID: keyID))
+        return #"""
+            {"subject":"\#(subject)","keyId":"\#(Data(keyID).base64EncodedString())","challenge":"\#(challenge)",\#
+            "assertion":"\#(assertion ?? signed.base64EncodedString())","payload":\#(payload)}
+            """#
+    }
+
+    func code(_ response: HTTPResponse) -> String? {
+        if case .string(let code)? = field(response, "error") { return code }
+        return nil
+    }
+
+    @Test("a request whose assertion is not base64 or not CBOR still spends its challenge")
+    func malformedSpendsTheChallenge() async throws {
+        let keyID = try await register()
+        for bad in ["%%%not-base64", Data("malformed".utf8).base64EncodedString()] {
+            let challenge = try await challenge("assertion")
+            let first = await call(
+                "POST", "/v1/assertions",
+                try assertionBody(keyID: keyID, counter: 1, payload: "{}", challenge: challenge, assertion: bad))
+            #expect(first.status == 400)
+            let retry = await call(
+                "POST", "/v1/assertions",
+                try assertionBody(keyID: keyID, counter: 1, payload: "{}", challenge: challenge))
+            #expect(retry.status == 409)
+            #expect(code(retry) == "challengeUsed")
+        }
+        let attestation = try await challenge("attestation")
+        let newKey = SecureRandom.bytes(count: 32)
+        let malformed = await call(
+            "POST", "/v1/attestations",
+            #"{"subject":"alice","keyId":"\#(Data(newKey).base64EncodedString())","attestationObject":"!!","challenge":"\#(attestation)"}"#
+        )
+        #expect(code(malformed) == "invalidBase64")
+        let good = await call(
+            "POST", "/v1/attestations",
+            #"""
+            {"subject":"alice","keyId":"\#(Data(newKey).base64EncodedString())",\#
+            "attestationObject":"\#(Data(FakeVerifier.attestation(keyID: newKey)).base64EncodedString())",\#
+            "challenge":"\#(attestation)"}
+            """#)
+        #expect(code(good) == "challengeUsed")
+    }
+
+    @Test(
+        "a payload number that the canonical form would change is 400 invalidField naming the field",
+        arguments: ["1234567890123456789", "1234567890123456850", "1e-400", "9007199254740993", "-0"])
+    func inexactPayload(_ number: String) async throws {
+        let keyID = try await register()
+        let challenge = try await challenge("assertion")
+        // The app could only have signed the canonical form; the body carries a different number.
+        let body = try assertionBody(keyID: keyID, counter: 1, payload: "{}", challenge: challenge)
+            .replacingOccurrences(of: #""payload":{}"#, with: #""payload":{"toAccount":\#(number)}"#)
+        let response = await call("POST", "/v1/assertions", body)
+        #expect(response.status == 400)
+        #expect(code(response) == "invalidField")
+        #expect(response.bodyText.contains("payload.toAccount"))
+        #expect(!response.bodyText.contains(number))
+    }
+
+    @Test("challenge issuance past the per-address limit is 429 with Retry-After")
+    func issuance429() async throws {
+        for _ in 0..<3 {
+            #expect(
+                await call("POST", "/v1/challenges", #"{"purpose":"assertion","subject":"a"}"#, from: "192.0.2.9")
+                    .status == 200)
+        }
+        let refused = await call("POST", "/v1/challenges", #"{"purpose":"assertion","subject":"a"}"#, from: "192.0.2.9")
+        #expect(refused.status == 429)
+        #expect(code(refused) == "rateLimited")
+        #expect(refused.headers["Retry-After"] == "20")
+        #expect(
+            await call("POST", "/v1/challenges", #"{"purpose":"assertion","subject":"a"}"#, from: "192.0.2.10").status
+                == 200)
+    }
+
+    @Test("routes compare as bytes: a path that differs only in a canonically equivalent spelling is 404")
+    func routeBytes() async {
+        // U+212A KELVIN SIGN is canonically equivalent to "K"; "/v1/\u{212A}eys" must not be the keys route.
+        #expect("/v1/\u{212A}eys/x" == "/v1/Keys/x")
+        #expect(await call("GET", "/v1/\u{212A}eys/x").status == 404)
+        #expect(await call("GET", "/metrics;").status == 404)
+        #expect(await call("GET", "/metrics\u{37E}").status == 404)
+    }
+
+    @Test("the demo's user ids compare as bytes: spending as the NFD spelling leaves the NFC balance whole")
+    func pointsBytes() async throws {
+        let nfc = "caf\u{E9}"
+        let nfd = "cafe\u{301}"
+        let open = ServiceRouter(service: service, policies: ["/v1/demo/points/use": .open])
+        let spend = await open.respond(
+            to: HTTPRequest(
+                method: "POST", path: "/v1/demo/points/use",
+                body: Array(#"{"payload":{"userId":"\#(nfd)","amount":5000}}"#.utf8)))
+        #expect(spend.status == 200)
+        let balance = await open.respond(
+            to: HTTPRequest(
+                method: "POST", path: "/v1/demo/points/balance", body: Array(#"{"payload":{"userId":"\#(nfc)"}}"#.utf8))
+        )
+        #expect(field(balance, "balance") == .number(5000))
+    }
+
+    @Test("an operator unblocks a blocked key; an unknown key is 404")
+    func unblock() async throws {
+        let keyID = try await register()
+        let first = try await challenge("assertion")
+        #expect(
+            await call(
+                "POST", "/v1/assertions", try assertionBody(keyID: keyID, counter: 7, payload: "{}", challenge: first)
+            )
+            .status == 200)
+        for _ in 0..<5 {  // signed duplicate counters: evidence from the key itself
+            let again = try await challenge("assertion")
+            let replay = await call(
+                "POST", "/v1/assertions", try assertionBody(keyID: keyID, counter: 7, payload: "{}", challenge: again))
+            #expect(code(replay) == "counterReplay")
+        }
+        let path = "/v1/keys/" + Data(keyID).base64EncodedString().replacingOccurrences(of: "/", with: "%2F")
+        #expect(field(await call("GET", path), "blocked") == .bool(true))
+        #expect(field(await call("GET", path), "riskScore") == .number(5))
+        let unblocked = await call("POST", path + "/unblock")
+        #expect(unblocked.status == 200)
+        #expect(field(unblocked, "blocked") == .bool(false))
+        #expect(field(unblocked, "riskScore") == .number(0))
+        let next = try await challenge("assertion")
+        #expect(
+            await call(
+                "POST", "/v1/assertions", try assertionBody(keyID: keyID, counter: 8, payload: "{}", challenge: next)
+            )
+            .status == 200)
+        let unknown = await call(
+            "POST", "/v1/keys/" + Data(SecureRandom.bytes(count: 32)).base64EncodedString() + "/unblock")
+        #expect(unknown.status == 404)
+        #expect(code(unknown) == "keyNotFound")
+        #expect(await call("GET", path + "/unblock").status == 405)
+    }
+}
