@@ -144,6 +144,13 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .executableTarget(
+            name: "FuzzJSON",
+            dependencies: ["FuzzSupport", "RampartAppAttest"],
+            path: "Fuzz/FuzzJSON",
+            exclude: ["Seeds"],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
             name: "FuzzCBOR",
             dependencies: ["FuzzSupport", "RampartAppAttest"],
             path: "Fuzz/FuzzCBOR",

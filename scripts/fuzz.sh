@@ -37,6 +37,7 @@ targets=(
     FuzzPinConfiguration
     FuzzVaultFile
     FuzzCBOR
+    FuzzJSON
     FuzzAuthenticatorData
     FuzzAttestationObject
     FuzzServiceRouter

@@ -34,9 +34,10 @@ extension JSONValue {
     public enum NumberPolicy: Hashable, Sendable {
         /// Each number becomes the nearest double, as RFC 8785's examples read `333333333.33333329`.
         case nearestDouble
-        /// A number is accepted only if its RFC 8785 canonical form is the same number: an integer literal within
-        /// ±(2^53−1) (I-JSON, RFC 7493 section 2.2), no underflow to zero, no negative zero, and no more significant
-        /// digits than the double keeps. Anything else is ``AppAttestError/Code/inexactNumber``, naming its place.
+        /// A number is accepted only if its RFC 8785 canonical form is the same number: integers within ±(2^53−1)
+        /// (I-JSON, RFC 7493 section 2.2; this covers `2e18` too, whose canonical form is the integer
+        /// `2000000000000000000`), no underflow to zero, no negative zero, and no more significant digits than the
+        /// double keeps. Canonical output read back this way is accepted as the same value. Anything else is ``AppAttestError/Code/inexactNumber``, naming its place.
         ///
         /// Use it wherever a signature covers the canonical form: otherwise `1234567890123456789` and
         /// `1234567890123456850` would share the canonical `1234567890123456800`, and one signature.
@@ -329,11 +330,11 @@ private struct JSONParser {
         guard value != 0 else {
             throw AppAttestError.inexactNumber("\(place) is too small for a double and would become 0; \(advice)")
         }
-        if literal.isIntegerLiteral {
-            guard value.magnitude <= Self.largestExactInteger else {
-                throw AppAttestError.inexactNumber(
-                    "\(place) is an integer beyond ±(2^53−1) (I-JSON, RFC 7493 section 2.2); \(advice)")
-            }
+        // An integer literal beyond the range, or any value whose canonical form is written as one: RFC 8785 writes
+        // magnitudes below 1e21 without an exponent, so 2e18 becomes the integer 2000000000000000000.
+        if value.magnitude > Self.largestExactInteger && (literal.isIntegerLiteral || value.magnitude < 1e21) {
+            throw AppAttestError.inexactNumber(
+                "\(place) is an integer beyond ±(2^53−1) (I-JSON, RFC 7493 section 2.2); \(advice)")
         }
         let canonical = CanonicalJSON.shortestDigits(of: value.magnitude)
         guard canonical.digits.utf8.elementsEqual(literal.digits), canonical.exponent == literal.exponent else {
