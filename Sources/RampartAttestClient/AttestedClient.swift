@@ -101,8 +101,15 @@ public actor AttestedClient {
     ///   - payload: The request's payload object.
     ///   - keyID: The key to sign with; the registered one by default.
     /// - Returns: The request, ready for ``send(_:_:)``.
-    /// - Throws: ``AttestedClientError``.
+    /// - Throws: ``AttestedClientError`` (`invalidPayload` before anything is sent when a number in the payload
+    ///   would not survive canonicalization exactly, which the server refuses).
     public func prepare(payload: JSONValue, keyID: String? = nil) async throws -> ProtectedRequest {
+        do {
+            _ = try JSONValue(parsing: CanonicalJSON.canonicalBytes(of: payload), numbers: .exact)
+        } catch let error as AppAttestError {
+            throw AttestedClientError.invalidPayload(
+                "the payload cannot be signed exactly: \(error.reason)", detail: "\(error.code)")
+        }
         let key: String
         if let keyID { key = keyID } else { key = try await registeredKeyID() }
         let challenge = try await challenge(purpose: "assertion")

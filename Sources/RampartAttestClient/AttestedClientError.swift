@@ -13,6 +13,7 @@ public struct AttestedClientError {
             case unexpectedResponse
             case registrationRefused
             case secretStoreFailure
+            case invalidPayload
         }
 
         let backing: Backing
@@ -29,6 +30,9 @@ public struct AttestedClientError {
         public static let registrationRefused = Code(backing: .registrationRefused)
         /// The secret store holding the key id failed.
         public static let secretStoreFailure = Code(backing: .secretStoreFailure)
+        /// The payload holds a number the server would refuse: its canonical form is not exactly that number (an
+        /// integer beyond ±(2^53−1), say); send such values as strings.
+        public static let invalidPayload = Code(backing: .invalidPayload)
 
         /// The code's stable name.
         public var description: String { backing.rawValue }
@@ -86,6 +90,13 @@ public struct AttestedClientError {
         _ reason: String, detail: String = "", file: String = #fileID, line: UInt = #line
     ) -> Self {
         Self(.registrationRefused, reason, detail: detail, file: file, line: line)
+    }
+
+    /// The payload cannot be signed exactly.
+    public static func invalidPayload(
+        _ reason: String, detail: String = "", file: String = #fileID, line: UInt = #line
+    ) -> Self {
+        Self(.invalidPayload, reason, detail: detail, file: file, line: line)
     }
 
     /// The secret store failed.
