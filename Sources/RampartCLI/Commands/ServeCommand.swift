@@ -13,7 +13,7 @@ public enum ServeCommand: Command {
                              [--team-id T --bundle-id B] [--environment production|development] [--root PEM] [--json]
 
         Serves the App Attest API until SIGTERM or SIGINT, then answers the requests in flight, closes the store
-        and exits 0. Apps get one-time challenges (POST /v1/challenges), register an attested key once
+        and exits 0 (SIGHUP is logged and ignored: the configuration is read once, at start). Apps get one-time challenges (POST /v1/challenges), register an attested key once
         (POST /v1/attestations) and sign each sensitive request with an assertion (POST /v1/assertions, and the
         protected demo route POST /v1/demo/points/use). GET /healthz, GET /metrics (Prometheus), and
         GET /v1/keys/{keyId} for operators. Every answer is JSON; errors are {"error","message"} with a 4xx.
@@ -21,8 +21,10 @@ public enum ServeCommand: Command {
 
         OPTIONS:
           --config FILE        JSON configuration (keys: listen, database, teamId, bundleId, environment, root,
-                               challengeLifetimeSeconds, riskBlockThreshold, maximumBodyBytes, postgresPoolSize,
-                               operatorToken, routes); flags override it
+                               challengeLifetimeSeconds, riskBlockThreshold, riskDecaySeconds, counterReorderWindow,
+                               limits {challengesPerAddressPerMinute, challengesPerSubjectPerMinute,
+                               outstandingChallengesPerSubject, failuresPerAddressPerMinute}, maximumBodyBytes,
+                               postgresPoolSize, operatorToken, routes); flags override it; every key is checked
           --listen HOST:PORT   address to listen on (default 127.0.0.1:8080; [::1]:8080 for IPv6)
           --db URL             sqlite:PATH (default sqlite:rampart.db, WAL) or postgres://user:pw@host:port/db,
                                which several serve processes may share
