@@ -30,6 +30,26 @@ static inline struct MHD_Daemon *CMicroHTTPD_start_daemon(
         MHD_OPTION_END);
 }
 
+/// Writes the client address of `connection` as IP text without a port (`192.0.2.1`, `2001:db8::1`; an IPv4-mapped
+/// IPv6 address as its IPv4 text) into `buffer` and returns 1, or returns 0 when MHD does not know it.
+///
+/// MHD_get_connection_info is variadic; MHD_CONNECTION_INFO_CLIENT_ADDRESS points at MHD's copy of the peer address,
+/// valid while the connection lives.
+static inline int CMicroHTTPD_client_address(struct MHD_Connection *connection, char *buffer, socklen_t size) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    if (info == NULL || info->client_addr == NULL) return 0;
+    const struct sockaddr *address = info->client_addr;
+    if (address->sa_family == AF_INET) {
+        return inet_ntop(AF_INET, &((const struct sockaddr_in *)address)->sin_addr, buffer, size) != NULL;
+    }
+    if (address->sa_family == AF_INET6) {
+        const struct in6_addr *ip = &((const struct sockaddr_in6 *)address)->sin6_addr;
+        if (IN6_IS_ADDR_V4MAPPED(ip)) return inet_ntop(AF_INET, &ip->s6_addr[12], buffer, size) != NULL;
+        return inet_ntop(AF_INET6, ip, buffer, size) != NULL;
+    }
+    return 0;
+}
+
 /// The port the daemon is bound to (useful after binding port 0), or 0.
 static inline uint16_t CMicroHTTPD_bound_port(struct MHD_Daemon *daemon) {
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);

@@ -9,6 +9,11 @@ public struct HTTPRequest: Hashable {
     public var headers: [String: String]
     /// The body bytes.
     public var body: [UInt8]
+    /// The client's IP address as text, without a port (`192.0.2.1`, `2001:db8::1`), or nil when unknown (a request
+    /// built in-process).
+    ///
+    /// This is the TCP peer: behind a reverse proxy it is the proxy's address.
+    public var remoteAddress: String?
 
     /// Creates a request.
     ///
@@ -17,13 +22,17 @@ public struct HTTPRequest: Hashable {
     ///   - path: The path; anything from `?` on is dropped.
     ///   - headers: Header values; names are lower-cased.
     ///   - body: The body.
-    public init(method: String, path: String, headers: [String: String] = [:], body: [UInt8] = []) {
+    ///   - remoteAddress: The client's IP address, if known.
+    public init(
+        method: String, path: String, headers: [String: String] = [:], body: [UInt8] = [], remoteAddress: String? = nil
+    ) {
         self.method = method
         self.path =
             path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init)
             ?? path
         self.headers = Dictionary(headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { $1 })
         self.body = body
+        self.remoteAddress = remoteAddress
     }
 }
 

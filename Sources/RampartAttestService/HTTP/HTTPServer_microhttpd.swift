@@ -155,7 +155,7 @@ private let accessHandler: MHD_AccessHandlerCallback = {
     }
     let request = HTTPRequest(
         method: method.map { String(cString: $0) } ?? "GET", path: url.map { String(cString: $0) } ?? "/",
-        headers: headers, body: state.body)
+        headers: headers, body: state.body, remoteAddress: clientAddress(connection))
     state.body = []
     // This is a libmicrohttpd connection thread, not one of Swift's cooperative threads, so blocking it while the
     // responder runs is safe.
@@ -199,6 +199,16 @@ private let completionHandler: MHD_RequestCompletedCallback = { _, _, requestPoi
 private func header(_ connection: OpaquePointer, _ name: String) -> String? {
     // MHD_lookup_connection_value: the returned string is owned by MHD and valid while the request lives; copy it.
     MHD_lookup_connection_value(connection, .HEADER_KIND, name).map { String(cString: $0) }
+}
+
+/// The client's IP address as text, from MHD_CONNECTION_INFO_CLIENT_ADDRESS.
+private func clientAddress(_ connection: OpaquePointer) -> String? {
+    var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
+    let found = buffer.withUnsafeMutableBufferPointer {
+        CMicroHTTPD_client_address(connection, $0.baseAddress, socklen_t($0.count))
+    }
+    guard found == 1 else { return nil }
+    return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }
 
 private func tooLarge(_ limit: Int) -> HTTPResponse {
