@@ -33,8 +33,11 @@ public struct ServiceConfiguration: Hashable, Decodable {
     public var maximumBodyBytes: Int = HTTPServer.Configuration.defaultMaximumBodyByteCount
     /// PostgreSQL connections per process.
     public var postgresPoolSize: Int = PostgresAttestationStore.defaultPoolSize
-    /// When set, `GET /v1/keys/{keyId}` requires `Authorization: Bearer <token>`.
+    /// When set, the operator routes require `Authorization: Bearer <token>`; at least 32 bytes and not a
+    /// repetition of a few characters (see ``validateOperatorSurface()``).
     public var operatorToken: String?
+    /// `HOST:PORT` of the admin listener (operator routes, `/metrics`, `/healthz`); loopback unless a token is set.
+    public var adminListen: String = ServiceConfiguration.defaultAdminListen
     /// Policies of the protected routes, by path.
     public var routes: [String: RoutePolicy] = [:]
 
@@ -44,6 +47,7 @@ public struct ServiceConfiguration: Hashable, Decodable {
     private enum CodingKeys: String, CodingKey {
         case listen, database, teamId, bundleId, environment, root, challengeLifetimeSeconds, riskBlockThreshold
         case maximumBodyBytes, postgresPoolSize, operatorToken, routes
+        case adminListen
     }
 
     /// Decodes a configuration file; absent keys keep their defaults, unknown keys are refused.
@@ -71,6 +75,7 @@ public struct ServiceConfiguration: Hashable, Decodable {
         postgresPoolSize = try container.decodeIfPresent(Int.self, forKey: .postgresPoolSize) ?? postgresPoolSize
         operatorToken = try container.decodeIfPresent(String.self, forKey: .operatorToken)
         routes = try container.decodeIfPresent([String: RoutePolicy].self, forKey: .routes) ?? routes
+        adminListen = try container.decodeIfPresent(String.self, forKey: .adminListen) ?? adminListen
     }
 
     private struct AnyKey: CodingKey {
@@ -156,6 +161,7 @@ public struct ServiceConfiguration: Hashable, Decodable {
             throw AttestServiceError.invalidConfiguration("postgresPoolSize must be 1...64")
         }
         _ = try listenAddress()
+        try validateOperatorSurface()
     }
 }
 

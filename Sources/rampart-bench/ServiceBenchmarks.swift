@@ -66,6 +66,7 @@ enum ServiceBenchmarks {
         let simulator = try AppAttestSimulator()
         var configuration = ServiceConfiguration()
         configuration.listen = "127.0.0.1:0"
+        configuration.adminListen = "127.0.0.1:0"
         configuration.database = database
         configuration.environment = "development"
         let server = try AttestationServer(
