@@ -43,16 +43,18 @@ public final class AttestationServer {
                 riskBlockThreshold: configuration.riskBlockThreshold),
             clock: clock)
         let router = ServiceRouter(service: service, policies: configuration.routes, log: log)
-        let http = HTTPServer(
-            configuration: .init(host: host, port: port, maximumBodyByteCount: configuration.maximumBodyBytes),
-            responder: router)
+        func listener(_ host: String, _ port: UInt16) -> HTTPServer.Configuration {
+            .init(
+                host: host, port: port, maximumBodyByteCount: configuration.maximumBodyBytes,
+                connectionLimit: configuration.connectionLimit,
+                connectionsPerAddress: configuration.connectionsPerAddress,
+                requestTimeoutSeconds: configuration.requestTimeoutSeconds)
+        }
+        let http = HTTPServer(configuration: listener(host, port), responder: router)
         let (adminHost, adminPort) = try configuration.adminListenAddress()
         let adminRouter = ServiceRouter(
             service: service, listener: .admin, operatorToken: configuration.operatorToken, log: log)
-        let adminHTTP = HTTPServer(
-            configuration: .init(
-                host: adminHost, port: adminPort, maximumBodyByteCount: configuration.maximumBodyBytes),
-            responder: adminRouter)
+        let adminHTTP = HTTPServer(configuration: listener(adminHost, adminPort), responder: adminRouter)
         do {
             try http.start()
             do {

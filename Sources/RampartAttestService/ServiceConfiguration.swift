@@ -34,10 +34,16 @@ public struct ServiceConfiguration: Hashable, Decodable {
     /// PostgreSQL connections per process.
     public var postgresPoolSize: Int = PostgresAttestationStore.defaultPoolSize
     /// When set, the operator routes require `Authorization: Bearer <token>`; at least 32 bytes and not a
-    /// repetition of a few characters (see ``validateOperatorSurface()``).
+    /// repetition of a few characters (see ``validateListeners()``).
     public var operatorToken: String?
     /// `HOST:PORT` of the admin listener (operator routes, `/metrics`, `/healthz`); loopback unless a token is set.
     public var adminListen: String = ServiceConfiguration.defaultAdminListen
+    /// The most simultaneous connections per listener (see ``HTTPServer/Configuration/connectionLimit``).
+    public var connectionLimit: Int = HTTPServer.Configuration.defaultConnectionLimit
+    /// The most simultaneous connections from one client address, 0 for none (raise it behind a reverse proxy).
+    public var connectionsPerAddress: Int = HTTPServer.Configuration.defaultConnectionsPerAddress
+    /// Seconds a request has to arrive whole, head and body (see ``HTTPServer/Configuration/requestTimeoutSeconds``).
+    public var requestTimeoutSeconds: Double = HTTPServer.Configuration.defaultRequestTimeoutSeconds
     /// Policies of the protected routes, by path.
     public var routes: [String: RoutePolicy] = [:]
 
@@ -47,7 +53,7 @@ public struct ServiceConfiguration: Hashable, Decodable {
     private enum CodingKeys: String, CodingKey {
         case listen, database, teamId, bundleId, environment, root, challengeLifetimeSeconds, riskBlockThreshold
         case maximumBodyBytes, postgresPoolSize, operatorToken, routes
-        case adminListen
+        case adminListen, connectionLimit, connectionsPerAddress, requestTimeoutSeconds
     }
 
     /// Decodes a configuration file; absent keys keep their defaults, unknown keys are refused.
@@ -76,6 +82,11 @@ public struct ServiceConfiguration: Hashable, Decodable {
         operatorToken = try container.decodeIfPresent(String.self, forKey: .operatorToken)
         routes = try container.decodeIfPresent([String: RoutePolicy].self, forKey: .routes) ?? routes
         adminListen = try container.decodeIfPresent(String.self, forKey: .adminListen) ?? adminListen
+        connectionLimit = try container.decodeIfPresent(Int.self, forKey: .connectionLimit) ?? connectionLimit
+        connectionsPerAddress =
+            try container.decodeIfPresent(Int.self, forKey: .connectionsPerAddress) ?? connectionsPerAddress
+        requestTimeoutSeconds =
+            try container.decodeIfPresent(Double.self, forKey: .requestTimeoutSeconds) ?? requestTimeoutSeconds
     }
 
     private struct AnyKey: CodingKey {
@@ -161,7 +172,7 @@ public struct ServiceConfiguration: Hashable, Decodable {
             throw AttestServiceError.invalidConfiguration("postgresPoolSize must be 1...64")
         }
         _ = try listenAddress()
-        try validateOperatorSurface()
+        try validateListeners()
     }
 }
 

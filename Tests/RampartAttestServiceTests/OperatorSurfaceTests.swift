@@ -168,11 +168,31 @@ struct OperatorSurfaceTests {
         #expect(throws: AttestServiceError.invalidConfiguration("")) { try configuration.validate() }
     }
 
-    @Test("adminListen is a configuration key")
-    func adminListenKey() throws {
+    @Test("adminListen and the connection limits are configuration keys; out-of-range limits are refused")
+    func listenerKeys() throws {
         let configuration = try JSONDecoder().decode(
-            ServiceConfiguration.self, from: Data(#"{"adminListen":"127.0.0.1:9999"}"#.utf8))
+            ServiceConfiguration.self,
+            from: Data(
+                #"{"adminListen":"127.0.0.1:9999","connectionLimit":100,"connectionsPerAddress":0,"requestTimeoutSeconds":2.5}"#
+                    .utf8))
         #expect(configuration.adminListen == "127.0.0.1:9999")
+        #expect(configuration.connectionLimit == 100)
+        #expect(configuration.connectionsPerAddress == 0)
+        #expect(configuration.requestTimeoutSeconds == 2.5)
+        try configuration.validate()
+        let defaults = ServiceConfiguration()
+        #expect(defaults.connectionLimit == 4096)
+        #expect(defaults.connectionsPerAddress == 64)
+        #expect(defaults.requestTimeoutSeconds == 10)
+        for change in [
+            { (c: inout ServiceConfiguration) in c.connectionLimit = 1 },
+            { $0.connectionsPerAddress = -1 }, { $0.connectionsPerAddress = 5000 },
+            { $0.requestTimeoutSeconds = 0 }, { $0.requestTimeoutSeconds = 1000 },
+        ] {
+            var changed = ServiceConfiguration()
+            change(&changed)
+            #expect(throws: AttestServiceError.invalidConfiguration("")) { try changed.validate() }
+        }
     }
 
     @Test("log lines name a key by its fingerprint (8 hex digits of SHA-256 of the id), never by its id")

@@ -34,13 +34,23 @@ extension ServiceConfiguration {
         }
     }
 
-    /// Checks the operator surface: a configured token is long and varied enough, the admin address parses, differs
-    /// from the public one, and is loopback unless a token protects it.
+    /// Checks the listeners: a configured operator token is long and varied enough, the admin address parses,
+    /// differs from the public one, and is loopback unless a token protects it; the connection limits are in range.
     ///
     /// ``validate()`` calls this.
     ///
     /// - Throws: ``AttestServiceError`` (`invalidConfiguration`) saying what to change.
-    public func validateOperatorSurface() throws {
+    public func validateListeners() throws {
+        guard connectionLimit >= 16, connectionLimit <= 65_536 else {
+            throw AttestServiceError.invalidConfiguration("connectionLimit must be 16...65536")
+        }
+        guard connectionsPerAddress >= 0, connectionsPerAddress <= connectionLimit else {
+            throw AttestServiceError.invalidConfiguration(
+                "connectionsPerAddress must be 0 (no limit) ... connectionLimit")
+        }
+        guard requestTimeoutSeconds >= 0.1, requestTimeoutSeconds <= 300 else {
+            throw AttestServiceError.invalidConfiguration("requestTimeoutSeconds must be 0.1...300")
+        }
         if let operatorToken {
             let bytes = Array(operatorToken.utf8)
             let estimatedBits = Double(bytes.count) * log2(Double(max(Set(bytes).count, 1)))
