@@ -25,10 +25,16 @@ public enum ServeCommand: Command {
         answers 404 for operator routes. With an operator token, admin routes need
         'Authorization: Bearer <token>'; without one the admin listener must be on loopback.
 
+        Each request must arrive whole within requestTimeoutSeconds (default 10 s, 408 otherwise); badly framed
+        HTTP (bare LF, obs-fold, two Content-Lengths) is 400 malformedRequest; every answer closes its connection.
+        Connections are limited per listener (connectionLimit, 4096) and per client address
+        (connectionsPerAddress, 64; behind a reverse proxy raise it or set 0).
+
         OPTIONS:
           --config FILE        JSON configuration (keys: listen, adminListen, database, teamId, bundleId,
                                environment, root, challengeLifetimeSeconds, riskBlockThreshold, maximumBodyBytes,
-                               postgresPoolSize, operatorToken, routes); flags override it
+                               postgresPoolSize, operatorToken, routes, connectionLimit, connectionsPerAddress,
+                               requestTimeoutSeconds); flags override it
           --listen HOST:PORT   public address (default 127.0.0.1:8080; [::1]:8080 for IPv6)
           --admin-listen HOST:PORT
                                admin address for operator routes and metrics (default 127.0.0.1:8081; port 0
