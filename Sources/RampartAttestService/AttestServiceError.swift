@@ -20,6 +20,9 @@ public struct AttestServiceError: Error {
             case storeFailure
             case invalidConfiguration
             case serverFailure
+            case malformedRequest
+            case headersTooLarge
+            case requestTimeout
         }
 
         let backing: Backing
@@ -51,6 +54,12 @@ public struct AttestServiceError: Error {
         public static let invalidConfiguration = Code(backing: .invalidConfiguration)
         /// The HTTP server could not start (address in use, bad listen address).
         public static let serverFailure = Code(backing: .serverFailure)
+        /// The request is not well-framed HTTP/1.1 (a bare LF, an obs-fold, two Content-Lengths, …): 400.
+        public static let malformedRequest = Code(backing: .malformedRequest)
+        /// The request head is over the server's cap: 431.
+        public static let headersTooLarge = Code(backing: .headersTooLarge)
+        /// The request did not arrive whole within the server's time: 408.
+        public static let requestTimeout = Code(backing: .requestTimeout)
 
         /// The code's stable name, e.g. `invalidBase64`: the `error` field of an HTTP error body.
         public var description: String { backing.rawValue }

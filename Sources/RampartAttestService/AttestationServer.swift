@@ -12,9 +12,12 @@ import Synchronization
 public final class AttestationServer {
     /// The attestation service behind the HTTP API.
     public let service: AttestationService
-    /// The HTTP API.
+    /// The HTTP API of the public listener.
     public let router: ServiceRouter
+    /// The HTTP API of the admin listener: operator routes, `/metrics` and `/healthz`.
+    public let adminRouter: ServiceRouter
     let http: HTTPServer
+    let adminHTTP: HTTPServer
     let store: any AttestationStore
     let log: ServiceLog
 
@@ -36,31 +39,57 @@ public final class AttestationServer {
         let service = AttestationService(
             store: store, verifier: verifier,
             configuration: configuration.serviceConfiguration, clock: clock)
-        let router = ServiceRouter(
-            service: service, policies: configuration.routes, operatorToken: configuration.operatorToken, log: log)
-        let http = HTTPServer(
-            configuration: .init(host: host, port: port, maximumBodyByteCount: configuration.maximumBodyBytes),
-            responder: router)
+        let router = ServiceRouter(service: service, policies: configuration.routes, log: log)
+        func listener(_ host: String, _ port: UInt16) -> HTTPServer.Configuration {
+            .init(
+                host: host, port: port, maximumBodyByteCount: configuration.maximumBodyBytes,
+                connectionLimit: configuration.connectionLimit,
+                connectionsPerAddress: configuration.connectionsPerAddress,
+                requestTimeoutSeconds: configuration.requestTimeoutSeconds)
+        }
+        let http = HTTPServer(configuration: listener(host, port), responder: router)
+        let (adminHost, adminPort) = try configuration.adminListenAddress()
+        let adminRouter = ServiceRouter(
+            service: service, listener: .admin, operatorToken: configuration.operatorToken, log: log)
+        let adminHTTP = HTTPServer(configuration: listener(adminHost, adminPort), responder: adminRouter)
         do {
             try http.start()
+            do {
+                try adminHTTP.start()
+            } catch let error as AttestServiceError {
+                http.stop()
+                throw AttestServiceError.serverFailure("the admin listener: \(error.reason)")
+            }
         } catch {
             Task { await store.close() }
             throw error
         }
         self.service = service
         self.router = router
+        self.adminRouter = adminRouter
         self.http = http
+        self.adminHTTP = adminHTTP
         self.store = store
         self.log = log
-        log.write(event: "listening", message: "http://\(host.contains(":") ? "[\(host)]" : host):\(self.port)")
+        log.write(event: "listening", message: Self.url(host: host, port: self.port))
+        log.write(event: "adminListening", message: Self.url(host: adminHost, port: self.adminPort))
     }
 
-    /// The bound port.
+    /// `http://HOST:PORT`, with an IPv6 host in brackets.
+    static func url(host: String, port: UInt16) -> String {
+        "http://\(host.contains(":") ? "[\(host)]" : host):\(port)"
+    }
+
+    /// The bound port of the public listener.
     public var port: UInt16 { http.port ?? 0 }
+
+    /// The bound port of the admin listener.
+    public var adminPort: UInt16 { adminHTTP.port ?? 0 }
 
     /// Stops accepting, answers the requests in flight, then closes the store.
     public func stop() async {
         http.stop()
+        adminHTTP.stop()
         await store.close()
         log.write(event: "stopped", message: "in-flight requests answered; store closed")
     }

@@ -45,8 +45,17 @@ public struct ServiceConfiguration: Hashable, Decodable {
     public var maximumBodyBytes: Int = HTTPServer.Configuration.defaultMaximumBodyByteCount
     /// PostgreSQL connections per process.
     public var postgresPoolSize: Int = PostgresAttestationStore.defaultPoolSize
-    /// When set, `GET /v1/keys/{keyId}` requires `Authorization: Bearer <token>`.
+    /// When set, the operator routes require `Authorization: Bearer <token>`; at least 32 bytes and not a
+    /// repetition of a few characters (see ``validateListeners()``).
     public var operatorToken: String?
+    /// `HOST:PORT` of the admin listener (operator routes, `/metrics`, `/healthz`); loopback unless a token is set.
+    public var adminListen: String = ServiceConfiguration.defaultAdminListen
+    /// The most simultaneous connections per listener (see ``HTTPServer/Configuration/connectionLimit``).
+    public var connectionLimit: Int = HTTPServer.Configuration.defaultConnectionLimit
+    /// The most simultaneous connections from one client address, 0 for none (raise it behind a reverse proxy).
+    public var connectionsPerAddress: Int = HTTPServer.Configuration.defaultConnectionsPerAddress
+    /// Seconds a request has to arrive whole, head and body (see ``HTTPServer/Configuration/requestTimeoutSeconds``).
+    public var requestTimeoutSeconds: Double = HTTPServer.Configuration.defaultRequestTimeoutSeconds
     /// Policies of the protected routes, by path.
     public var routes: [String: RoutePolicy] = [:]
 
@@ -56,6 +65,7 @@ public struct ServiceConfiguration: Hashable, Decodable {
     private enum CodingKeys: String, CodingKey {
         case listen, database, teamId, bundleId, environment, root, challengeLifetimeSeconds, riskBlockThreshold
         case maximumBodyBytes, postgresPoolSize, operatorToken, routes, riskDecaySeconds, counterReorderWindow, limits
+        case adminListen, connectionLimit, connectionsPerAddress, requestTimeoutSeconds
     }
 
     private enum LimitKeys: String, CodingKey, CaseIterable {
@@ -110,6 +120,12 @@ public struct ServiceConfiguration: Hashable, Decodable {
         }
         operatorToken = try container.decodeIfPresent(String.self, forKey: .operatorToken)
         routes = try container.decodeIfPresent([String: RoutePolicy].self, forKey: .routes) ?? routes
+        adminListen = try container.decodeIfPresent(String.self, forKey: .adminListen) ?? adminListen
+        connectionLimit = try container.decodeIfPresent(Int.self, forKey: .connectionLimit) ?? connectionLimit
+        connectionsPerAddress =
+            try container.decodeIfPresent(Int.self, forKey: .connectionsPerAddress) ?? connectionsPerAddress
+        requestTimeoutSeconds =
+            try container.decodeIfPresent(Double.self, forKey: .requestTimeoutSeconds) ?? requestTimeoutSeconds
     }
 
     /// An integer-valued key, read as a number first so that `1e30` or `2.5` is named as the key's problem instead
@@ -240,6 +256,7 @@ public struct ServiceConfiguration: Hashable, Decodable {
             throw AttestServiceError.invalidConfiguration("postgresPoolSize must be 1...64")
         }
         _ = try listenAddress()
+        try validateListeners()
     }
 
     /// The service tunables this configuration sets.

@@ -129,8 +129,8 @@ public struct ServiceLog {
         public var code: String?
         /// The route's policy.
         public var policy: String?
-        /// The key id involved (public).
-        public var keyId: String?
+        /// The key involved, as ``ServiceRouter/fingerprint(keyID:)``: 8 hex digits of SHA-256 over the key id.
+        public var keyFingerprint: String?
         /// Milliseconds taken.
         public var durationMs: Double?
         /// Free text for operators (never request data).

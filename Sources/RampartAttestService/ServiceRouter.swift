@@ -16,12 +16,50 @@ public final class ServiceRouter: HTTPResponder {
         "/v1/demo/points/balance": .limited,
     ]
 
-    /// Every route, as `METHOD path`; the OpenAPI document must describe exactly these (checked in tests).
-    public static let routes: [String] = [
-        "GET /healthz", "GET /metrics", "POST /v1/challenges", "POST /v1/attestations", "POST /v1/assertions",
-        "POST /v1/demo/points/use", "POST /v1/demo/points/balance", "GET /v1/keys/{keyId}",
-        "POST /v1/keys/{keyId}/unblock",
+    /// The routes of the public listener, as `METHOD path`: health, challenges, registration and protected requests.
+    public static let publicRoutes: [String] = [
+        "GET /healthz", "POST /v1/challenges", "POST /v1/attestations", "POST /v1/assertions",
+        "POST /v1/demo/points/use", "POST /v1/demo/points/balance",
     ]
+
+    /// The operator routes, as `METHOD path`: answered only by a router for the ``Listener/admin`` listener, and
+    /// only with `Authorization: Bearer <operator token>` when a token is configured. The public listener answers
+    /// 404 `notFound` for them. An operator route is added by listing it here (and answering it in `dispatch`).
+    public static let operatorRoutes: [String] = [
+        "GET /metrics", "GET /v1/keys/{keyId}", "POST /v1/keys/{keyId}/unblock",
+    ]
+
+    /// Every route, as `METHOD path`; the OpenAPI document must describe exactly these (checked in tests).
+    public static var routes: [String] { publicRoutes + operatorRoutes }
+
+    /// Which of the two listeners a router answers for.
+    ///
+    /// `rampart serve` runs one router per listener over the same ``AttestationService``: the public one for apps,
+    /// the admin one (loopback by default) for operators and monitoring. `GET /healthz` is on both.
+    public struct Listener: Hashable, Sendable, CustomStringConvertible {
+        enum Backing: String, Hashable, Sendable {
+            case publicAPI = "public"
+            case admin
+        }
+
+        let backing: Backing
+
+        /// The listener apps reach: ``ServiceRouter/publicRoutes``.
+        public static let publicAPI = Listener(backing: .publicAPI)
+        /// The internal listener: ``ServiceRouter/operatorRoutes`` and `GET /healthz`.
+        public static let admin = Listener(backing: .admin)
+
+        /// `public` or `admin`.
+        public var description: String { backing.rawValue }
+
+        /// Whether this listener answers `route` (`METHOD pattern`).
+        func serves(_ route: String) -> Bool {
+            switch backing {
+            case .publicAPI: !ServiceRouter.operatorRoutes.contains(route)
+            case .admin: ServiceRouter.operatorRoutes.contains(route) || route == "GET /healthz"
+            }
+        }
+    }
 
     /// Every `error` code an answer can carry; the OpenAPI document must list exactly these (checked in tests).
     public static var errorCodes: [String] {
@@ -33,6 +71,7 @@ public final class ServiceRouter: HTTPResponder {
     let service: AttestationService
     let policies: [String: RoutePolicy]
     let log: ServiceLog
+    let listener: Listener
     let operatorToken: String?
     let points = DemoPoints()
 
@@ -41,14 +80,17 @@ public final class ServiceRouter: HTTPResponder {
     /// - Parameters:
     ///   - service: The attestation service.
     ///   - policies: Policies for the protected routes; missing routes keep ``defaultPolicies``.
-    ///   - operatorToken: When set, `GET /v1/keys/{keyId}` requires `Authorization: Bearer <token>`.
+    ///   - listener: Which routes this router answers: ``Listener/publicAPI`` (the default) or ``Listener/admin``.
+    ///   - operatorToken: When set, the ``operatorRoutes`` require `Authorization: Bearer <token>` (compared in
+    ///     constant time). ``ServiceConfiguration/validate()`` refuses a short or low-entropy token.
     ///   - log: Where request lines go.
     public init(
-        service: AttestationService, policies: [String: RoutePolicy] = [:], operatorToken: String? = nil,
-        log: ServiceLog = .disabled
+        service: AttestationService, policies: [String: RoutePolicy] = [:], listener: Listener = .publicAPI,
+        operatorToken: String? = nil, log: ServiceLog = .disabled
     ) {
         self.service = service
         self.policies = Self.defaultPolicies.merging(policies) { $1 }
+        self.listener = listener
         self.operatorToken = operatorToken
         self.log = log
     }
@@ -82,7 +124,8 @@ public final class ServiceRouter: HTTPResponder {
             ServiceLog.Event(
                 time: ServiceLog.timestamp(), level: response.status >= 500 ? "error" : "info", event: "request",
                 route: outcome.route, method: request.method, status: response.status, code: outcome.code,
-                policy: outcome.policy?.rawValue, keyId: outcome.keyID, durationMs: seconds * 1000, message: nil))
+                policy: outcome.policy?.rawValue, keyFingerprint: outcome.keyFingerprint, durationMs: seconds * 1000,
+                message: nil))
         return response
     }
 
@@ -90,7 +133,7 @@ public final class ServiceRouter: HTTPResponder {
         var route: String
         var code: String?
         var policy: RoutePolicy?
-        var keyID: String?
+        var keyFingerprint: String?
     }
 
     /// The route pattern a path matches, comparing bytes: Swift's string `==` and `hasPrefix` compare canonical
@@ -106,9 +149,9 @@ public final class ServiceRouter: HTTPResponder {
         return "/v1/keys/{keyId}"
     }
 
-    /// The methods `pattern` accepts, matching its bytes.
-    static func methods(of pattern: String) -> [String] {
-        routes.compactMap { route -> String? in
+    /// The methods `pattern` accepts on `listener`, matching its bytes.
+    static func methods(of pattern: String, servedBy listener: Listener) -> [String] {
+        routes.filter(listener.serves).compactMap { route -> String? in
             let parts = route.split(separator: " ", maxSplits: 1)
             return parts.count == 2 && parts[1].utf8.elementsEqual(pattern.utf8) ? String(parts[0]) : nil
         }
@@ -117,13 +160,27 @@ public final class ServiceRouter: HTTPResponder {
     private func dispatch(_ request: HTTPRequest, _ outcome: inout Outcome) async throws -> HTTPResponse {
         let path = request.path
         let pattern = Self.pattern(of: path)
-        let methods = Self.methods(of: pattern)
+        let methods = Self.methods(of: pattern, servedBy: listener)
         guard !methods.isEmpty else {
+            if Self.routes.contains(where: { $0.utf8.reversed().starts(with: " \(pattern)".utf8.reversed()) }) {
+                throw AttestServiceError.notFound(
+                    "\(pattern) is not on the \(listener) listener; operator routes and /metrics are on the admin "
+                        + "listener (--admin-listen)")
+            }
             throw AttestServiceError.notFound("no route \(pattern.prefix(64)); see the OpenAPI document")
         }
         outcome.route = pattern
         guard methods.contains(where: { $0.utf8.elementsEqual(request.method.utf8) }) else {
-            throw AttestServiceError.methodNotAllowed("\(pattern) accepts \(methods.joined(separator: ", "))")
+            // RFC 9110 15.5.6: a 405 "MUST generate an Allow header field" listing the target's methods.
+            var response = HTTPResponseError.response(
+                for: .methodNotAllowed("\(pattern) accepts \(methods.joined(separator: ", "))"))
+            response.headers["Allow"] = methods.joined(separator: ", ")
+            outcome.code = AttestServiceError.Code.methodNotAllowed.description
+            return response
+        }
+        if Self.operatorRoutes.contains("\(request.method) \(pattern)"), let refused = refuseUnlessOperator(request) {
+            outcome.code = "unauthorized"
+            return refused
         }
         switch pattern {
         case "/healthz":
@@ -148,7 +205,7 @@ public final class ServiceRouter: HTTPResponder {
                         "attestationObject", maximumByteCount: RequestFields.maximumAttestationByteCount),
                     challenge: try fields.challenge(), clientAddress: request.remoteAddress)
             }
-            outcome.keyID = Data(submission.keyID).base64EncodedString()
+            outcome.keyFingerprint = Self.fingerprint(keyID: submission.keyID)
             switch try await service.register(submission) {
             case .registered(let key):
                 outcome.code = "accepted"
@@ -163,7 +220,7 @@ public final class ServiceRouter: HTTPResponder {
             let (submission, _) = try await spendingChallenge(of: fields, request) {
                 try fields.assertionSubmission(clientAddress: request.remoteAddress)
             }
-            outcome.keyID = Data(submission.keyID).base64EncodedString()
+            outcome.keyFingerprint = Self.fingerprint(keyID: submission.keyID)
             switch try await service.authorize(submission) {
             case .accepted(let key):
                 outcome.code = "accepted"
@@ -233,7 +290,7 @@ public final class ServiceRouter: HTTPResponder {
             let (submission, _) = try await spendingChallenge(of: fields, request) {
                 try fields.assertionSubmission(clientAddress: request.remoteAddress)
             }
-            outcome.keyID = Data(submission.keyID).base64EncodedString()
+            outcome.keyFingerprint = Self.fingerprint(keyID: submission.keyID)
             guard AttestationService.sameBytes(submission.subject, userID) else {
                 outcome.code = Refusal.Reason.wrongSubject.description
                 return HTTPResponseError.response(
@@ -278,20 +335,11 @@ public final class ServiceRouter: HTTPResponder {
     ) async throws
         -> HTTPResponse
     {
-        if let operatorToken {
-            let presented = request.headers["authorization"] ?? ""
-            guard ConstantTime.isEqual(Array(presented.utf8), Array("Bearer \(operatorToken)".utf8)) else {
-                outcome.code = "unauthorized"
-                return HTTPResponseError.body(
-                    status: 401, code: "unauthorized",
-                    message: "this operator route needs 'Authorization: Bearer <operator token>'")
-            }
-        }
         var text = Array(path.utf8.dropFirst("/v1/keys/".utf8.count))
         if unblock { text.removeLast("/unblock".utf8.count) }
         let keyID = try Base64Field.decode(
             String(decoding: text, as: UTF8.self), field: "the key id in the path", maximumByteCount: 64)
-        outcome.keyID = Data(keyID).base64EncodedString()
+        outcome.keyFingerprint = Self.fingerprint(keyID: keyID)
         let found = unblock ? try await service.unblock(keyID: keyID) : try await service.key(id: keyID)
         guard let key = found else {
             throw AttestServiceError.keyNotFound("no key with this id is registered")
@@ -303,6 +351,38 @@ public final class ServiceRouter: HTTPResponder {
                 keyId: key.keyID, subject: key.subject, environment: key.environment, counter: key.counter,
                 registeredAt: key.registeredAt, lastUsedAt: key.lastUsedAt, riskScore: service.riskScore(of: key),
                 blocked: service.isBlocked(key)))
+    }
+
+    /// Nil when `request` may use an operator route, else the 401 `unauthorized` answer.
+    ///
+    /// With a token configured, the whole `Authorization` header must be `Bearer <token>`. Both sides are hashed
+    /// with SHA-256 and the digests compared with ``ConstantTime/isEqual(_:_:)``, so neither the position of the
+    /// first wrong byte nor the token's length shows in the timing. Without a token the admin listener is open: it
+    /// is then bound to loopback (``ServiceConfiguration/validate()`` refuses anything else).
+    func refuseUnlessOperator(_ request: HTTPRequest) -> HTTPResponse? {
+        guard let operatorToken else { return nil }
+        let presented = SHA256.hash(Array((request.headers["authorization"] ?? "").utf8))
+        let expected = SHA256.hash(Array("Bearer \(operatorToken)".utf8))
+        if ConstantTime.isEqual(presented, expected) { return nil }
+        var response = HTTPResponseError.body(
+            status: 401, code: "unauthorized",
+            message: "this operator route needs 'Authorization: Bearer <operator token>' with the configured token")
+        response.headers["WWW-Authenticate"] = "Bearer"
+        return response
+    }
+
+    /// How logs name a key: the first 8 hex digits of SHA-256 over the key id's bytes.
+    ///
+    /// Key ids are public, but a log line need not let a reader look a key up (or replay its id to the service);
+    /// 32 bits still tell an operator's keys apart and match ``fingerprint(keyID:)`` of a known id.
+    ///
+    /// - Parameter keyID: The key id's bytes.
+    /// - Returns: Eight lower-case hex digits.
+    public static func fingerprint(keyID: [UInt8]) -> String {
+        SHA256.hash(keyID).prefix(4).map { byte in
+            let hex = String(byte, radix: 16)
+            return hex.count == 1 ? "0" + hex : hex
+        }.joined()
     }
 
     struct ChallengeBody: Encodable {

@@ -27,6 +27,7 @@ struct EndToEndTests {
     func startServer(database: String = "sqlite:" + temporarySQLitePath()) throws -> AttestationServer {
         var configuration = ServiceConfiguration()
         configuration.listen = "127.0.0.1:0"
+        configuration.adminListen = "127.0.0.1:0"
         configuration.database = database
         configuration.environment = "development"
         return try AttestationServer(configuration: configuration, verifier: try verifier())
@@ -96,6 +97,7 @@ struct EndToEndTests {
     func environment() async throws {
         var configuration = ServiceConfiguration()
         configuration.listen = "127.0.0.1:0"
+        configuration.adminListen = "127.0.0.1:0"
         configuration.database = "sqlite:" + temporarySQLitePath()
         let production = AppAttestVerifierAdapter(
             try AppAttestVerifier(
@@ -124,7 +126,9 @@ struct EndToEndTests {
             return try await group.reduce(into: [Int]()) { $0.append($1) }
         }
         #expect(statuses.filter { $0 == 200 }.count == 1)
-        #expect(statuses.filter { $0 == 409 }.count == 49)
+        // The copies that lose are refused as used (409) or, past the address's failure budget, before they are
+        // looked at (429 rateLimited): all from 127.0.0.1.
+        #expect(statuses.filter { $0 == 409 || $0 == 429 }.count == 49)
     }
 
     @Test("50 concurrent consumptions of one challenge over HTTP: exactly 1 registration")
@@ -171,7 +175,7 @@ struct EndToEndTests {
             return try await group.reduce(into: [Int]()) { $0.append($1) }
         }
         #expect(statuses.filter { $0 == 201 }.count == 1)
-        #expect(statuses.filter { $0 == 409 }.count == 49)
+        #expect(statuses.filter { $0 == 409 || $0 == 429 }.count == 49)
     }
 
     @Test(
@@ -237,8 +241,9 @@ struct EndToEndTests {
         #expect(await server.stop(signal: SIGKILL) != 0)
         await load.value
         let restarted = try await ServeProcess.start(arguments)
+        // Key lookups are an operator route, on the admin listener.
         let transport = URLSessionTransport(
-            baseURL: URL(string: "http://127.0.0.1:\(restarted.port)") ?? URL(fileURLWithPath: "/"))
+            baseURL: URL(string: "http://127.0.0.1:\(restarted.adminPort)") ?? URL(fileURLWithPath: "/"))
         let snapshot = ledger.counters.withLock { $0 }
         #expect(!snapshot.isEmpty)
         for (keyID, counter) in snapshot {

@@ -6,7 +6,9 @@ import Testing
 struct EchoResponder: HTTPResponder {
     func respond(to request: HTTPRequest) async -> HTTPResponse {
         let text = "\(request.method) \(request.path) \(request.body.count) \(request.headers["content-type"] ?? "-")"
-        return HTTPResponse(status: 200, headers: ["Content-Type": "text/plain"], body: Array(text.utf8))
+        return HTTPResponse(
+            status: 200, headers: ["Content-Type": "text/plain", "X-Remote-Address": request.remoteAddress ?? "-"],
+            body: Array(text.utf8))
     }
 }
 
@@ -28,6 +30,16 @@ struct HTTPServerTests {
             let response = try #require(await RawHTTP.request(port: port, "POST", "/v1/x?y=1", json: "{\"a\":1}"))
             #expect(response.status == 200)
             #expect(response.body == "POST /v1/x 7 application/json")
+        }
+    }
+
+    @Test("the responder sees the client's IP address without a port, also from another loopback address")
+    func remoteAddress() async throws {
+        try await withServer { port in
+            let local = try #require(await RawHTTP.request(port: port, "GET", "/healthz"))
+            #expect(local.headers["x-remote-address"] == "127.0.0.1")
+            let other = try #require(await RawHTTP.request(port: port, "GET", "/healthz", source: "127.0.0.7"))
+            #expect(other.headers["x-remote-address"] == "127.0.0.7")
         }
     }
 

@@ -8,19 +8,24 @@ import Testing
 /// byte-compared routes and subjects, and the operator unblock.
 struct HardeningRouterTests {
     let router: ServiceRouter
+    let admin: ServiceRouter
     let service: AttestationService
+    let clock = TestClock()
 
     init() throws {
+        let clock = clock
         service = AttestationService(
             store: try SQLiteAttestationStore(path: temporarySQLitePath()), verifier: FakeVerifier(),
-            configuration: .init(limits: RequestLimits(challengesPerAddressPerMinute: 3)))
+            configuration: .init(limits: RequestLimits(challengesPerAddressPerMinute: 3)), clock: { clock.now })
         router = ServiceRouter(service: service)
+        admin = ServiceRouter(service: service, listener: .admin)
     }
 
     func call(_ method: String, _ path: String, _ json: String = "", from address: String? = nil) async -> HTTPResponse
     {
-        await router.respond(
-            to: HTTPRequest(method: method, path: path, body: Array(json.utf8), remoteAddress: address))
+        let request = HTTPRequest(method: method, path: path, body: Array(json.utf8), remoteAddress: address)
+        // Operator routes are on the admin listener.
+        return await (path.hasPrefix("/v1/keys/") ? admin : router).respond(to: request)
     }
 
     func field(_ response: HTTPResponse, _ name: String) -> JSONValue? {

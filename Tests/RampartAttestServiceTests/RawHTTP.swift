@@ -14,20 +14,32 @@ enum RawHTTP {
     /// The blocking socket work runs on its own thread: the server answers through a `Task` on the cooperative
     /// pool, and a test blocking one of its (two, on a 2-core machine) threads while other suites keep the rest busy
     /// starved that `Task` past the timeout.
-    static func exchange(port: UInt16, _ bytes: [UInt8], timeoutSeconds: Int = 10) async -> Response? {
+    static func exchange(
+        port: UInt16, _ bytes: [UInt8], timeoutSeconds: Int = 10, source: String = "127.0.0.1"
+    ) async -> Response? {
         await withCheckedContinuation { continuation in
             Thread {
-                continuation.resume(returning: blockingExchange(port: port, bytes, timeoutSeconds: timeoutSeconds))
+                continuation.resume(
+                    returning: blockingExchange(port: port, bytes, timeoutSeconds: timeoutSeconds, source: source))
             }.start()
         }
     }
 
-    private static func blockingExchange(port: UInt16, _ bytes: [UInt8], timeoutSeconds: Int) -> Response? {
+    /// A blocking TCP socket connected to 127.0.0.1:`port` from `source` (any 127.0.0.0/8 address: Linux lets a
+    /// socket bind them all, so a test can be many clients), with `timeoutSeconds` for receiving; nil on failure.
+    static func connectedSocket(port: UInt16, source: String = "127.0.0.1", timeoutSeconds: Int = 10) -> Int32? {
         let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard socket >= 0 else { return nil }
-        defer { close(socket) }
         var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
         setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var local = sockaddr_in()
+        local.sin_family = sa_family_t(AF_INET)
+        local.sin_addr.s_addr = inet_addr(source)
+        let bound = withUnsafePointer(to: &local) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian
@@ -37,7 +49,20 @@ enum RawHTTP {
                 connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
             }
         }
-        guard connected == 0 else { return nil }
+        guard bound == 0, connected == 0 else {
+            close(socket)
+            return nil
+        }
+        return socket
+    }
+
+    private static func blockingExchange(
+        port: UInt16, _ bytes: [UInt8], timeoutSeconds: Int, source: String
+    ) -> Response? {
+        guard let socket = connectedSocket(port: port, source: source, timeoutSeconds: timeoutSeconds) else {
+            return nil
+        }
+        defer { close(socket) }
         var offset = 0
         while offset < bytes.count {
             let sent = bytes[offset...].withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -56,13 +81,14 @@ enum RawHTTP {
 
     /// Sends a request with a body and `Content-Length`.
     static func request(
-        port: UInt16, _ method: String, _ path: String, body: [UInt8] = [], headers: [String: String] = [:]
+        port: UInt16, _ method: String, _ path: String, body: [UInt8] = [], headers: [String: String] = [:],
+        source: String = "127.0.0.1"
     ) async -> Response? {
         var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
         head += "Content-Length: \(body.count)\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         head += "\r\n"
-        return await exchange(port: port, Array(head.utf8) + body)
+        return await exchange(port: port, Array(head.utf8) + body, source: source)
     }
 
     static func request(port: UInt16, _ method: String, _ path: String, json: String) async -> Response? {

@@ -10,6 +10,7 @@ import TestSupport
 final class ServeProcess: @unchecked Sendable {
     let process = Process()
     let port: UInt16
+    let adminPort: UInt16
 
     /// The `rampart` binary next to the test bundle, or nil when it was not built.
     static let binary: URL? = {
@@ -34,7 +35,7 @@ final class ServeProcess: @unchecked Sendable {
     private init(_ arguments: [String]) throws {
         guard let binary = Self.binary else { throw ServeProcessError("the rampart binary was not built") }
         process.executableURL = binary
-        process.arguments = ["serve", "--listen", "127.0.0.1:0", "--json"] + arguments
+        process.arguments = ["serve", "--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0", "--json"] + arguments
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
@@ -46,10 +47,17 @@ final class ServeProcess: @unchecked Sendable {
             if chunk.isEmpty { throw ServeProcessError("rampart serve exited before listening") }
             text += String(decoding: chunk, as: UTF8.self)
         }
-        guard let range = text.range(of: #"127\.0\.0\.1:[0-9]+"#, options: .regularExpression),
-            let port = UInt16(text[range].split(separator: ":").last ?? "")
+        guard let port = Self.port(named: "listening", in: text), let adminPort = Self.port(named: "admin", in: text)
         else { throw ServeProcessError("no port in the startup line: \(text)") }
         self.port = port
+        self.adminPort = adminPort
+    }
+
+    /// The port of the `"key" : "http://127.0.0.1:PORT"` entry of the startup line.
+    private static func port(named key: String, in text: String) -> UInt16? {
+        guard let range = text.range(of: #""\#(key)" *: *"http://127\.0\.0\.1:[0-9]+"#, options: .regularExpression)
+        else { return nil }
+        return UInt16(text[range].split(separator: ":").last ?? "")
     }
 
     /// Sends `signal` and waits for the process to end; returns its exit status.

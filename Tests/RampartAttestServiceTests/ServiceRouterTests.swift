@@ -173,7 +173,10 @@ struct ServiceRouterTests {
 
     @Test("bad input gets the right 4xx and code", arguments: badInputs)
     func badInput(_ input: BadInput) async {
-        let response = await call(input.method, input.path, input.body)
+        // Key lookups are an operator route: only the admin listener answers them.
+        let router = input.path.hasPrefix("/v1/keys/") ? ServiceRouter(service: service, listener: .admin) : router
+        let response = await router.respond(
+            to: HTTPRequest(method: input.method, path: input.path, body: Array(input.body.utf8)))
         #expect(response.status == input.status, "\(response.bodyText)")
         #expect(errorCode(response) == input.code, "\(response.bodyText)")
         #expect(response.headers["Content-Type"] == "application/json")
@@ -185,7 +188,8 @@ struct ServiceRouterTests {
         #expect(health.status == 200)
         #expect(health.bodyText == #"{"status":"ok"}"#)
         _ = await call("GET", "/v1/nope")
-        let metrics = await call("GET", "/metrics")
+        let admin = ServiceRouter(service: service, listener: .admin)
+        let metrics = await admin.respond(to: HTTPRequest(method: "GET", path: "/metrics"))
         #expect(metrics.status == 200)
         #expect(metrics.headers["Content-Type"]?.hasPrefix("text/plain") == true)
         #expect(metrics.bodyText.contains(#"rampart_http_requests_total{route="unmatched",status="404"} 1"#))
@@ -256,23 +260,25 @@ struct ServiceRouterTests {
         #expect(service.metrics.prometheusText.contains("kind=\"assertion\",reason=\"invalidAssertion\"} 1"))
     }
 
-    @Test("the operator route shows the key, and needs the bearer token when one is configured")
+    @Test("the operator route (admin listener) shows the key, and needs the bearer token when one is configured")
     func operatorRoute() async throws {
         let keyID = try await register()
         let path =
             "/v1/keys/"
             + Data(keyID).base64EncodedString()
             .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-        let shown = await call("GET", path)
+        let shown = await ServiceRouter(service: service, listener: .admin).respond(
+            to: HTTPRequest(method: "GET", path: path))
         #expect(shown.status == 200)
         #expect(field(shown, "counter") == .number(0))
         #expect(field(shown, "blocked") == .bool(false))
-        let guarded = ServiceRouter(service: service, operatorToken: "s3cret")
+        let token = "0123456789abcdef0123456789abcdef"
+        let guarded = ServiceRouter(service: service, listener: .admin, operatorToken: token)
         let refused = await guarded.respond(to: HTTPRequest(method: "GET", path: path))
         #expect(refused.status == 401)
         #expect(errorCode(refused) == "unauthorized")
         let allowed = await guarded.respond(
-            to: HTTPRequest(method: "GET", path: path, headers: ["Authorization": "Bearer s3cret"]))
+            to: HTTPRequest(method: "GET", path: path, headers: ["Authorization": "Bearer \(token)"]))
         #expect(allowed.status == 200)
     }
 

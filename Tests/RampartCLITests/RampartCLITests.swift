@@ -3,14 +3,16 @@ import RampartCLI
 import Testing
 
 /// Runs `rampart` in-process and captures what it prints.
-func runRampart(_ arguments: [String], stdin: Data = Data()) async -> (status: Int32, stdout: String, stderr: String) {
+func runRampart(
+    _ arguments: [String], stdin: Data = Data(), environment: [String: String] = [:]
+) async -> (status: Int32, stdout: String, stderr: String) {
     let output = Captured()
     let error = Captured()
     let context = CommandContext(
         standardOutput: { output.append($0) },
         standardError: { error.append($0) },
         readStandardInput: { stdin },
-        environment: [:],
+        environment: environment,
         now: { Date(timeIntervalSince1970: 1_790_000_000) }
     )
     let status = await Rampart.main(arguments, context: context)

@@ -23,11 +23,39 @@ struct ServiceCommandTests {
             (["serve", "--config", "/nonexistent/serve.json"], "configuration"),
             (["serve", "--team-id", "T", "--bundle-id", "b", "--db", "sqlite:/nonexistent/dir/x.db"], "SQLite"),
             (["serve", "--bogus"], "unknown option"),
+            (["serve", "--team-id", "T", "--bundle-id", "b", "--admin-listen", "nowhere"], "admin listen address"),
+            (["serve", "--team-id", "T", "--bundle-id", "b", "--admin-listen", "0.0.0.0:0"], "not loopback"),
+            (["serve", "--team-id", "T", "--bundle-id", "b", "--operator-token-file", "/nonexistent/t"], "token file"),
         ])
     func serveUsage(arguments: [String], mention: String) async {
         let result = await runRampart(arguments)
         #expect(result.status == 2)
         #expect(result.stderr.contains(mention), "\(result.stderr)")
         #expect(result.stderr.split(separator: "\n").count == 1)
+    }
+
+    @Test("rampart serve refuses a weak operator token from the environment or a file, exit 2")
+    func weakOperatorToken() async throws {
+        let base = ["serve", "--team-id", "T", "--bundle-id", "b", "--listen", "127.0.0.1:0"]
+        for weak in ["", "x", "change-me", String(repeating: "ab", count: 32)] {
+            let fromEnvironment = await runRampart(base, environment: ["RAMPART_OPERATOR_TOKEN": weak])
+            #expect(fromEnvironment.status == 2)
+            #expect(fromEnvironment.stderr.contains("operator token is too weak"), "\(fromEnvironment.stderr)")
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("token-\(UUID().uuidString)")
+            try Data((weak + "\n").utf8).write(to: file)
+            defer { try? FileManager.default.removeItem(at: file) }
+            let fromFile = await runRampart(base + ["--operator-token-file", file.path])
+            #expect(fromFile.status == 2)
+            #expect(fromFile.stderr.contains("operator token is too weak"), "\(fromFile.stderr)")
+        }
+    }
+
+    @Test("rampart serve --help names every listener flag and the token variable")
+    func help() async {
+        let result = await runRampart(["serve", "--help"])
+        #expect(result.status == 0)
+        for word in ["--admin-listen", "--operator-token-file", "RAMPART_OPERATOR_TOKEN", "adminListen"] {
+            #expect(result.stdout.contains(word), "\(word)")
+        }
     }
 }

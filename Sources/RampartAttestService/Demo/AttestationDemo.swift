@@ -51,6 +51,7 @@ public enum AttestationDemo {
                 teamID: teamID, bundleID: bundleID, environment: .development, trustAnchor: simulator.rootCertificate))
         var configuration = ServiceConfiguration()
         configuration.listen = "127.0.0.1:0"
+        configuration.adminListen = "127.0.0.1:0"
         configuration.database = "sqlite:" + directory.appendingPathComponent("demo.db").path
         configuration.environment = "development"
         let server = try AttestationServer(configuration: configuration, verifier: verifier)
@@ -58,6 +59,11 @@ public enum AttestationDemo {
             throw AttestServiceError.serverFailure("the demo server has no address")
         }
         let transport = URLSessionTransport(baseURL: base)
+        guard let adminBase = URL(string: "http://127.0.0.1:\(server.adminPort)") else {
+            throw AttestServiceError.serverFailure("the demo server has no admin address")
+        }
+        // The operator's view of a key is on the admin listener.
+        let admin = URLSessionTransport(baseURL: adminBase)
         let app = AttestedClient(
             transport: transport,
             device: SimulatedAppAttestDevice(
@@ -80,7 +86,7 @@ public enum AttestationDemo {
         do {
             // 1. Attestation: the app registers its key once, over a one-time challenge.
             let keyID = try await app.register()
-            let registered = try await app.send("GET", "/v1/keys/" + urlSafe(keyID), transport: transport)
+            let registered = try await app.send("GET", "/v1/keys/" + urlSafe(keyID), transport: admin)
             record(
                 "the app generates a key and registers it (attestation over a one-time challenge)", expect: 200,
                 "accepted", registered, "key \(keyID.prefix(12))… registered, counter 0, environment development")

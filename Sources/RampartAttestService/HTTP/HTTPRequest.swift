@@ -9,7 +9,10 @@ public struct HTTPRequest: Hashable {
     public var headers: [String: String]
     /// The body bytes.
     public var body: [UInt8]
-    /// The client's IP address as text (no port), when the server knows it.
+    /// The client's IP address as text, without a port (`192.0.2.1`, `2001:db8::1`), or nil when unknown (a request
+    /// built in-process).
+    ///
+    /// This is the TCP peer: behind a reverse proxy it is the proxy's address.
     public var remoteAddress: String?
 
     /// Creates a request.
@@ -19,7 +22,7 @@ public struct HTTPRequest: Hashable {
     ///   - path: The path; anything from `?` on is dropped.
     ///   - headers: Header values; names are lower-cased.
     ///   - body: The body.
-    ///   - remoteAddress: The client's IP address.
+    ///   - remoteAddress: The client's IP address, if known.
     public init(
         method: String, path: String, headers: [String: String] = [:], body: [UInt8] = [], remoteAddress: String? = nil
     ) {

@@ -8,7 +8,9 @@ enum HTTPResponseError {
     /// The status for a thrown error.
     static func status(for code: AttestServiceError.Code) -> Int {
         switch code {
-        case .invalidJSON, .missingField, .invalidField, .invalidBase64: 400
+        case .invalidJSON, .missingField, .invalidField, .invalidBase64, .malformedRequest: 400
+        case .headersTooLarge: 431
+        case .requestTimeout: 408
         case .bodyTooLarge: 413
         case .lengthRequired: 411
         case .notFound, .keyNotFound: 404

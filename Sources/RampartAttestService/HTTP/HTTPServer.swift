@@ -1,7 +1,7 @@
 import Synchronization
 
-/// The HTTP server under `rampart serve`: libmicrohttpd with one thread per connection, bodies capped before they
-/// are read, and a graceful stop.
+/// The HTTP server under `rampart serve`: a connection gate that checks each request head's framing and bounds
+/// slow clients, libmicrohttpd behind it, bodies capped before they are read, and a graceful stop.
 ///
 /// The server reads a request (refusing a body larger than ``Configuration/maximumBodyByteCount`` with 413 before
 /// reading it), hands it to its ``HTTPResponder``, and writes the answer. It never interprets a body itself.
@@ -14,13 +14,35 @@ public final class HTTPServer {
         public var port: UInt16
         /// The largest request body read; larger ones get 413 without being read (a DoS bound).
         public var maximumBodyByteCount: Int
-        /// The most simultaneous connections (each holds a thread); more are refused at accept.
+        /// The most simultaneous connections, however far each has got; more are closed at accept. Lowered at start
+        /// to what the process may open (``HTTPServer/start()`` raises the soft `RLIMIT_NOFILE` to the hard one).
+        ///
+        /// A connection still sending its head costs a socket and no thread; one whose request is in costs a
+        /// libmicrohttpd thread until it is answered.
         public var connectionLimit: Int
-        /// Idle seconds after which a connection is closed (slow-loris bound).
+        /// The most simultaneous connections from one client address (IP), 0 for no limit. Behind a reverse proxy
+        /// every connection comes from the proxy: raise this, or set 0 and let the proxy limit clients.
+        public var connectionsPerAddress: Int
+        /// Seconds a request has, from the moment its connection is accepted, to arrive whole (head and body).
+        /// Bytes that trickle in do not extend it (a slow-loris bound); a late request is answered 408 while its
+        /// head is incomplete, and its connection is shut down when its body is late.
+        public var requestTimeoutSeconds: Double
+        /// The largest request head (request line and headers); a larger one is answered 431.
+        public var maximumHeadByteCount: Int
+        /// Seconds libmicrohttpd lets a connection sit idle once it holds it (writing the answer to a client that
+        /// does not read).
         public var connectionTimeoutSeconds: Int
 
         /// The default body cap: 64 KiB, far above any App Attest request (attestations are about 5 KiB).
         public static let defaultMaximumBodyByteCount = 64 * 1024
+        /// The default connection limit.
+        public static let defaultConnectionLimit = 4096
+        /// The default per-address connection limit.
+        public static let defaultConnectionsPerAddress = 64
+        /// The default time for a whole request to arrive: 10 seconds.
+        public static let defaultRequestTimeoutSeconds = 10.0
+        /// The default head cap: 16 KiB (libmicrohttpd holds a head in a 32 KiB buffer).
+        public static let defaultMaximumHeadByteCount = 16 * 1024
 
         /// Creates a configuration.
         ///
@@ -29,16 +51,24 @@ public final class HTTPServer {
         ///   - port: The port, or 0.
         ///   - maximumBodyByteCount: The body cap.
         ///   - connectionLimit: The connection cap.
-        ///   - connectionTimeoutSeconds: The idle timeout.
+        ///   - connectionsPerAddress: The per-address connection cap, 0 for none.
+        ///   - requestTimeoutSeconds: The time for a whole request to arrive.
+        ///   - maximumHeadByteCount: The head cap.
+        ///   - connectionTimeoutSeconds: The idle timeout once libmicrohttpd holds a connection.
         public init(
             host: String = "127.0.0.1", port: UInt16 = 8080,
-            maximumBodyByteCount: Int = defaultMaximumBodyByteCount, connectionLimit: Int = 256,
-            connectionTimeoutSeconds: Int = 30
+            maximumBodyByteCount: Int = defaultMaximumBodyByteCount, connectionLimit: Int = defaultConnectionLimit,
+            connectionsPerAddress: Int = defaultConnectionsPerAddress,
+            requestTimeoutSeconds: Double = defaultRequestTimeoutSeconds,
+            maximumHeadByteCount: Int = defaultMaximumHeadByteCount, connectionTimeoutSeconds: Int = 30
         ) {
             self.host = host
             self.port = port
             self.maximumBodyByteCount = maximumBodyByteCount
             self.connectionLimit = connectionLimit
+            self.connectionsPerAddress = connectionsPerAddress
+            self.requestTimeoutSeconds = requestTimeoutSeconds
+            self.maximumHeadByteCount = maximumHeadByteCount
             self.connectionTimeoutSeconds = connectionTimeoutSeconds
         }
     }

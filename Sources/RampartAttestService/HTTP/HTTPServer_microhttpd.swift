@@ -3,77 +3,139 @@ import Dispatch
 import Foundation
 import Synchronization
 
-/// A running libmicrohttpd daemon and the context its C callbacks reach through their `void *` argument.
+/// A running server: the ``ConnectionGate`` on the listening socket, and the libmicrohttpd daemon (without a
+/// listening socket of its own) that it hands checked connections to, with the context its C callbacks reach through
+/// their `void *` argument.
 final class MicroHTTPDaemon: Sendable {
     private let context: Unmanaged<DaemonContext>
-    private let handle: Mutex<OpaquePointer?>
+    private let handle: Mutex<DaemonHandle?>
+    private let gate: ConnectionGate
     let port: UInt16
 
     init(configuration: HTTPServer.Configuration, responder: any HTTPResponder) throws {
+        let limit = Self.connectionLimit(configured: configuration.connectionLimit)
+        let (listener, port) = try Self.listen(host: configuration.host, port: configuration.port)
+        let table = ConnectionTable()
         let context = Unmanaged.passRetained(
-            DaemonContext(responder: responder, maximumBodyByteCount: configuration.maximumBodyByteCount))
-        var flags =
+            DaemonContext(
+                responder: responder, maximumBodyByteCount: configuration.maximumBodyByteCount, connections: table))
+        let flags =
             UInt32(MHD_USE_THREAD_PER_CONNECTION.rawValue) | UInt32(MHD_USE_INTERNAL_POLLING_THREAD.rawValue)
             | UInt32(MHD_USE_POLL.rawValue)
-        let started: OpaquePointer?
-        if configuration.host.contains(":") {
-            flags |= UInt32(MHD_USE_IPv6.rawValue)
+        // The gate admits at most `limit`; MHD's own cap is a backstop above it.
+        let started = CMicroHTTPD_start_daemon(
+            flags, UInt32(clamping: limit + 16), UInt32(clamping: configuration.connectionTimeoutSeconds),
+            accessHandler, context.toOpaque(), completionHandler, context.toOpaque(), connectionHandler,
+            context.toOpaque(), unescapeUnlessNUL)
+        guard let started else {
+            close(listener)
+            context.release()
+            throw AttestServiceError.serverFailure("libmicrohttpd could not start; see its message on stderr")
+        }
+        let daemon = DaemonHandle(started)
+        do {
+            gate = try ConnectionGate(
+                listener: listener, configuration: configuration, connectionLimit: limit, table: table
+            ) { socket, address, length in
+                // MHD_add_connection: "The given client socket will be managed (and closed!) by MHD after this
+                // call", also when it fails.
+                MHD_add_connection(daemon.pointer, socket, address, length) == .YES
+            }
+        } catch {
+            close(listener)
+            MHD_stop_daemon(started)
+            context.release()
+            throw error
+        }
+        self.context = context
+        self.port = port
+        self.handle = Mutex(daemon)
+    }
+
+    /// The most connections to admit: the configured number, within what the process may open.
+    ///
+    /// Each connection is one file descriptor, so the soft `RLIMIT_NOFILE` is first raised to the hard limit; 64
+    /// descriptors stay free for the store, logs and the listening sockets.
+    static func connectionLimit(configured: Int) -> Int {
+        var limits = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limits) == 0 else { return configured }
+        if limits.rlim_cur < limits.rlim_max {
+            var raised = limits
+            raised.rlim_cur = limits.rlim_max
+            if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 { limits = raised }
+        }
+        let available = Int(clamping: limits.rlim_cur) - 64
+        return max(1, min(configured, available))
+    }
+
+    /// A bound, listening, non-blocking socket on `host`:`port`, and the port it got.
+    private static func listen(host: String, port: UInt16) throws -> (Int32, UInt16) {
+        let isIPv6 = host.contains(":")
+        let family = isIPv6 ? AF_INET6 : AF_INET
+        let listener = socket(
+            family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard listener >= 0 else { throw AttestServiceError.serverFailure("could not create a socket") }
+        var one: Int32 = 1
+        _ = setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        let bound: Int32
+        if isIPv6 {
+            _ = setsockopt(listener, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &one, socklen_t(MemoryLayout<Int32>.size))
             var address = sockaddr_in6()
             address.sin6_family = sa_family_t(AF_INET6)
-            address.sin6_port = configuration.port.bigEndian
-            guard inet_pton(AF_INET6, configuration.host, &address.sin6_addr) == 1 else {
-                context.release()
-                throw AttestServiceError.serverFailure(
-                    "'\(configuration.host)' is not an IPv6 address; use e.g. ::1 or 127.0.0.1")
+            address.sin6_port = port.bigEndian
+            guard inet_pton(AF_INET6, host, &address.sin6_addr) == 1 else {
+                close(listener)
+                throw AttestServiceError.serverFailure("'\(host)' is not an IPv6 address; use e.g. ::1 or 127.0.0.1")
             }
-            started = withUnsafePointer(to: &address) { pointer in
-                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    Self.startDaemon(flags: flags, address: $0, configuration: configuration, context: context)
+            bound = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
                 }
             }
         } else {
             var address = sockaddr_in()
             address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = configuration.port.bigEndian
-            guard inet_pton(AF_INET, configuration.host, &address.sin_addr) == 1 else {
-                context.release()
+            address.sin_port = port.bigEndian
+            guard inet_pton(AF_INET, host, &address.sin_addr) == 1 else {
+                close(listener)
                 throw AttestServiceError.serverFailure(
-                    "'\(configuration.host)' is not an IPv4 address; use e.g. 127.0.0.1 or 0.0.0.0")
+                    "'\(host)' is not an IPv4 address; use e.g. 127.0.0.1 or 0.0.0.0")
             }
-            started = withUnsafePointer(to: &address) { pointer in
-                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    Self.startDaemon(flags: flags, address: $0, configuration: configuration, context: context)
+            bound = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
                 }
             }
         }
-        guard let started else {
-            context.release()
+        guard bound == 0, Foundation.listen(listener, 1024) == 0 else {
+            close(listener)
             throw AttestServiceError.serverFailure(
-                "could not listen on \(configuration.host):\(configuration.port); is the port in use or privileged?")
+                "could not listen on \(host):\(port); is the port in use or privileged?")
         }
-        self.context = context
-        self.port = CMicroHTTPD_bound_port(started)
-        self.handle = Mutex(started)
+        var local = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        _ = withUnsafeMutablePointer(to: &local) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
+        }
+        let boundPort = withUnsafePointer(to: &local) { pointer in
+            isIPv6
+                ? pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) {
+                    UInt16(bigEndian: $0.pointee.sin6_port)
+                }
+                : pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) {
+                    UInt16(bigEndian: $0.pointee.sin_port)
+                }
+        }
+        return (listener, boundPort)
     }
 
-    private static func startDaemon(
-        flags: UInt32, address: UnsafePointer<sockaddr>, configuration: HTTPServer.Configuration,
-        context: Unmanaged<DaemonContext>
-    ) -> OpaquePointer? {
-        CMicroHTTPD_start_daemon(
-            flags, address, UInt32(clamping: configuration.connectionLimit),
-            UInt32(clamping: configuration.connectionTimeoutSeconds), accessHandler, context.toOpaque(),
-            completionHandler, context.toOpaque(), unescapeUnlessNUL)
-    }
-
-    /// Quiesces, then stops: MHD_stop_daemon joins every connection thread, so requests in flight finish first.
+    /// Stops the gate (no new connections; those still sending their head are closed), then MHD_stop_daemon, which
+    /// joins every connection thread, so requests in flight finish first.
     func stop() {
+        gate.stop()
         handle.withLock { handle in
             guard let daemon = handle else { return }
-            // MHD_quiesce_daemon: "stop accepting connections … the listen socket is returned" (we close it after).
-            let socket = MHD_quiesce_daemon(daemon)
-            MHD_stop_daemon(daemon)
-            if socket >= 0 { close(socket) }
+            MHD_stop_daemon(daemon.pointer)
             handle = nil
             context.release()
         }
@@ -82,14 +144,23 @@ final class MicroHTTPDaemon: Sendable {
     deinit { stop() }
 }
 
-/// What the C callbacks need: the responder and the body cap. Immutable after init.
+/// The daemon pointer, for the gate's thread. `@unchecked Sendable`: immutable after init, and MHD_add_connection
+/// may be called from any thread when the daemon has MHD_USE_ITC.
+private final class DaemonHandle: @unchecked Sendable {
+    let pointer: OpaquePointer
+    init(_ pointer: OpaquePointer) { self.pointer = pointer }
+}
+
+/// What the C callbacks need: the responder, the body cap and the connection table. Immutable after init.
 final class DaemonContext: Sendable {
     let responder: any HTTPResponder
     let maximumBodyByteCount: Int
+    let connections: ConnectionTable
 
-    init(responder: any HTTPResponder, maximumBodyByteCount: Int) {
+    init(responder: any HTTPResponder, maximumBodyByteCount: Int, connections: ConnectionTable) {
         self.responder = responder
         self.maximumBodyByteCount = maximumBodyByteCount
+        self.connections = connections
     }
 }
 
@@ -149,13 +220,15 @@ private let accessHandler: MHD_AccessHandlerCallback = {
     }
     if state.responded { return .YES }
     state.responded = true
+    // The whole request is in: the gate's receive deadline no longer applies.
+    context.connections.requestReceived(CMicroHTTPD_connection_fd(connection))
     var headers: [String: String] = [:]
     for name in ["Content-Type", "Content-Length", "Authorization"] {
         if let value = header(connection, name) { headers[name] = value }
     }
     let request = HTTPRequest(
         method: method.map { String(cString: $0) } ?? "GET", path: url.map { String(cString: $0) } ?? "/",
-        headers: headers, body: state.body)
+        headers: headers, body: state.body, remoteAddress: clientAddress(connection))
     state.body = []
     // This is a libmicrohttpd connection thread, not one of Swift's cooperative threads, so blocking it while the
     // responder runs is safe.
@@ -190,6 +263,13 @@ private let unescapeUnlessNUL: CMicroHTTPD_unescape_callback = { _, _, text in
     return decodedLength
 }
 
+/// MHD_OPTION_NOTIFY_CONNECTION: when MHD closes a connection (before it closes the socket), the table forgets it.
+private let connectionHandler: MHD_NotifyConnectionCallback = { contextPointer, connection, _, code in
+    guard let contextPointer, let connection, code == .CONNECTION_NOTIFY_CLOSED else { return }
+    let context = Unmanaged<DaemonContext>.fromOpaque(contextPointer).takeUnretainedValue()
+    context.connections.remove(CMicroHTTPD_connection_fd(connection))
+}
+
 private let completionHandler: MHD_RequestCompletedCallback = { _, _, requestPointer, _ in
     guard let requestPointer, let state = requestPointer.pointee else { return }
     Unmanaged<RequestState>.fromOpaque(state).release()
@@ -199,6 +279,16 @@ private let completionHandler: MHD_RequestCompletedCallback = { _, _, requestPoi
 private func header(_ connection: OpaquePointer, _ name: String) -> String? {
     // MHD_lookup_connection_value: the returned string is owned by MHD and valid while the request lives; copy it.
     MHD_lookup_connection_value(connection, .HEADER_KIND, name).map { String(cString: $0) }
+}
+
+/// The client's IP address as text, from MHD_CONNECTION_INFO_CLIENT_ADDRESS.
+private func clientAddress(_ connection: OpaquePointer) -> String? {
+    var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
+    let found = buffer.withUnsafeMutableBufferPointer {
+        CMicroHTTPD_client_address(connection, $0.baseAddress, socklen_t($0.count))
+    }
+    guard found == 1 else { return nil }
+    return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }
 
 private func tooLarge(_ limit: Int) -> HTTPResponse {
@@ -218,5 +308,7 @@ private func send(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD
     for (name, value) in response.headers {
         _ = MHD_add_response_header(created, name, value)
     }
+    // One request per connection, so that every request head passes the ConnectionGate's framing check.
+    _ = MHD_add_response_header(created, "Connection", "close")
     return MHD_queue_response(connection, UInt32(clamping: response.status), created)
 }

@@ -9,23 +9,43 @@ public enum ServeCommand: Command {
     public static let abstract = "run the App Attest service (SQLite by default, PostgreSQL for several processes)"
     /// The `--help` text.
     public static let help = """
-        USAGE: rampart serve [--config FILE] [--listen HOST:PORT] [--db sqlite:PATH|postgres://...]
+        USAGE: rampart serve [--config FILE] [--listen HOST:PORT] [--admin-listen HOST:PORT]
+                             [--operator-token-file FILE] [--db sqlite:PATH|postgres://...]
                              [--team-id T --bundle-id B] [--environment production|development] [--root PEM] [--json]
 
         Serves the App Attest API until SIGTERM or SIGINT, then answers the requests in flight, closes the store
         and exits 0 (SIGHUP is logged and ignored: the configuration is read once, at start). Apps get one-time challenges (POST /v1/challenges), register an attested key once
         (POST /v1/attestations) and sign each sensitive request with an assertion (POST /v1/assertions, and the
-        protected demo route POST /v1/demo/points/use). GET /healthz, GET /metrics (Prometheus), and
-        GET /v1/keys/{keyId} for operators. Every answer is JSON; errors are {"error","message"} with a 4xx.
-        One JSON log line per request goes to standard error; no challenge, assertion, key or payload is logged.
+        protected demo route POST /v1/demo/points/use). Every answer is JSON; errors are {"error","message"} with a
+        4xx. One JSON log line per request goes to standard error; no challenge, assertion, payload or subject is
+        logged, and a key appears only as an 8-hex-digit fingerprint (SHA-256 of its id).
+
+        Two listeners: the public one (--listen) for apps, and the admin one (--admin-listen, loopback by default)
+        for operators: GET /v1/keys/{keyId}, GET /metrics (Prometheus) and GET /healthz. The public listener
+        answers 404 for operator routes. With an operator token, admin routes need
+        'Authorization: Bearer <token>'; without one the admin listener must be on loopback.
+
+        Each request must arrive whole within requestTimeoutSeconds (default 10 s, 408 otherwise); badly framed
+        HTTP (bare LF, obs-fold, two Content-Lengths) is 400 malformedRequest; every answer closes its connection.
+        Connections are limited per listener (connectionLimit, 4096) and per client address
+        (connectionsPerAddress, 64; behind a reverse proxy raise it or set 0).
 
         OPTIONS:
-          --config FILE        JSON configuration (keys: listen, database, teamId, bundleId, environment, root,
-                               challengeLifetimeSeconds, riskBlockThreshold, riskDecaySeconds, counterReorderWindow,
-                               limits {challengesPerAddressPerMinute, challengesPerSubjectPerMinute,
-                               outstandingChallengesPerSubject, failuresPerAddressPerMinute}, maximumBodyBytes,
-                               postgresPoolSize, operatorToken, routes); flags override it; every key is checked
-          --listen HOST:PORT   address to listen on (default 127.0.0.1:8080; [::1]:8080 for IPv6)
+          --config FILE        JSON configuration (keys: listen, adminListen, database, teamId, bundleId,
+                               environment, root, challengeLifetimeSeconds, riskBlockThreshold, riskDecaySeconds,
+                               counterReorderWindow, limits {challengesPerAddressPerMinute,
+                               challengesPerSubjectPerMinute, outstandingChallengesPerSubject,
+                               failuresPerAddressPerMinute}, maximumBodyBytes, postgresPoolSize, operatorToken,
+                               routes, connectionLimit, connectionsPerAddress, requestTimeoutSeconds); flags override
+                               it; every key is checked
+          --listen HOST:PORT   public address (default 127.0.0.1:8080; [::1]:8080 for IPv6)
+          --admin-listen HOST:PORT
+                               admin address for operator routes and metrics (default 127.0.0.1:8081; port 0
+                               picks a free one); anything but loopback needs an operator token
+          --operator-token-file FILE
+                               the operator token (the file's first line); else $RAMPART_OPERATOR_TOKEN, else
+                               operatorToken in --config. At least 32 bytes with 16 different ones
+                               (`openssl rand -hex 32`); a weaker token refuses to start
           --db URL             sqlite:PATH (default sqlite:rampart.db, WAL) or postgres://user:pw@host:port/db,
                                which several serve processes may share
           --team-id T          the app's Apple Developer team id
@@ -36,18 +56,24 @@ public enum ServeCommand: Command {
           --json               print the startup line as JSON
           -h, --help           show this help
 
+        ENVIRONMENT:
+          RAMPART_OPERATOR_TOKEN   the operator token, when --operator-token-file is not given
+
         EXIT CODES:
           0  stopped by SIGTERM or SIGINT after draining
-          2  bad usage or configuration, unreadable root, store or listen failure (one line on stderr)
+          2  bad usage or configuration (a weak operator token, a non-loopback admin address without one),
+             unreadable root or token file, store or listen failure (one line on stderr)
 
         EXAMPLE:
           rampart serve --team-id ABCDE12345 --bundle-id com.example.app --db sqlite:/var/lib/rampart/attest.db
           curl -s -X POST localhost:8080/v1/challenges -d '{"purpose":"attestation","subject":"user_123"}'
+          curl -s localhost:8081/metrics
         """
 
     /// What `--json` prints at startup.
     struct Started: Encodable {
         let listening: String
+        let admin: String
         let database: String
         let environment: String
     }
@@ -73,6 +99,12 @@ public enum ServeCommand: Command {
         if let value = try arguments.option("--bundle-id") { configuration.bundleId = value }
         if let value = try arguments.option("--environment") { configuration.environment = value }
         if let value = try arguments.option("--root") { configuration.root = value }
+        if let value = try arguments.option("--admin-listen") { configuration.adminListen = value }
+        if let file = try arguments.option("--operator-token-file") {
+            configuration.operatorToken = try readToken(file)
+        } else if let value = context.environment[ServiceConfiguration.operatorTokenEnvironmentVariable] {
+            configuration.operatorToken = value
+        }
         try arguments.finish()
 
         let server: AttestationServer
@@ -86,14 +118,27 @@ public enum ServeCommand: Command {
         }
         let (host, _) = try configuration.listenAddress()
         let address = "http://\(host.contains(":") ? "[\(host)]" : host):\(server.port)"
+        let (adminHost, _) = try configuration.adminListenAddress()
+        let admin = "http://\(adminHost.contains(":") ? "[\(adminHost)]" : adminHost):\(server.adminPort)"
         let database = configuration.database.hasPrefix("postgres") ? "postgres" : configuration.database
         if json {
             try context.printJSON(
-                Started(listening: address, database: database, environment: configuration.environment))
+                Started(listening: address, admin: admin, database: database, environment: configuration.environment))
         } else {
-            context.print("rampart serve: listening on \(address) (\(database), \(configuration.environment))")
+            context.print(
+                "rampart serve: listening on \(address), admin on \(admin) (\(database), \(configuration.environment))")
         }
         await server.runUntilTerminated()
         return .success
+    }
+
+    /// The operator token in `file`: its first line, without the line break.
+    static func readToken(_ file: String) throws -> String {
+        guard let data = FileManager.default.contents(atPath: file) else {
+            throw UsageError("cannot read the operator token file \(file); check the path and its permissions")
+        }
+        let text = String(decoding: data, as: UTF8.self)
+        return String(text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
+            .trimmingCharacters(in: CharacterSet(charactersIn: "\r"))
     }
 }

@@ -1,0 +1,184 @@
+import Foundation
+import RampartAttestService
+import Synchronization
+import Testing
+
+/// Issue 12 item 7: clients that trickle their request cannot take the service down. Loopback only; every test ends
+/// by itself within a few seconds.
+@Suite(.serialized)
+struct SlowClientTests {
+    /// Sockets that send a request head one line at a time and never finish it, from distinct loopback addresses.
+    final class Tricklers: Sendable {
+        private let sockets: [Int32]
+        private let running = Atomic<Bool>(true)
+        private let done = DispatchSemaphore(value: 0)
+
+        /// Connects `count` clients from 127.0.1.1, 127.0.1.2, … and starts trickling one header line each every
+        /// `interval` seconds.
+        init(count: Int, port: UInt16, interval: Double, perAddress: Int = 1) {
+            var sockets: [Int32] = []
+            for index in 0..<count {
+                let client = index / perAddress
+                let source = "127.0.\(1 + client / 250).\(1 + client % 250)"
+                guard let socket = RawHTTP.connectedSocket(port: port, source: source, timeoutSeconds: 1) else {
+                    continue
+                }
+                Self.write(socket, "GET /healthz HTTP/1.1\r\nHost: x\r\n")
+                sockets.append(socket)
+            }
+            self.sockets = sockets
+            let connected = sockets
+            Thread { [self] in
+                var line = 0
+                while running.load(ordering: .relaxed) {
+                    Thread.sleep(forTimeInterval: interval)
+                    line += 1
+                    for socket in connected { Self.write(socket, "X-Trickle-\(line): \(line)\r\n") }
+                }
+                done.signal()
+            }.start()
+        }
+
+        /// How many connected.
+        var connected: Int { sockets.count }
+
+        /// How many the server has closed (a read returns end-of-file or an error at once).
+        func closedByServer() -> Int {
+            sockets.filter { socket in
+                var byte: UInt8 = 0
+                var poll = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+                guard Glibc.poll(&poll, 1, 0) == 1 else { return false }
+                return recv(socket, &byte, 1, Int32(MSG_PEEK) | Int32(MSG_DONTWAIT)) <= 0
+                    || (poll.revents & Int16(POLLHUP)) != 0
+            }.count
+        }
+
+        func stop() {
+            running.store(false, ordering: .relaxed)
+            done.wait()
+            for socket in sockets { close(socket) }
+        }
+
+        private static func write(_ socket: Int32, _ text: String) {
+            _ = Array(text.utf8).withUnsafeBytes {
+                send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT))
+            }
+        }
+    }
+
+    /// Seconds a `GET /healthz` from 127.0.0.1 takes to be answered 200, or nil when it is not.
+    func healthLatency(port: UInt16) async -> Double? {
+        let clock = ContinuousClock()
+        let start = clock.now
+        guard let answer = await RawHTTP.request(port: port, "GET", "/healthz"), answer.status == 200 else {
+            return nil
+        }
+        let elapsed = clock.now - start
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    }
+
+    @Test("300 clients trickling a header line every 0.2 s: /healthz still answers within 1 s")
+    func healthUnderSlowClients() async throws {
+        let server = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0), responder: EchoResponder())
+        try server.start()
+        defer { server.stop() }
+        let port = try #require(server.port)
+        let tricklers = Tricklers(count: 300, port: port, interval: 0.2)
+        defer { tricklers.stop() }
+        #expect(tricklers.connected == 300)
+        try await Task.sleep(for: .milliseconds(500))
+        var worst = 0.0
+        for _ in 0..<5 {
+            let latency = try #require(await healthLatency(port: port), "/healthz was not answered")
+            worst = max(worst, latency)
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(worst < 1.0, "slowest /healthz took \(worst) s")
+        #expect(tricklers.closedByServer() == 0)
+    }
+
+    @Test("a head trickled byte after byte is 408 requestTimeout when the request time runs out")
+    func headDeadline() async throws {
+        let server = HTTPServer(
+            configuration: .init(host: "127.0.0.1", port: 0, requestTimeoutSeconds: 1), responder: EchoResponder())
+        try server.start()
+        defer { server.stop() }
+        let port = try #require(server.port)
+        let tricklers = Tricklers(count: 3, port: port, interval: 0.1)
+        defer { tricklers.stop() }
+        try await Task.sleep(for: .milliseconds(600))
+        #expect(tricklers.closedByServer() == 0)
+        try await Task.sleep(for: .milliseconds(1400))
+        #expect(tricklers.closedByServer() == 3)
+        // What the server said before closing.
+        let socket = try #require(RawHTTP.connectedSocket(port: port, source: "127.0.0.3", timeoutSeconds: 4))
+        defer { close(socket) }
+        _ = Array("GET /healthz HTTP/1.1\r\n".utf8).withUnsafeBytes { send(socket, $0.baseAddress, $0.count, 0) }
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let count = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, Int32(MSG_WAITALL)) }
+        let text = String(decoding: buffer.prefix(max(count, 0)), as: UTF8.self)
+        #expect(text.hasPrefix("HTTP/1.1 408"))
+        #expect(text.contains(#""error":"requestTimeout""#))
+    }
+
+    @Test("a body trickled byte after byte is cut when the request time runs out; the responder never sees it")
+    func bodyDeadline() async throws {
+        let server = HTTPServer(
+            configuration: .init(host: "127.0.0.1", port: 0, requestTimeoutSeconds: 1), responder: EchoResponder())
+        try server.start()
+        defer { server.stop() }
+        let port = try #require(server.port)
+        let socket = try #require(RawHTTP.connectedSocket(port: port, timeoutSeconds: 5))
+        defer { close(socket) }
+        let head = "POST /v1/x HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n"
+        _ = Array(head.utf8).withUnsafeBytes { send(socket, $0.baseAddress, $0.count, 0) }
+        let clock = ContinuousClock()
+        let start = clock.now
+        var closed = false
+        for _ in 0..<40 {
+            var byte: UInt8 = 0x41
+            if send(socket, &byte, 1, Int32(MSG_NOSIGNAL)) < 0 { closed = true }
+            var peek: UInt8 = 0
+            let read = recv(socket, &peek, 1, Int32(MSG_PEEK) | Int32(MSG_DONTWAIT))
+            if read == 0 || (read < 0 && errno != EAGAIN) { closed = true }
+            if read > 0 { break }  // an answer: the test fails below
+            if closed { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(closed, "the trickled body was not cut")
+        #expect(clock.now - start < .seconds(3))
+    }
+
+    @Test("more connections than the per-address limit from one address are closed; other addresses still served")
+    func perAddressLimit() async throws {
+        let server = HTTPServer(
+            configuration: .init(host: "127.0.0.1", port: 0, connectionsPerAddress: 4), responder: EchoResponder())
+        try server.start()
+        defer { server.stop() }
+        let port = try #require(server.port)
+        let tricklers = Tricklers(count: 6, port: port, interval: 0.2, perAddress: 6)
+        defer { tricklers.stop() }
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(tricklers.closedByServer() == 2)
+        #expect(await healthLatency(port: port) != nil)
+        let other = try #require(await RawHTTP.request(port: port, "GET", "/healthz", source: "127.0.0.200"))
+        #expect(other.status == 200)
+    }
+
+    @Test("the global connection limit closes connections past it; answered requests free their place")
+    func globalLimit() async throws {
+        let server = HTTPServer(
+            configuration: .init(host: "127.0.0.1", port: 0, connectionLimit: 10, connectionsPerAddress: 0),
+            responder: EchoResponder())
+        try server.start()
+        defer { server.stop() }
+        let port = try #require(server.port)
+        let tricklers = Tricklers(count: 12, port: port, interval: 0.2)
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(tricklers.closedByServer() == 2)
+        #expect(await healthLatency(port: port) == nil)
+        tricklers.stop()
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(await healthLatency(port: port) != nil)
+    }
+}
