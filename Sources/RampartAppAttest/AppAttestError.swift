@@ -44,8 +44,8 @@ public struct AppAttestError: Error {
         /// The text is not I-JSON (RFC 7493): bad syntax, a duplicate key, a lone surrogate or an unrepresentable number.
         public static let malformedJSON = Code(backing: .malformedJSON)
         /// A JSON number that an IEEE 754 double cannot hold exactly, read under
-        /// ``JSONValue/NumberPolicy/exact``: an integer beyond ±(2^53−1), a value that underflows to zero, negative
-        /// zero, or more significant digits than the double keeps. Its RFC 8785 canonical form would be another
+        /// ``JSONValue/NumberPolicy/exact``: an integer beyond ±(2^53−1), a value that underflows to zero, or
+        /// more significant digits than the double keeps. Its RFC 8785 canonical form would be another
         /// number, so two different payloads could share one signature.
         public static let inexactNumber = Code(backing: .inexactNumber)
         /// A configuration value or argument (key identifier, team id, public key, hash length) is unusable.

@@ -35,6 +35,26 @@ struct RequestFields {
         self.values = values
     }
 
+    /// Refuses a field the route does not read: a typo (`challange`) or a field meant for another route would
+    /// otherwise be ignored silently, and the OpenAPI document says `additionalProperties: false`.
+    ///
+    /// - Parameter allowed: The route's fields.
+    /// - Throws: ``AttestServiceError`` (`invalidField`) naming the first unknown field (printable ASCII only).
+    func refuseUnknownFields(allowing allowed: [String]) throws {
+        for name in values.keys.sorted() where !allowed.contains(where: { $0.utf8.elementsEqual(name.utf8) }) {
+            let shown = name.unicodeScalars.prefix(40).map { (0x20...0x7E).contains($0.value) ? String($0) : "?" }
+            throw AttestServiceError.invalidField(
+                "unknown field '\(shown.joined())'; this route reads \(allowed.joined(separator: ", "))")
+        }
+    }
+
+    /// The fields each route reads.
+    enum Allowed {
+        static let challenge = ["purpose", "subject"]
+        static let attestation = ["subject", "keyId", "attestationObject", "challenge"]
+        static let assertion = ["subject", "keyId", "challenge", "assertion", "payload"]
+    }
+
     func string(_ name: String) throws -> String {
         guard let value = values[name] else { throw AttestServiceError.missingField("'\(name)' is required") }
         guard case .string(let text) = value else {

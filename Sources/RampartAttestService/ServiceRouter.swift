@@ -191,6 +191,7 @@ public final class ServiceRouter: HTTPResponder {
                 body: Array(service.metrics.prometheusText.utf8))
         case "/v1/challenges":
             let fields = try RequestFields(body: request.body)
+            try fields.refuseUnknownFields(allowing: RequestFields.Allowed.challenge)
             let issued = try await service.issueChallenge(
                 purpose: fields.purpose(), subject: fields.string("subject"), clientAddress: request.remoteAddress)
             outcome.code = "issued"
@@ -199,7 +200,8 @@ public final class ServiceRouter: HTTPResponder {
         case "/v1/attestations":
             let fields = try RequestFields(body: request.body)
             let submission = try await spendingChallenge(of: fields, request) {
-                AttestationSubmission(
+                try fields.refuseUnknownFields(allowing: RequestFields.Allowed.attestation)
+                return AttestationSubmission(
                     subject: try fields.string("subject"), keyID: try fields.keyID(),
                     attestationObject: try fields.base64(
                         "attestationObject", maximumByteCount: RequestFields.maximumAttestationByteCount),
@@ -218,7 +220,8 @@ public final class ServiceRouter: HTTPResponder {
         case "/v1/assertions":
             let fields = try RequestFields(body: request.body)
             let (submission, _) = try await spendingChallenge(of: fields, request) {
-                try fields.assertionSubmission(clientAddress: request.remoteAddress)
+                try fields.refuseUnknownFields(allowing: RequestFields.Allowed.assertion)
+                return try fields.assertionSubmission(clientAddress: request.remoteAddress)
             }
             outcome.keyFingerprint = Self.fingerprint(keyID: submission.keyID)
             switch try await service.authorize(submission) {
@@ -264,6 +267,8 @@ public final class ServiceRouter: HTTPResponder {
         outcome.policy = policy
         let fields = try RequestFields(body: request.body)
         let payload = try fields.object("payload")
+        // The protected routes take the assertion fields; which of them must be present is decided below.
+        try fields.refuseUnknownFields(allowing: RequestFields.Allowed.assertion)
         guard case .object(let payloadFields) = payload, case .string(let userID)? = payloadFields["userId"],
             !userID.isEmpty, userID.utf8.count <= AttestationService.Configuration.maximumSubjectLength
         else { throw AttestServiceError.invalidField("'payload.userId' must be a non-empty string") }

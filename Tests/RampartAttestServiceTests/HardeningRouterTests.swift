@@ -103,7 +103,7 @@ struct HardeningRouterTests {
 
     @Test(
         "a payload number that the canonical form would change is 400 invalidField naming the field",
-        arguments: ["1234567890123456789", "1234567890123456850", "1e-400", "9007199254740993", "-0"])
+        arguments: ["1234567890123456789", "1234567890123456850", "1e-400", "9007199254740993", "2e18"])
     func inexactPayload(_ number: String) async throws {
         let keyID = try await register()
         let challenge = try await challenge("assertion")
@@ -192,5 +192,21 @@ struct HardeningRouterTests {
         #expect(unknown.status == 404)
         #expect(code(unknown) == "keyNotFound")
         #expect(await call("GET", path + "/unblock").status == 405)
+    }
+
+    @Test("a field the route does not read is 400 invalidField naming it, and a challenge next to it is spent")
+    func unknownFields() async throws {
+        let typo = await call("POST", "/v1/challenges", #"{"purpose":"assertion","subject":"a","subjet":"b"}"#)
+        #expect(typo.status == 400)
+        #expect(code(typo) == "invalidField")
+        #expect(typo.bodyText.contains("unknown field 'subjet'"))
+        let keyID = try await register()
+        let challenge = try await challenge("assertion")
+        let extra = try assertionBody(keyID: keyID, counter: 1, payload: "{}", challenge: challenge)
+            .replacingOccurrences(of: #""payload":{}"#, with: #""payload":{},"amount":9"#)
+        #expect(code(await call("POST", "/v1/assertions", extra)) == "invalidField")
+        let retry = await call(
+            "POST", "/v1/assertions", try assertionBody(keyID: keyID, counter: 1, payload: "{}", challenge: challenge))
+        #expect(code(retry) == "challengeUsed")
     }
 }

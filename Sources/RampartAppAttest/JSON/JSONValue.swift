@@ -36,8 +36,8 @@ extension JSONValue {
         case nearestDouble
         /// A number is accepted only if its RFC 8785 canonical form is the same number: integers within ±(2^53−1)
         /// (I-JSON, RFC 7493 section 2.2; this covers `2e18` too, whose canonical form is the integer
-        /// `2000000000000000000`), no underflow to zero, no negative zero, and no more significant digits than the
-        /// double keeps. Canonical output read back this way is accepted as the same value. Anything else is ``AppAttestError/Code/inexactNumber``, naming its place.
+        /// `2000000000000000000`), no underflow to zero, and no more significant digits than the double keeps (`-0`
+        /// is zero, written `0`). Canonical output read back this way is accepted as the same value. Anything else is ``AppAttestError/Code/inexactNumber``, naming its place.
         ///
         /// Use it wherever a signature covers the canonical form: otherwise `1234567890123456789` and
         /// `1234567890123456850` would share the canonical `1234567890123456800`, and one signature.
@@ -277,8 +277,7 @@ private struct JSONParser {
     /// ``JSONValue/NumberPolicy/exact``, checked to be that double's canonical value.
     mutating func parseNumber() throws -> Double {
         let start = offset
-        let negative = current == UInt8(ascii: "-")
-        if negative { offset += 1 }
+        if current == UInt8(ascii: "-") { offset += 1 }
         guard let lead = current, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(lead) else {
             throw error("a number needs a digit")
         }
@@ -311,22 +310,17 @@ private struct JSONParser {
             let literal = DecimalLiteral(
                 bytes: bytes, integer: integerStart..<integerEnd, fraction: fraction,
                 exponent: exponentStart.map { $0..<offset })
-            try checkExact(value, literal: literal, negative: negative)
+            try checkExact(value, literal: literal)
         }
         return value
     }
 
     /// Refuses a number whose canonical form (the double's shortest round-trip digits) is another number.
-    func checkExact(_ value: Double, literal: DecimalLiteral, negative: Bool) throws {
+    func checkExact(_ value: Double, literal: DecimalLiteral) throws {
         let place = path.isEmpty ? "the number" : "the number at '\(Self.describe(path))'"
         let advice = "send it as a string, or as a number a double holds exactly"
-        if literal.digits.isEmpty {
-            guard !negative else {
-                throw AppAttestError.inexactNumber(
-                    "\(place) is negative zero, which RFC 8785 writes as 0; send 0")
-            }
-            return
-        }
+        // Zero in any spelling, -0 included: RFC 8785 writes 0, and -0 == 0 as a number.
+        if literal.digits.isEmpty { return }
         guard value != 0 else {
             throw AppAttestError.inexactNumber("\(place) is too small for a double and would become 0; \(advice)")
         }
