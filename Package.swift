@@ -8,23 +8,34 @@ let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
+/// System libraries exist on Linux only: on Apple platforms the app-side modules use CryptoKit and Security instead,
+/// and the server-side modules are not built for an app (DESIGN.md, STYLE 2.1).
+let linux = TargetDependencyCondition.when(platforms: [Platform.linux])
+
 let package = Package(
     name: "Rampart",
+    platforms: [.iOS(.v15), .macOS(.v12), .tvOS(.v15), .watchOS(.v8), .visionOS(.v1)],
     products: [
+        // Shared by the app and the server (no system library on Apple platforms).
         .library(name: "RampartCrypto", targets: ["RampartCrypto"]),
         .library(name: "RampartX509", targets: ["RampartX509"]),
-        .library(name: "RampartAppAttest", targets: ["RampartAppAttest"]),
         .library(name: "RampartPinning", targets: ["RampartPinning"]),
-        .library(name: "RampartTLS", targets: ["RampartTLS"]),
-        .library(name: "RampartAttestService", targets: ["RampartAttestService"]),
-        .library(name: "RampartAttestClient", targets: ["RampartAttestClient"]),
-        .library(name: "RampartVault", targets: ["RampartVault"]),
+        .library(name: "RampartRequestSigning", targets: ["RampartRequestSigning"]),
+        .library(name: "RampartSecretStore", targets: ["RampartSecretStore"]),
         .library(name: "RampartSeal", targets: ["RampartSeal"]),
+        .library(name: "RampartAttestClient", targets: ["RampartAttestClient"]),
+        // Server and tools.
+        .library(name: "RampartChainVerification", targets: ["RampartChainVerification"]),
+        .library(name: "RampartTLS", targets: ["RampartTLS"]),
+        .library(name: "RampartAppAttest", targets: ["RampartAppAttest"]),
+        .library(name: "RampartAttestSimulation", targets: ["RampartAttestSimulation"]),
+        .library(name: "RampartAttestService", targets: ["RampartAttestService"]),
+        .library(name: "RampartVault", targets: ["RampartVault"]),
         .executable(name: "rampart", targets: ["rampart"]),
         .executable(name: "rampart-bench", targets: ["rampart-bench"]),
     ],
     targets: [
-        // MARK: C libraries (Debian packages, linked from the system)
+        // MARK: C libraries (Debian packages, linked from the system; Linux only)
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
@@ -32,42 +43,81 @@ let package = Package(
         .systemLibrary(name: "CSecret", pkgConfig: "libsecret-1", providers: [.apt(["libsecret-1-dev"])]),
         .systemLibrary(name: "CArgon2", pkgConfig: "libargon2", providers: [.apt(["libargon2-dev"])]),
 
-        // MARK: Libraries
-        .target(name: "RampartCrypto", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
-        .target(name: "RampartX509", dependencies: ["RampartCrypto", "COpenSSL"], swiftSettings: swiftSettings),
+        // MARK: Shared libraries (app and server)
+        .target(
+            name: "RampartCrypto",
+            dependencies: [.target(name: "COpenSSL", condition: linux), .target(name: "CArgon2", condition: linux)],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "RampartX509",
+            dependencies: ["RampartCrypto", .target(name: "COpenSSL", condition: linux)],
+            swiftSettings: swiftSettings
+        ),
         .target(name: "RampartPinning", dependencies: ["RampartCrypto", "RampartX509"], swiftSettings: swiftSettings),
-        .target(name: "RampartTLS", dependencies: ["RampartCrypto", "COpenSSL"], swiftSettings: swiftSettings),
-        .target(name: "RampartSQLite", dependencies: ["CSQLite"], swiftSettings: swiftSettings),
+        .target(name: "RampartRequestSigning", dependencies: ["RampartCrypto"], swiftSettings: swiftSettings),
+        .target(name: "RampartSecretStore", dependencies: ["RampartCrypto"], swiftSettings: swiftSettings),
+        .target(
+            name: "RampartSeal",
+            dependencies: ["RampartCrypto", "RampartSecretStore"],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "RampartAttestClient",
-            dependencies: ["RampartCrypto", "RampartAppAttest", "RampartVault"],
+            dependencies: ["RampartCrypto", "RampartRequestSigning", "RampartSecretStore"],
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: Server and tools libraries
+        .target(
+            name: "RampartChainVerification",
+            dependencies: ["RampartCrypto", "RampartX509", "RampartPinning", .target(name: "COpenSSL", condition: linux)],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "RampartTLS",
+            dependencies: ["RampartCrypto", "RampartChainVerification", .target(name: "COpenSSL", condition: linux)],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "RampartSQLite",
+            dependencies: [.target(name: "CSQLite", condition: linux)],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "RampartAppAttest",
+            dependencies: [
+                "RampartCrypto", "RampartX509", "RampartChainVerification", .target(name: "COpenSSL", condition: linux),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "RampartAttestSimulation",
+            dependencies: ["RampartAppAttest", "RampartAttestClient"],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "RampartAttestService",
             dependencies: [
-                "RampartCrypto", "RampartX509", "RampartAppAttest", "RampartAttestClient", "RampartVault",
-                "RampartSQLite", "CPostgres", "CMicroHTTPD",
+                "RampartCrypto", "RampartX509", "RampartAppAttest", "RampartRequestSigning", "RampartSQLite",
+                .target(name: "CPostgres", condition: linux), .target(name: "CMicroHTTPD", condition: linux),
             ],
             exclude: ["OpenAPI/openapi.json"],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "RampartVault",
-            dependencies: ["RampartCrypto", "RampartSQLite", "CArgon2", "CSecret"],
-            swiftSettings: swiftSettings
-        ),
-        .target(name: "RampartSeal", dependencies: ["RampartCrypto", "RampartVault"], swiftSettings: swiftSettings),
-        .target(
-            name: "RampartAppAttest",
-            dependencies: ["RampartCrypto", "RampartX509", "COpenSSL"],
+            dependencies: [
+                "RampartCrypto", "RampartSecretStore", "RampartSQLite", .target(name: "CSecret", condition: linux),
+            ],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "RampartCLI",
             dependencies: [
-                "RampartCrypto", "RampartX509", "RampartPinning", "RampartTLS", "RampartAttestService", "RampartVault",
-                "RampartSeal", "RampartAppAttest",
+                "RampartCrypto", "RampartX509", "RampartPinning", "RampartChainVerification", "RampartTLS",
+                "RampartAttestService", "RampartAttestClient", "RampartAttestSimulation", "RampartRequestSigning",
+                "RampartSecretStore", "RampartVault", "RampartSeal", "RampartAppAttest",
             ],
             swiftSettings: swiftSettings
         ),
@@ -77,8 +127,9 @@ let package = Package(
         .executableTarget(
             name: "rampart-bench",
             dependencies: [
-                "RampartCrypto", "RampartX509", "RampartPinning", "RampartAttestService", "RampartVault", "RampartSeal",
-                "RampartAppAttest", "RampartAttestClient",
+                "RampartCrypto", "RampartX509", "RampartPinning", "RampartChainVerification", "RampartAttestService",
+                "RampartVault", "RampartSeal", "RampartAppAttest", "RampartAttestClient", "RampartAttestSimulation",
+                "RampartRequestSigning", "RampartSecretStore",
             ],
             swiftSettings: swiftSettings
         ),
@@ -138,14 +189,14 @@ let package = Package(
         ),
         .executableTarget(
             name: "FuzzServiceRouter",
-            dependencies: ["FuzzSupport", "RampartAttestService", "RampartAppAttest"],
+            dependencies: ["FuzzSupport", "RampartAttestService", "RampartAppAttest", "RampartRequestSigning"],
             path: "Fuzz/FuzzServiceRouter",
             exclude: ["Seeds"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "FuzzJSON",
-            dependencies: ["FuzzSupport", "RampartAppAttest"],
+            dependencies: ["FuzzSupport", "RampartRequestSigning"],
             path: "Fuzz/FuzzJSON",
             exclude: ["Seeds"],
             swiftSettings: swiftSettings
@@ -181,7 +232,7 @@ let package = Package(
         ),
         .testTarget(
             name: "RampartX509Tests",
-            dependencies: ["RampartX509", "RampartCrypto", "TestSupport"],
+            dependencies: ["RampartX509", "RampartChainVerification", "RampartCrypto", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -192,7 +243,10 @@ let package = Package(
         ),
         .testTarget(
             name: "RampartVaultTests",
-            dependencies: ["RampartVault", "RampartSQLite", "RampartCrypto", "TestSupport", "rampart-vault-helper"],
+            dependencies: [
+                "RampartVault", "RampartSecretStore", "RampartSQLite", "RampartCrypto", "TestSupport",
+                "rampart-vault-helper",
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -203,36 +257,46 @@ let package = Package(
         .testTarget(
             name: "RampartAttestServiceTests",
             dependencies: [
-                "RampartAttestService", "RampartAttestClient", "RampartAppAttest", "RampartVault", "RampartX509",
-                "RampartSQLite", "RampartCrypto", "TestSupport",
+                "RampartAttestService", "RampartAttestClient", "RampartAttestSimulation", "RampartAppAttest",
+                "RampartRequestSigning", "RampartSecretStore", "RampartVault", "RampartX509", "RampartSQLite",
+                "RampartCrypto", "RampartCLI", "TestSupport",
             ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "RampartRequestSigningTests",
+            dependencies: ["RampartRequestSigning", "RampartCrypto", "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "RampartAppAttestTests",
-            dependencies: ["RampartAppAttest", "RampartCrypto", "RampartX509", "TestSupport"],
+            dependencies: [
+                "RampartAppAttest", "RampartRequestSigning", "RampartChainVerification", "RampartCrypto", "RampartX509",
+                "TestSupport",
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "RampartPinningTests",
-            dependencies: ["RampartPinning", "RampartX509", "RampartCrypto", "TestSupport"],
+            dependencies: ["RampartPinning", "RampartChainVerification", "RampartX509", "RampartCrypto", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "RampartTLSTests",
-            dependencies: ["RampartTLS", "TestSupport"],
+            dependencies: ["RampartTLS", "RampartChainVerification", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "RampartSealTests",
-            dependencies: ["RampartSeal", "RampartVault", "RampartCrypto", "TestSupport"],
+            dependencies: ["RampartSeal", "RampartVault", "RampartSecretStore", "RampartCrypto", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "RampartCLITests",
             dependencies: [
-                "RampartCLI", "TestSupport", "RampartX509", "RampartPinning", "RampartTLS", "RampartAppAttest",
-                "RampartAttestService", "RampartAttestClient", "RampartVault", "RampartSeal",
+                "RampartCLI", "TestSupport", "RampartX509", "RampartPinning", "RampartChainVerification", "RampartTLS",
+                "RampartAppAttest", "RampartAttestService", "RampartAttestClient", "RampartAttestSimulation",
+                "RampartRequestSigning", "RampartSecretStore", "RampartVault", "RampartSeal",
             ],
             swiftSettings: swiftSettings
         ),

@@ -1,6 +1,6 @@
 import Foundation
 import FuzzSupport
-import RampartAppAttest
+import RampartRequestSigning
 
 /// ``JSONValue/init(parsing:numbers:)`` must never crash under either number policy, and the exact policy must keep
 /// its promise: whatever it accepts, the nearest-double reading accepts as the same value, and the RFC 8785 canonical

@@ -16,8 +16,6 @@ public struct AppAttestError: Error {
             case malformedAssertion
             case malformedCertificate
             case malformedReceipt
-            case malformedJSON
-            case inexactNumber
             case invalidArgument
             case openSSLFailure
         }
@@ -41,13 +39,6 @@ public struct AppAttestError: Error {
         public static let malformedCertificate = Code(backing: .malformedCertificate)
         /// The receipt is not a CMS SignedData holding App Attest receipt attributes.
         public static let malformedReceipt = Code(backing: .malformedReceipt)
-        /// The text is not I-JSON (RFC 7493): bad syntax, a duplicate key, a lone surrogate or an unrepresentable number.
-        public static let malformedJSON = Code(backing: .malformedJSON)
-        /// A JSON number that an IEEE 754 double cannot hold exactly, read under
-        /// ``JSONValue/NumberPolicy/exact``: an integer beyond ±(2^53−1), a value that underflows to zero, or
-        /// more significant digits than the double keeps. Its RFC 8785 canonical form would be another
-        /// number, so two different payloads could share one signature.
-        public static let inexactNumber = Code(backing: .inexactNumber)
         /// A configuration value or argument (key identifier, team id, public key, hash length) is unusable.
         public static let invalidArgument = Code(backing: .invalidArgument)
         /// OpenSSL reported an internal failure; ``AppAttestError/debugDescription`` holds its error queue.
@@ -140,16 +131,6 @@ public struct AppAttestError: Error {
         line: UInt = #line
     ) -> AppAttestError {
         AppAttestError(code: .malformedReceipt, reason: reason, detail: detail, file: file, line: line)
-    }
-
-    /// The JSON is not I-JSON.
-    public static func malformedJSON(_ reason: String, file: String = #fileID, line: UInt = #line) -> AppAttestError {
-        AppAttestError(code: .malformedJSON, reason: reason, file: file, line: line)
-    }
-
-    /// A JSON number cannot be held exactly by a double.
-    public static func inexactNumber(_ reason: String, file: String = #fileID, line: UInt = #line) -> AppAttestError {
-        AppAttestError(code: .inexactNumber, reason: reason, file: file, line: line)
     }
 
     /// An argument or configuration value is unusable.

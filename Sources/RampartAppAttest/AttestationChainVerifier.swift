@@ -2,6 +2,7 @@ import Foundation
 import RampartCrypto
 import RampartX509
 import Synchronization
+import RampartChainVerification
 
 /// Checks an App Attest `x5c` chain up to one trust anchor: names, ECDSA signatures, validity at an injected time,
 /// basicConstraints and keyUsage of every issuer, and no unhandled critical extension. No EKU purpose is required

@@ -1,7 +1,7 @@
 import Foundation
-public import RampartAppAttest
 import RampartCrypto
-public import RampartVault
+public import RampartSecretStore
+public import RampartRequestSigning
 
 /// The app side of the guide's flow: register an App Attest key once, then sign every protected request.
 ///
@@ -106,7 +106,7 @@ public actor AttestedClient {
     public func prepare(payload: JSONValue, keyID: String? = nil) async throws -> ProtectedRequest {
         do {
             _ = try JSONValue(parsing: CanonicalJSON.canonicalBytes(of: payload), numbers: .exact)
-        } catch let error as AppAttestError {
+        } catch let error as RequestSigningError {
             throw AttestedClientError.invalidPayload(
                 "the payload cannot be signed exactly: \(error.reason)", detail: "\(error.code)")
         }

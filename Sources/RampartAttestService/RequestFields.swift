@@ -1,4 +1,4 @@
-import RampartAppAttest
+import RampartRequestSigning
 
 /// The fields of a JSON request body, parsed once with RampartAppAttest's strict I-JSON reader (bounded depth, no
 /// duplicate keys, no trailing bytes, numbers only where a double holds them exactly), then read by name with typed
@@ -24,9 +24,9 @@ struct RequestFields {
         let value: JSONValue
         do {
             value = try JSONValue(parsing: body, numbers: .exact)
-        } catch let error as AppAttestError where error.code == .inexactNumber {
+        } catch let error as RequestSigningError where error.code == .inexactNumber {
             throw AttestServiceError.invalidField(error.reason)
-        } catch let error as AppAttestError {
+        } catch let error as RequestSigningError {
             throw AttestServiceError.invalidJSON("the body is not valid JSON (\(error.code)); send a JSON object")
         }
         guard case .object(let values) = value else {

@@ -1,5 +1,5 @@
 import Foundation
-import RampartAppAttest
+import RampartRequestSigning
 import RampartCrypto
 import Synchronization
 

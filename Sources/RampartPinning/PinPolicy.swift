@@ -75,7 +75,7 @@ public struct PinPolicy: Hashable, Sendable {
     func isExactly(_ host: String) -> Bool { Self.normalize(host) == domain }
 
     /// Lowercases and removes one trailing dot.
-    static func normalize(_ name: String) -> String {
+    package static func normalize(_ name: String) -> String {
         var result = name.lowercased()
         if result.hasSuffix(".") { result.removeLast() }
         return result

@@ -246,3 +246,64 @@ public struct PinMismatch: Hashable, Sendable {
         return lines.joined(separator: "\n")
     }
 }
+
+extension PinConfiguration {
+    /// What iOS would do with a connection to `host`, given the default evaluation's verdict: the pin policy of the
+    /// host, with Apple's `NSPinnedDomains` semantics and TrustKit's report-only mode and expiration date.
+    ///
+    /// Pinning only ever tightens: a chain that failed the default evaluation is refused whatever the pins say, and
+    /// report-only mode never lets such a chain through. The verdict comes from the platform (SecTrust on Apple, via
+    /// RampartApple's delegate) or from RampartChainVerification's `ChainVerifier` (servers and tools); this
+    /// decision is the same code for both.
+    ///
+    /// - Parameters:
+    ///   - host: The host name the client connected to.
+    ///   - presented: The certificates the server presented, leaf first.
+    ///   - verdict: The default evaluation's verdict (with the verified path, leaf first, when trusted).
+    ///   - time: The validation time (for pin expiry).
+    /// - Returns: The decision, with the policy that applied and, on a mismatch, the chain's and expected pins.
+    public func decision(
+        host: String, presented: [Certificate], verdict: ChainVerdict, at time: Date
+    ) -> PinningDecision {
+        let name = PinPolicy.normalize(host)
+        let policy = policy(for: name)
+        guard let path = verdict.path else {
+            return PinningDecision(
+                outcome: .defaultEvaluationFailed, host: name, policy: policy, chainVerdict: verdict,
+                mismatch: nil, presented: presented, time: time)
+        }
+        guard let policy else {
+            return PinningDecision(
+                outcome: .notPinned, host: name, policy: nil, chainVerdict: verdict, mismatch: nil,
+                presented: presented, time: time)
+        }
+        if let expiration = policy.expirationDate, expiration < time {
+            return PinningDecision(
+                outcome: .pinsExpired, host: name, policy: policy, chainVerdict: verdict, mismatch: nil,
+                presented: presented, time: time)
+        }
+        let mismatch = PinMismatch(policy: policy, path: path)
+        let outcome: PinningDecision.Outcome
+        if mismatch == nil {
+            outcome = .pinned
+        } else {
+            outcome = policy.isReportOnly ? .reportOnlyMismatch : .pinMismatch
+        }
+        return PinningDecision(
+            outcome: outcome, host: name, policy: policy, chainVerdict: verdict, mismatch: mismatch,
+            presented: presented, time: time)
+    }
+}
+
+extension Pin {
+    /// Whether this pin matches `certificate` (its SPKI, or its whole DER for certificate pins).
+    ///
+    /// - Parameter certificate: The certificate.
+    /// - Returns: `true` on a match.
+    public func matches(_ certificate: Certificate) -> Bool {
+        switch kind {
+        case .certificateSHA256: return digest == certificate.fingerprintSHA256
+        default: return digest == PinMismatch.spkiDigest(certificate)
+        }
+    }
+}

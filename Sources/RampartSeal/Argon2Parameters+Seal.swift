@@ -1,5 +1,5 @@
 import RampartCrypto
-public import RampartVault
+public import RampartSecretStore
 
 /// RampartSeal's use of the shared Argon2id (``RampartVault/Argon2id``, libargon2): OWASP's floor, the tighter limit
 /// on costs read from untrusted headers and hash strings, and errors in ``SealError`` terms.

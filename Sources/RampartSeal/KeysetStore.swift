@@ -1,4 +1,4 @@
-public import RampartVault
+public import RampartSecretStore
 
 /// Keeps keysets in a secret store (a ``RampartVault/Vault`` over a file, the OS keyring, or memory in tests), so
 /// key-encryption keys never sit next to the data they protect.

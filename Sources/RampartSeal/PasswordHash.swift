@@ -1,6 +1,6 @@
 public import Foundation
 import RampartCrypto
-public import RampartVault
+public import RampartSecretStore
 
 /// A stored password hash: Argon2id in the PHC string format, `$argon2id$v=19$m=19456,t=2,p=1$<salt>$<hash>`.
 ///

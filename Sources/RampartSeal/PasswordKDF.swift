@@ -1,6 +1,6 @@
 import Foundation
 public import RampartCrypto
-public import RampartVault
+import RampartSecretStore
 
 /// How a passphrase becomes a key-encryption key, with its costs; the choice is stored in the sealed header.
 ///

@@ -1,4 +1,5 @@
 internal import Foundation
+import RampartChainVerification
 
 /// A TLS client that connects to a server, completes the handshake and returns the certificate chain the server
 /// presented, without sending any application data.

@@ -1,3 +1,4 @@
+import RampartCrypto
 /// Why a certificate chain was not trusted: a stable reason code, the certificate it concerns and a message that says
 /// what to do.
 ///
@@ -62,7 +63,7 @@ public struct ChainFailure: Hashable, Sendable, CustomStringConvertible {
         public static let unhandledCriticalExtension = Reason(backing: .unhandledCriticalExtension)
         /// A certificate breaks the RFC 5280 profile (missing key identifiers, empty names, malformed times, …).
         public static let malformedCertificate = Reason(backing: .malformedCertificate)
-        /// More intermediates than ``ChainVerifier/maximumIntermediateCount`` or a longer path than allowed.
+        /// More intermediates than `ChainVerifier.maximumIntermediateCount` (RampartChainVerification) or a longer path than allowed.
         public static let chainTooLong = Reason(backing: .chainTooLong)
         /// The host name to check is itself malformed (empty, too long, bad characters).
         public static let invalidHostname = Reason(backing: .invalidHostname)

@@ -6,6 +6,8 @@ import RampartAttestService
 import RampartCrypto
 import RampartVault
 import Synchronization
+import RampartRequestSigning
+import RampartAttestSimulation
 
 /// `rampart-bench service`: protected requests (challenge + assertion) against a real `rampart serve` on loopback,
 /// on SQLite and, when `RAMPART_BENCH_POSTGRES_URL` or `RAMPART_TEST_POSTGRES_URL` is set, PostgreSQL.

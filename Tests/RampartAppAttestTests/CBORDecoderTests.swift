@@ -135,7 +135,6 @@ extension AppAttestError {
             case .malformedAssertion: .malformedAssertion("")
             case .malformedCertificate: .malformedCertificate("")
             case .malformedReceipt: .malformedReceipt("")
-            case .malformedJSON: .malformedJSON("")
             default: .invalidArgument("")
             }
     }

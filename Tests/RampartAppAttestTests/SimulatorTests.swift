@@ -2,6 +2,7 @@ import Foundation
 import RampartAppAttest
 import RampartCrypto
 import Testing
+import RampartRequestSigning
 
 struct SimulatorTests {
     @Test("a simulated device's assertions verify with increasing counters, and a replay is refused")

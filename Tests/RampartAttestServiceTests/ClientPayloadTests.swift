@@ -3,6 +3,8 @@ import RampartAppAttest
 import RampartAttestClient
 import RampartVault
 import Testing
+import RampartRequestSigning
+import RampartAttestSimulation
 
 /// The app side refuses, before any request, a payload the service would refuse for an inexact number.
 struct ClientPayloadTests {

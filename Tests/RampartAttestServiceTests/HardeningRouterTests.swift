@@ -3,6 +3,7 @@ import RampartAppAttest
 import RampartAttestService
 import RampartCrypto
 import Testing
+import RampartRequestSigning
 
 /// The hardening rules as the HTTP API shows them: challenges spent by malformed requests, exact payloads, 429s,
 /// byte-compared routes and subjects, and the operator unblock.
@@ -174,7 +175,10 @@ struct HardeningRouterTests {
                 "POST", "/v1/assertions", try assertionBody(keyID: keyID, counter: 7, payload: "{}", challenge: again))
             #expect(code(replay) == "counterReplay")
         }
-        let path = "/v1/keys/" + Data(keyID).base64EncodedString().replacingOccurrences(of: "/", with: "%2F")
+        let path =
+            "/v1/keys/"
+            + Data(keyID).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
         #expect(field(await call("GET", path), "blocked") == .bool(true))
         #expect(field(await call("GET", path), "riskScore") == .number(5))
         let unblocked = await call("POST", path + "/unblock")

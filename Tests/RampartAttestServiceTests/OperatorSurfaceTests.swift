@@ -4,6 +4,7 @@ import RampartAttestService
 import RampartCrypto
 import Synchronization
 import Testing
+import RampartRequestSigning
 
 /// Issue 12 item 5: operator routes and metrics only on the admin listener, a strong token compared in constant
 /// time, and key ids logged only as fingerprints.

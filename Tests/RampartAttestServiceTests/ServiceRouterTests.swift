@@ -3,6 +3,7 @@ import RampartAppAttest
 import RampartAttestService
 import RampartCrypto
 import Testing
+import RampartRequestSigning
 
 /// The HTTP API in-process (no sockets): every 4xx path, the policies, the operator route, and the OpenAPI document.
 struct ServiceRouterTests {

@@ -79,7 +79,10 @@ struct SlowClientTests {
 
     @Test("300 clients trickling a header line every 0.2 s: /healthz still answers within 1 s")
     func healthUnderSlowClients() async throws {
-        let server = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0), responder: EchoResponder())
+        // A request time far beyond the test's, so a loaded machine (the whole suite in parallel) cannot turn the
+        // tricklers into timeouts: this test is about their cost while they trickle.
+        let server = HTTPServer(
+            configuration: .init(host: "127.0.0.1", port: 0, requestTimeoutSeconds: 120), responder: EchoResponder())
         try server.start()
         defer { server.stop() }
         let port = try #require(server.port)

@@ -4,6 +4,7 @@ import RampartPinning
 import RampartX509
 import TestSupport
 import Testing
+import RampartChainVerification
 
 /// Certificates of the test PKI, and pins of them.
 struct Fixture {

@@ -292,7 +292,7 @@ struct Argon2idTests {
                 == "09316115d5cf24ed5a15a31a3ba326e5cf32edc24702987c02b6566f61913cf7")
     }
 
-    @Test("parameters outside the limits and short salts are invalidParameters")
+    @Test("parameters outside the limits and short salts are CryptoError.invalidParameter")
     func limits() {
         let salt = [UInt8](repeating: 1, count: 16)
         for parameters in [
@@ -302,11 +302,11 @@ struct Argon2idTests {
             Argon2Parameters(memoryKiB: Argon2Parameters.maxMemoryKiB + 1, iterations: 1, parallelism: 1),
             Argon2Parameters(memoryKiB: 64, iterations: 65, parallelism: 1),
         ] {
-            #expect(throws: VaultError.invalidParameters()) {
+            #expect(throws: CryptoError.invalidParameter("")) {
                 try Argon2id.deriveKey(password: [1], salt: salt, parameters: parameters)
             }
         }
-        #expect(throws: VaultError.invalidParameters()) {
+        #expect(throws: CryptoError.invalidParameter("")) {
             try Argon2id.deriveKey(password: [1], salt: [1, 2, 3], parameters: cheapKDF)
         }
     }

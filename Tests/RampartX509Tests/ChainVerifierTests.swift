@@ -3,6 +3,7 @@ import RampartCrypto
 import RampartX509
 import TestSupport
 import Testing
+import RampartChainVerification
 
 /// One row of the badssl.com table, reproduced with the local test PKI.
 struct ChainCase: CustomTestStringConvertible, Sendable {

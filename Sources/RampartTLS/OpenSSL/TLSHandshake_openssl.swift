@@ -1,5 +1,6 @@
 internal import COpenSSL
 internal import Foundation
+import RampartChainVerification
 
 /// Runs one client handshake over a connected socket with libssl and collects the peer's chain.
 enum TLSHandshake {

@@ -518,7 +518,11 @@ struct KeyHeader {
         switch (credential.backing, kdfName) {
         case (.passphrase(let passphrase), Self.passphraseKDF):
             guard parameters.isValid, salt.count == 16 else { throw VaultError.authFailed() }
-            return try Argon2id.deriveKey(password: passphrase, salt: salt, parameters: parameters)
+            do {
+                return try Argon2id.deriveKey(password: passphrase, salt: salt, parameters: parameters)
+            } catch let error as CryptoError {
+                throw VaultError.invalidParameters("the vault's key parameters are unusable: \(error.reason)")
+            }
         case (.key(let key), Self.keyKDF):
             guard salt.count == 16 else { throw VaultError.authFailed() }
             return SymmetricKey(

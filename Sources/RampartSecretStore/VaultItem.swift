@@ -135,15 +135,15 @@ public struct PrimaryKey: Hashable, Comparable {
 }
 
 /// Writes fields unambiguously: `0x00` for absent, `0x01 ‖ u32be length ‖ bytes` for present.
-struct CanonicalEncoder {
-    private(set) var bytes: [UInt8]
+package struct CanonicalEncoder {
+    package private(set) var bytes: [UInt8]
 
-    init(domain: String) {
+    package init(domain: String) {
         bytes = []
         append(Array(domain.utf8))
     }
 
-    mutating func append(_ field: [UInt8]?) {
+    package mutating func append(_ field: [UInt8]?) {
         guard let field else {
             bytes.append(0)
             return
@@ -155,9 +155,9 @@ struct CanonicalEncoder {
         bytes += field
     }
 
-    mutating func append(_ text: String?) { append(text.map { Array($0.utf8) }) }
+    package mutating func append(_ text: String?) { append(text.map { Array($0.utf8) }) }
 
-    mutating func append(_ number: Int64) {
+    package mutating func append(_ number: Int64) {
         append((0..<8).reversed().map { UInt8(truncatingIfNeeded: number >> ($0 * 8)) })
     }
 }

@@ -2,6 +2,9 @@ import Foundation
 import RampartAppAttest
 import RampartAttestClient
 import RampartVault
+import RampartRequestSigning
+import RampartAttestSimulation
+import RampartAttestService
 
 /// `rampart demo`: the App Attest guide's story, played against a real service on loopback.
 ///

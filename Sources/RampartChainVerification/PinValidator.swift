@@ -1,5 +1,7 @@
 public import Foundation
 public import RampartX509
+public import RampartPinning
+import RampartCrypto
 
 /// Decides whether a connection would be allowed: the default chain evaluation first, then the pin policy of the
 /// host, with Apple's `NSPinnedDomains` semantics and TrustKit's report-only mode and expiration date.
@@ -54,43 +56,7 @@ public struct PinValidator: Sendable {
         let policy = configuration.policy(for: name)
         let verifier = policy.flatMap { ownAnchorVerifiers[$0.domain] } ?? defaultVerifier
         let verdict = verifier.verify(chain: chain, at: time, purpose: .tlsServer(hostname: name))
-        guard let path = verdict.path else {
-            return PinningDecision(
-                outcome: .defaultEvaluationFailed, host: name, policy: policy, chainVerdict: verdict,
-                mismatch: nil, presented: chain, time: time)
-        }
-        guard let policy else {
-            return PinningDecision(
-                outcome: .notPinned, host: name, policy: nil, chainVerdict: verdict, mismatch: nil,
-                presented: chain, time: time)
-        }
-        if let expiration = policy.expirationDate, expiration < time {
-            return PinningDecision(
-                outcome: .pinsExpired, host: name, policy: policy, chainVerdict: verdict, mismatch: nil,
-                presented: chain, time: time)
-        }
-        let mismatch = PinMismatch(policy: policy, path: path)
-        let outcome: PinningDecision.Outcome
-        if mismatch == nil {
-            outcome = .pinned
-        } else {
-            outcome = policy.isReportOnly ? .reportOnlyMismatch : .pinMismatch
-        }
-        return PinningDecision(
-            outcome: outcome, host: name, policy: policy, chainVerdict: verdict, mismatch: mismatch,
-            presented: chain, time: time)
+        return configuration.decision(host: host, presented: chain, verdict: verdict, at: time)
     }
 }
 
-extension Pin {
-    /// Whether this pin matches `certificate` (its SPKI, or its whole DER for certificate pins).
-    ///
-    /// - Parameter certificate: The certificate.
-    /// - Returns: `true` on a match.
-    public func matches(_ certificate: Certificate) -> Bool {
-        switch kind {
-        case .certificateSHA256: return digest == certificate.fingerprintSHA256
-        default: return digest == PinMismatch.spkiDigest(certificate)
-        }
-    }
-}

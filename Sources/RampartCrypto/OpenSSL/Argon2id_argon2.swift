@@ -1,11 +1,10 @@
+#if canImport(CArgon2)
 internal import CArgon2
-import Glibc
-import RampartCrypto
 
 /// Runs `argon2id_hash_raw` and wraps the output in a ``SymmetricKey`` (the temporary buffer is wiped).
 func argon2idHash(password: [UInt8], salt: [UInt8], parameters: Argon2Parameters, count: Int) throws -> SymmetricKey {
     var output = [UInt8](repeating: 0, count: count)
-    defer { output.withUnsafeMutableBytes { wipe($0) } }
+    defer { output.withUnsafeMutableBytes { SecureMemory.wipe($0) } }
     // argon2id_hash_raw writes exactly hashlen bytes into the caller's buffer and keeps no pointer after returning.
     let status = password.withUnsafeBytes { pwd in
         salt.withUnsafeBytes { saltBuffer in
@@ -18,14 +17,9 @@ func argon2idHash(password: [UInt8], salt: [UInt8], parameters: Argon2Parameters
         }
     }
     guard status == ARGON2_OK.rawValue else {
-        throw VaultError.invalidParameters(
+        throw CryptoError.invalidParameter(
             "Argon2id failed: \(String(cString: argon2_error_message(status)))")
     }
     return SymmetricKey(bytes: output)
 }
-
-/// Overwrites a buffer with zeros with glibc's `explicit_bzero`, which the optimiser may not remove.
-func wipe(_ buffer: UnsafeMutableRawBufferPointer) {
-    guard let base = buffer.baseAddress else { return }
-    explicit_bzero(base, buffer.count)
-}
+#endif

@@ -1,5 +1,10 @@
 import Foundation
+
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Deletes what a previous installation left in the store, the first time an app runs after being (re)installed.
 ///
@@ -77,7 +82,7 @@ public struct ReinstallCleanup {
     }
 
     private func writeMarker() throws {
-        let descriptor = Glibc.open(markerPath, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+        let descriptor = open(markerPath, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
             throw VaultError.ioFailure(
                 "cannot write the first-run marker \(markerPath): \(String(cString: strerror(errno))); "

@@ -9,7 +9,7 @@ public enum CanonicalJSON {
     ///
     /// - Parameter json: UTF-8 JSON text.
     /// - Returns: The canonical UTF-8 bytes.
-    /// - Throws: ``AppAttestError/Code/malformedJSON`` when the text is not I-JSON.
+    /// - Throws: ``RequestSigningError/Code/malformedJSON`` when the text is not I-JSON.
     public static func canonicalize(_ json: [UInt8]) throws -> [UInt8] {
         canonicalBytes(of: try JSONValue(parsing: json))
     }

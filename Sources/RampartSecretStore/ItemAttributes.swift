@@ -138,7 +138,7 @@ public struct ItemAttributes: Hashable, Codable {
     }
 
     /// Where an attribute's value is kept, by its kind: the one table the per-attribute code goes through.
-    enum Field {
+    package enum Field {
         /// A string attribute.
         case text(WritableKeyPath<ItemAttributes, String?>)
         /// A byte-string attribute.
@@ -148,7 +148,7 @@ public struct ItemAttributes: Hashable, Codable {
     }
 
     /// The field that holds `name`.
-    static func field(_ name: Name) -> Field {
+    package static func field(_ name: Name) -> Field {
         switch name {
         case .service: .text(\.service)
         case .account: .text(\.account)

@@ -1,6 +1,8 @@
 internal import COpenSSL
 internal import Foundation
 internal import Synchronization
+package import RampartX509
+import RampartCrypto
 
 /// Owns one parsed `X509` (released with `X509_free`) and the DER it was parsed from.
 ///

@@ -4,7 +4,7 @@ import RampartCrypto
 ///
 /// The client data is the RFC 8785 canonical JSON of `{"challenge": <challenge>, "payload": <payload>}`; its SHA-256
 /// is the `clientDataHash` the app passes to `generateAssertion` and the server feeds to
-/// ``AppAttestVerifier/verifyAssertion(_:clientDataHash:publicKey:previousCounter:)``. Key order, whitespace, number
+/// `AppAttestVerifier.verifyAssertion` (RampartAppAttest). Key order, whitespace, number
 /// spelling and Unicode escapes in the payload do not change the bytes.
 public enum RequestCanonicalization {
     /// The canonical client data for a challenge and a payload.
@@ -23,13 +23,13 @@ public enum RequestCanonicalization {
     ///   - challenge: The one-time challenge.
     ///   - payloadJSON: The payload, a JSON object as UTF-8 text in any formatting.
     /// - Returns: The canonical UTF-8 bytes.
-    /// - Throws: ``AppAttestError/Code/malformedJSON`` when the payload is not an I-JSON object,
-    ///   ``AppAttestError/Code/inexactNumber`` for a number whose canonical form would be another number (it is read
+    /// - Throws: ``RequestSigningError/Code/malformedJSON`` when the payload is not an I-JSON object,
+    ///   ``RequestSigningError/Code/inexactNumber`` for a number whose canonical form would be another number (it is read
     ///   with ``JSONValue/NumberPolicy/exact``, so two different payloads never share client data).
     public static func clientData(challenge: String, payloadJSON: [UInt8]) throws -> [UInt8] {
         let payload = try JSONValue(parsing: payloadJSON, numbers: .exact)
         guard case .object = payload else {
-            throw AppAttestError.malformedJSON("the request payload must be a JSON object")
+            throw RequestSigningError.malformedJSON("the request payload must be a JSON object")
         }
         return clientData(challenge: challenge, payload: payload)
     }

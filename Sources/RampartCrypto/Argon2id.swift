@@ -1,5 +1,3 @@
-public import RampartCrypto
-
 /// Argon2id cost parameters (RFC 9106).
 public struct Argon2Parameters: Hashable, Codable {
     /// Memory in KiB.
@@ -49,7 +47,7 @@ public enum Argon2id {
     ///   - parameters: Cost parameters; ``Argon2Parameters/owasp`` unless measured otherwise.
     ///   - outputByteCount: Key length, 4…1024 bytes; 32 by default.
     /// - Returns: The derived key.
-    /// - Throws: ``VaultError/Code/invalidParameters`` for parameters outside the limits or a short salt.
+    /// - Throws: ``CryptoError/Code/invalidParameter`` for parameters outside the limits or a short salt.
     public static func deriveKey(
         password: [UInt8],
         salt: [UInt8],
@@ -57,15 +55,15 @@ public enum Argon2id {
         outputByteCount: Int = 32
     ) throws -> SymmetricKey {
         guard parameters.isValid else {
-            throw VaultError.invalidParameters(
+            throw CryptoError.invalidParameter(
                 "Argon2id needs 1…\(Argon2Parameters.maxParallelism) lanes, 1…\(Argon2Parameters.maxIterations) "
                     + "iterations and 8×lanes…\(Argon2Parameters.maxMemoryKiB) KiB of memory")
         }
         guard salt.count >= 8, salt.count <= 1024 else {
-            throw VaultError.invalidParameters("an Argon2id salt must be 8…1024 bytes; got \(salt.count)")
+            throw CryptoError.invalidParameter("an Argon2id salt must be 8…1024 bytes; got \(salt.count)")
         }
         guard (4...1024).contains(outputByteCount) else {
-            throw VaultError.invalidParameters("Argon2id derives 4…1024 bytes; asked for \(outputByteCount)")
+            throw CryptoError.invalidParameter("Argon2id derives 4…1024 bytes; asked for \(outputByteCount)")
         }
         return try argon2idHash(password: password, salt: salt, parameters: parameters, count: outputByteCount)
     }

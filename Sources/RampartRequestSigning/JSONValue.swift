@@ -37,7 +37,8 @@ extension JSONValue {
         /// A number is accepted only if its RFC 8785 canonical form is the same number: integers within ±(2^53−1)
         /// (I-JSON, RFC 7493 section 2.2; this covers `2e18` too, whose canonical form is the integer
         /// `2000000000000000000`), no underflow to zero, and no more significant digits than the double keeps (`-0`
-        /// is zero, written `0`). Canonical output read back this way is accepted as the same value. Anything else is ``AppAttestError/Code/inexactNumber``, naming its place.
+        /// is zero, written `0`). Canonical output read back this way is accepted as the same value. Anything else
+        /// is ``RequestSigningError/Code/inexactNumber``, naming its place.
         ///
         /// Use it wherever a signature covers the canonical form: otherwise `1234567890123456789` and
         /// `1234567890123456850` would share the canonical `1234567890123456800`, and one signature.
@@ -50,23 +51,23 @@ extension JSONValue {
     /// - Parameters:
     ///   - bytes: The UTF-8 text.
     ///   - numbers: How numbers are read; ``NumberPolicy/exact`` for anything that is signed.
-    /// - Throws: ``AppAttestError/Code/malformedJSON`` for invalid JSON, ``AppAttestError/Code/limitExceeded`` past
-    ///   ``Limits``, ``AppAttestError/Code/inexactNumber`` for a number ``NumberPolicy/exact`` refuses.
+    /// - Throws: ``RequestSigningError/Code/malformedJSON`` for invalid JSON, ``RequestSigningError/Code/limitExceeded`` past
+    ///   ``Limits``, ``RequestSigningError/Code/inexactNumber`` for a number ``NumberPolicy/exact`` refuses.
     public init(parsing bytes: [UInt8], numbers: NumberPolicy = .nearestDouble) throws {
         guard bytes.count <= Limits.maximumByteCount else {
-            throw AppAttestError.limitExceeded(
+            throw RequestSigningError.limitExceeded(
                 "the JSON text is \(bytes.count) bytes; at most \(Limits.maximumByteCount) are accepted"
             )
         }
         guard String(validating: bytes, as: UTF8.self) != nil else {
-            throw AppAttestError.malformedJSON("the JSON text is not valid UTF-8")
+            throw RequestSigningError.malformedJSON("the JSON text is not valid UTF-8")
         }
         var parser = JSONParser(bytes: bytes, numbers: numbers)
         parser.skipWhitespace()
         let value = try parser.parseValue(depth: 1)
         parser.skipWhitespace()
         guard parser.offset == bytes.count else {
-            throw AppAttestError.malformedJSON("unexpected text after the JSON value at byte \(parser.offset)")
+            throw RequestSigningError.malformedJSON("unexpected text after the JSON value at byte \(parser.offset)")
         }
         self = value
     }
@@ -98,7 +99,7 @@ private struct JSONParser {
         }
     }
 
-    func error(_ what: String) -> AppAttestError {
+    func error(_ what: String) -> RequestSigningError {
         .malformedJSON("\(what) at byte \(offset)")
     }
 
@@ -111,7 +112,7 @@ private struct JSONParser {
 
     mutating func parseValue(depth: Int) throws -> JSONValue {
         guard depth <= JSONValue.Limits.maximumDepth else {
-            throw AppAttestError.limitExceeded("JSON nests deeper than \(JSONValue.Limits.maximumDepth) levels")
+            throw RequestSigningError.limitExceeded("JSON nests deeper than \(JSONValue.Limits.maximumDepth) levels")
         }
         guard let byte = current else { throw error("the JSON text ends where a value was expected") }
         switch byte {
@@ -322,17 +323,17 @@ private struct JSONParser {
         // Zero in any spelling, -0 included: RFC 8785 writes 0, and -0 == 0 as a number.
         if literal.digits.isEmpty { return }
         guard value != 0 else {
-            throw AppAttestError.inexactNumber("\(place) is too small for a double and would become 0; \(advice)")
+            throw RequestSigningError.inexactNumber("\(place) is too small for a double and would become 0; \(advice)")
         }
         // An integer literal beyond the range, or any value whose canonical form is written as one: RFC 8785 writes
         // magnitudes below 1e21 without an exponent, so 2e18 becomes the integer 2000000000000000000.
         if value.magnitude > Self.largestExactInteger && (literal.isIntegerLiteral || value.magnitude < 1e21) {
-            throw AppAttestError.inexactNumber(
+            throw RequestSigningError.inexactNumber(
                 "\(place) is an integer beyond ±(2^53−1) (I-JSON, RFC 7493 section 2.2); \(advice)")
         }
         let canonical = CanonicalJSON.shortestDigits(of: value.magnitude)
         guard canonical.digits.utf8.elementsEqual(literal.digits), canonical.exponent == literal.exponent else {
-            throw AppAttestError.inexactNumber(
+            throw RequestSigningError.inexactNumber(
                 "\(place) has more precision than a double holds; its canonical form would be another number; "
                     + advice)
         }

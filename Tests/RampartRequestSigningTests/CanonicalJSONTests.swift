@@ -1,5 +1,5 @@
 import Foundation
-import RampartAppAttest
+import RampartRequestSigning
 import RampartCrypto
 import TestSupport
 import Testing
@@ -105,7 +105,7 @@ struct CanonicalJSONTests {
         )
         let value = try JSONValue(parsing: payload)
         #expect(RequestCanonicalization.clientDataHash(challenge: "d4f7", payload: value) == SHA256.hash(data))
-        #expect(throws: AppAttestError.malformedJSON("")) {
+        #expect(throws: RequestSigningError.malformedJSON("")) {
             try RequestCanonicalization.clientData(challenge: "c", payloadJSON: Array("[1]".utf8))
         }
     }
@@ -126,20 +126,20 @@ struct CanonicalJSONTests {
         ]
     )
     func rejects(_ text: String) {
-        #expect(throws: AppAttestError.malformedJSON("")) { try canonical(text) }
+        #expect(throws: RequestSigningError.malformedJSON("")) { try canonical(text) }
     }
 
     @Test("invalid UTF-8 is rejected")
     func invalidUTF8() {
-        #expect(throws: AppAttestError.malformedJSON("")) { try CanonicalJSON.canonicalize([0x22, 0xC3, 0x28, 0x22]) }
+        #expect(throws: RequestSigningError.malformedJSON("")) { try CanonicalJSON.canonicalize([0x22, 0xC3, 0x28, 0x22]) }
     }
 
     @Test("nesting beyond the depth limit and oversized input are refused with limitExceeded")
     func limits() {
         let deep = String(repeating: "[", count: 65) + String(repeating: "]", count: 65)
-        #expect(throws: AppAttestError.limitExceeded("")) { try canonical(deep) }
+        #expect(throws: RequestSigningError.limitExceeded("")) { try canonical(deep) }
         let big = [UInt8](repeating: 0x20, count: JSONValue.Limits.maximumByteCount + 1)
-        #expect(throws: AppAttestError.limitExceeded("")) { try CanonicalJSON.canonicalize(big) }
+        #expect(throws: RequestSigningError.limitExceeded("")) { try CanonicalJSON.canonicalize(big) }
     }
 
     @Test(
@@ -152,7 +152,7 @@ struct CanonicalJSONTests {
         ]
     )
     func inexact(_ number: String) {
-        #expect(throws: AppAttestError.inexactNumber("")) {
+        #expect(throws: RequestSigningError.inexactNumber("")) {
             try JSONValue(parsing: Array("{\"payload\":{\"toAccount\":\(number)}}".utf8), numbers: .exact)
         }
         // The nearest-double reading of RFC 8785's examples still takes every one of them.
@@ -176,7 +176,7 @@ struct CanonicalJSONTests {
     @Test("an inexact number's error names its place in the document, not its value")
     func inexactPlace() throws {
         let text = #"{"payload":{"transfers":[{"toAccount":1234567890123456789}]}}"#
-        let error = try #require(throws: AppAttestError.self) {
+        let error = try #require(throws: RequestSigningError.self) {
             try JSONValue(parsing: Array(text.utf8), numbers: .exact)
         }
         #expect(error.code == .inexactNumber)
@@ -186,7 +186,7 @@ struct CanonicalJSONTests {
 
     @Test("request client data reads the payload exactly, so two different payloads never share a signature")
     func clientDataExact() throws {
-        #expect(throws: AppAttestError.inexactNumber("")) {
+        #expect(throws: RequestSigningError.inexactNumber("")) {
             try RequestCanonicalization.clientData(challenge: "c", payloadJSON: Array(#"{"fee":1e-400}"#.utf8))
         }
         let data = try RequestCanonicalization.clientData(
