@@ -3,8 +3,8 @@ import Foundation
 import FuzzSupport
 import RampartAppAttest
 import RampartAttestService
-import Synchronization
 import RampartRequestSigning
+import Synchronization
 
 /// The service's HTTP API must answer any body on any route without crashing, never with a 5xx for bad input (a 503
 /// would mean the store failed, which an in-memory store does not), and every error answer must be a JSON

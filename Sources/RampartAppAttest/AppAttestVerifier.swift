@@ -1,7 +1,7 @@
 public import Foundation
+import RampartChainVerification
 public import RampartCrypto
 public import RampartX509
-import RampartChainVerification
 
 /// Verifies App Attest attestations and assertions for one app, following Apple's "Validating apps that connect to
 /// your server".

@@ -1,8 +1,8 @@
 import Foundation
+import RampartChainVerification
 import RampartCrypto
 import RampartX509
 import Synchronization
-import RampartChainVerification
 
 /// Checks an App Attest `x5c` chain up to one trust anchor: names, ECDSA signatures, validity at an injected time,
 /// basicConstraints and keyUsage of every issuer, and no unhandled critical extension. No EKU purpose is required

@@ -1,7 +1,7 @@
 import Foundation
 import RampartCrypto
-public import RampartSecretStore
 public import RampartRequestSigning
+public import RampartSecretStore
 
 /// The app side of the guide's flow: register an App Attest key once, then sign every protected request.
 ///

@@ -1,6 +1,6 @@
 import Foundation
-import RampartRequestSigning
 import RampartCrypto
+import RampartRequestSigning
 import Synchronization
 
 /// The service's HTTP API: routes requests to ``AttestationService``, applies each protected route's

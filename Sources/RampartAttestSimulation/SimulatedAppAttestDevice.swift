@@ -1,7 +1,7 @@
 import Foundation
 public import RampartAppAttest
-import Synchronization
 public import RampartAttestClient
+import Synchronization
 
 /// App Attest played by RampartAppAttest's simulator: how ``AttestedClient`` runs on Linux and in tests.
 ///

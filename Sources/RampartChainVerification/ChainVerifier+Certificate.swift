@@ -1,6 +1,6 @@
 public import Foundation
-public import RampartX509
 import RampartCrypto
+public import RampartX509
 
 extension ChainVerifier {
     /// Creates a verifier that trusts `trustAnchors` (and the system bundle if ``Options/includeSystemTrustStore``).

@@ -1,6 +1,6 @@
 package import Foundation
-import RampartX509
 import RampartCrypto
+import RampartX509
 
 /// Evaluates certificate chains the way a TLS client must before any pinning: builds a path from the leaf through
 /// the presented intermediates to a trust anchor, checks every signature, validity period, basicConstraints,

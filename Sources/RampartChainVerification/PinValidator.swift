@@ -1,7 +1,7 @@
 public import Foundation
-public import RampartX509
-public import RampartPinning
 import RampartCrypto
+public import RampartPinning
+public import RampartX509
 
 /// Decides whether a connection would be allowed: the default chain evaluation first, then the pin policy of the
 /// host, with Apple's `NSPinnedDomains` semantics and TrustKit's report-only mode and expiration date.
@@ -59,4 +59,3 @@ public struct PinValidator: Sendable {
         return configuration.decision(host: host, presented: chain, verdict: verdict, at: time)
     }
 }
-

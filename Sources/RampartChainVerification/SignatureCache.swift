@@ -1,6 +1,6 @@
-internal import Synchronization
-import RampartX509
 import RampartCrypto
+import RampartX509
+internal import Synchronization
 
 /// Remembers which (issuer, subject) certificate pairs already had their signature verified, so that evaluations of
 /// chains sharing an intermediate and root skip the repeated public-key operations.

@@ -3,11 +3,11 @@ import Foundation
 import RampartAppAttest
 import RampartAttestClient
 import RampartAttestService
+import RampartAttestSimulation
 import RampartCrypto
+import RampartRequestSigning
 import RampartVault
 import Synchronization
-import RampartRequestSigning
-import RampartAttestSimulation
 
 /// `rampart-bench service`: protected requests (challenge + assertion) against a real `rampart serve` on loopback,
 /// on SQLite and, when `RAMPART_BENCH_POSTGRES_URL` or `RAMPART_TEST_POSTGRES_URL` is set, PostgreSQL.

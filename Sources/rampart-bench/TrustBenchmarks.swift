@@ -1,8 +1,8 @@
 import Foundation
+import RampartChainVerification
 import RampartCrypto
 import RampartPinning
 import RampartX509
-import RampartChainVerification
 
 /// Chain evaluation + pin check per second, cold and with the verified-signature cache, as multiples of the ECDSA
 /// P-256 verification they are built on (a three-certificate chain holds two signatures to check).

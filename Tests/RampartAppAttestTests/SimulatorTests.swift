@@ -1,8 +1,8 @@
 import Foundation
 import RampartAppAttest
 import RampartCrypto
-import Testing
 import RampartRequestSigning
+import Testing
 
 struct SimulatorTests {
     @Test("a simulated device's assertions verify with increasing counters, and a replay is refused")

@@ -1,10 +1,10 @@
 import Foundation
 import RampartAppAttest
 import RampartAttestClient
+import RampartAttestSimulation
+import RampartRequestSigning
 import RampartVault
 import Testing
-import RampartRequestSigning
-import RampartAttestSimulation
 
 /// The app side refuses, before any request, a payload the service would refuse for an inexact number.
 struct ClientPayloadTests {

@@ -2,13 +2,13 @@ import Foundation
 import RampartAppAttest
 import RampartAttestClient
 import RampartAttestService
+import RampartAttestSimulation
 import RampartCLI
 import RampartCrypto
+import RampartRequestSigning
 import RampartVault
 import Synchronization
 import Testing
-import RampartRequestSigning
-import RampartAttestSimulation
 
 /// The whole flow with RampartAppAttest's real verifier and device simulator, over real HTTP on loopback.
 @Suite(.serialized)

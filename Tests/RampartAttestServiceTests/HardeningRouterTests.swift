@@ -2,8 +2,8 @@ import Foundation
 import RampartAppAttest
 import RampartAttestService
 import RampartCrypto
-import Testing
 import RampartRequestSigning
+import Testing
 
 /// The hardening rules as the HTTP API shows them: challenges spent by malformed requests, exact payloads, 429s,
 /// byte-compared routes and subjects, and the operator unblock.

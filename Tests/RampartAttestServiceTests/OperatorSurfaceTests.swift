@@ -2,9 +2,9 @@ import Foundation
 import RampartAppAttest
 import RampartAttestService
 import RampartCrypto
+import RampartRequestSigning
 import Synchronization
 import Testing
-import RampartRequestSigning
 
 /// Issue 12 item 5: operator routes and metrics only on the admin listener, a strong token compared in constant
 /// time, and key ids logged only as fingerprints.

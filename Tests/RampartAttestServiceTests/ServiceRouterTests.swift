@@ -2,8 +2,8 @@ import Foundation
 import RampartAppAttest
 import RampartAttestService
 import RampartCrypto
-import Testing
 import RampartRequestSigning
+import Testing
 
 /// The HTTP API in-process (no sockets): every 4xx path, the policies, the operator route, and the OpenAPI document.
 struct ServiceRouterTests {

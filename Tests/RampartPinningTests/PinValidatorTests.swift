@@ -1,10 +1,10 @@
 import Foundation
+import RampartChainVerification
 import RampartCrypto
 import RampartPinning
 import RampartX509
 import TestSupport
 import Testing
-import RampartChainVerification
 
 /// Certificates of the test PKI, and pins of them.
 struct Fixture {

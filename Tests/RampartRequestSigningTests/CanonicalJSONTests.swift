@@ -1,6 +1,6 @@
 import Foundation
-import RampartRequestSigning
 import RampartCrypto
+import RampartRequestSigning
 import TestSupport
 import Testing
 
@@ -131,7 +131,9 @@ struct CanonicalJSONTests {
 
     @Test("invalid UTF-8 is rejected")
     func invalidUTF8() {
-        #expect(throws: RequestSigningError.malformedJSON("")) { try CanonicalJSON.canonicalize([0x22, 0xC3, 0x28, 0x22]) }
+        #expect(throws: RequestSigningError.malformedJSON("")) {
+            try CanonicalJSON.canonicalize([0x22, 0xC3, 0x28, 0x22])
+        }
     }
 
     @Test("nesting beyond the depth limit and oversized input are refused with limitExceeded")

@@ -1,9 +1,9 @@
 import Foundation
+import RampartChainVerification
 import RampartCrypto
 import RampartX509
 import TestSupport
 import Testing
-import RampartChainVerification
 
 /// One row of the badssl.com table, reproduced with the local test PKI.
 struct ChainCase: CustomTestStringConvertible, Sendable {

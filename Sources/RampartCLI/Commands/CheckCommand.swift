@@ -1,8 +1,8 @@
 import Foundation
+import RampartChainVerification
 import RampartPinning
 import RampartTLS
 import RampartX509
-import RampartChainVerification
 
 /// `rampart check --config FILE (HOST[:PORT] | CHAIN --host NAME)`: would an app with this pin configuration connect?
 public enum CheckCommand: Command {

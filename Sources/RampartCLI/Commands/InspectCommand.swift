@@ -1,7 +1,7 @@
 import Foundation
+import RampartChainVerification
 import RampartTLS
 import RampartX509
-import RampartChainVerification
 
 /// `rampart inspect HOST[:PORT]`: the chain a live server presents, its pins, and the trust verdict.
 public enum InspectCommand: Command {

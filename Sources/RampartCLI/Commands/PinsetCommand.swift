@@ -1,8 +1,8 @@
 import Foundation
+import RampartChainVerification
 import RampartPinning
 import RampartTLS
 import RampartX509
-import RampartChainVerification
 
 /// `rampart pinset (HOST[:PORT] | CHAIN --host NAME) --format plist|json`: a pin configuration from a verified chain.
 public enum PinsetCommand: Command {

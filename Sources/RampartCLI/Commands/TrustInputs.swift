@@ -1,8 +1,8 @@
 import Foundation
+import RampartChainVerification
 import RampartPinning
 import RampartTLS
 import RampartX509
-import RampartChainVerification
 
 /// Reading the inputs shared by `verify-chain`, `inspect`, `pinset` and `check`: certificate files, trust anchors,
 /// the validation time, and a chain from either a file or a live server.

@@ -1,6 +1,6 @@
 import Foundation
-import RampartX509
 import RampartChainVerification
+import RampartX509
 
 /// `rampart verify-chain CHAIN --host NAME`: the default evaluation a TLS client makes, with a precise reason.
 public enum VerifyChainCommand: Command {

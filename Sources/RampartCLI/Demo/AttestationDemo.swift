@@ -1,10 +1,10 @@
 import Foundation
 import RampartAppAttest
 import RampartAttestClient
-import RampartVault
-import RampartRequestSigning
-import RampartAttestSimulation
 import RampartAttestService
+import RampartAttestSimulation
+import RampartRequestSigning
+import RampartVault
 
 /// `rampart demo`: the App Attest guide's story, played against a real service on loopback.
 ///

@@ -1,8 +1,8 @@
 internal import COpenSSL
 internal import Foundation
-internal import Synchronization
-package import RampartX509
 import RampartCrypto
+package import RampartX509
+internal import Synchronization
 
 /// Owns one parsed `X509` (released with `X509_free`) and the DER it was parsed from.
 ///
