@@ -153,7 +153,15 @@ enum VaultCommand: Command {
                 context.printError("rampart vault: \(error)")
                 return .failure
             case .authFailed:
-                context.printError("rampart vault: \(error.reason)")
+                let hint =
+                    switch error.reason {
+                    case "this vault opens with a key file, not a passphrase":
+                        " (rotate-key --new-key-file moved it to one); give --key-file"
+                    case "this vault opens with a passphrase, not a key file":
+                        " (rotate-key --new-passphrase-file moved it to one); give --passphrase-file"
+                    default: ""
+                    }
+                context.printError("rampart vault: \(error.reason)\(hint)")
                 return .failure
             default:
                 context.printError("rampart vault: \(error)")
