@@ -37,7 +37,9 @@ struct DocExampleTests {
         return paths
     }()
 
-    @Test("every shell example in the README and the DocC articles runs, printing what the docs show", arguments: documents)
+    @Test(
+        "every shell example in the README and the DocC articles runs, printing what the docs show",
+        arguments: documents)
     func document(path: String) throws {
         let text = try String(contentsOf: Self.packageRoot.appendingPathComponent(path), encoding: .utf8)
         let examples = DocExample.parse(text)
@@ -124,7 +126,8 @@ struct DocExampleTests {
 
     /// The directory holding the built `rampart`, next to the test bundle.
     static let rampartDirectory: URL? = {
-        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+        let executable =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
             ?? CommandLine.arguments.first ?? ""
         var directory = URL(fileURLWithPath: executable).deletingLastPathComponent()
         for _ in 0..<4 {
@@ -154,7 +157,9 @@ struct DocExampleTests {
     ///
     /// `posix_spawn` and `waitpid` directly, not `Process`: the child and everything it starts in the background are
     /// one group the test can always kill, and the wait needs no run loop.
-    static func run(_ script: String, in directory: URL, binaries: URL) throws -> (
+    static func run(
+        _ script: String, in directory: URL, binaries: URL
+    ) throws -> (
         status: Int32, stdout: String, stderr: String
     ) {
         let name = UUID().uuidString
@@ -184,7 +189,9 @@ struct DocExampleTests {
         defer { for pointer in argv + envp { free(pointer) } }
         var pid: pid_t = 0
         let spawned = posix_spawn(&pid, "/bin/bash", &actions, &attributes, argv, envp)
-        guard spawned == 0 else { throw DocExampleError("posix_spawn of bash failed: \(String(cString: strerror(spawned)))") }
+        guard spawned == 0 else {
+            throw DocExampleError("posix_spawn of bash failed: \(String(cString: strerror(spawned)))")
+        }
         var status: Int32 = 0
         let deadline = Date().addingTimeInterval(120)
         while waitpid(pid, &status, WNOHANG) == 0 {

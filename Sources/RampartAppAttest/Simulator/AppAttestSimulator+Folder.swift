@@ -28,7 +28,9 @@ extension AppAttestSimulator {
     ///   a new CA fails.
     public init(keptIn directory: URL, clock: @escaping @Sendable () -> Date = { Date() }) throws {
         let files = Self.folderFiles
-        let names = [files.root, files.intermediate, files.intermediateKey, files.receiptSigner, files.receiptSignerKey]
+        let names = [
+            files.root, files.intermediate, files.intermediateKey, files.receiptSigner, files.receiptSignerKey,
+        ]
         let manager = FileManager.default
         let present = names.filter { manager.fileExists(atPath: directory.appendingPathComponent($0).path) }
         if present.isEmpty {

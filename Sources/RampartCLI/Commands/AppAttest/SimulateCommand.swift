@@ -74,7 +74,8 @@ enum SimulateCommand: AppAttestSubcommand {
         }
 
         let now = context.now
-        let simulator = try caDirectory.map { try keptSimulator($0, context: context) } ?? AppAttestSimulator(clock: now)
+        let simulator =
+            try caDirectory.map { try keptSimulator($0, context: context) } ?? AppAttestSimulator(clock: now)
         var device = SimulatedDevice(teamID: teamID, bundleID: bundleID, environment: environment)
         let attestation = try simulator.attestKey(of: device, clientDataHash: SHA256.hash(challenge))
         let assertions = try clientData.map { try device.generateAssertion(clientDataHash: SHA256.hash($0)) }

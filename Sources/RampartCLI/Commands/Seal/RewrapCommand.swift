@@ -35,7 +35,8 @@ public enum RewrapCommand: Command {
         EXIT CODES:
           0  every FILE was re-wrapped (or already used the primary key)
           1  a FILE did not unwrap (wrong key or passphrase) or its header was edited; later files are skipped
-          2  bad usage, a missing vault or keyset, a FILE that is not sealed, or an I/O failure
+          2  bad usage, a missing vault or keyset, a FILE that is not sealed or needs the other kind of key, or an
+             I/O failure
 
         EXAMPLE:
           rampart rewrap backups/*.sealed --vault keys.vault --vault-passphrase-file vault-pass.txt --key backups \\
