@@ -62,7 +62,7 @@ public struct ServiceConfiguration: Hashable, Decodable {
     /// The defaults.
     public init() {}
 
-    private enum CodingKeys: String, CodingKey {
+    private enum CodingKeys: String, CodingKey, CaseIterable {
         case listen, database, teamId, bundleId, environment, root, challengeLifetimeSeconds, riskBlockThreshold
         case maximumBodyBytes, postgresPoolSize, operatorToken, routes, riskDecaySeconds, counterReorderWindow, limits
         case adminListen, connectionLimit, connectionsPerAddress, requestTimeoutSeconds
@@ -83,7 +83,8 @@ public struct ServiceConfiguration: Hashable, Decodable {
         let all = try decoder.container(keyedBy: AnyKey.self)
         if let unknown = all.allKeys.first(where: { !known.contains($0.stringValue) }) {
             throw AttestServiceError.invalidConfiguration(
-                "unknown configuration key '\(unknown.stringValue)'; see `rampart serve --help`")
+                "unknown configuration key '\(unknown.stringValue)'; the keys are "
+                    + CodingKeys.allCases.map(\.rawValue).joined(separator: ", "))
         }
         listen = try container.decodeIfPresent(String.self, forKey: .listen) ?? listen
         database = try container.decodeIfPresent(String.self, forKey: .database) ?? database
@@ -204,6 +205,11 @@ public struct ServiceConfiguration: Hashable, Decodable {
     public func openStore() throws -> any AttestationStore {
         if database.hasPrefix("postgres://") || database.hasPrefix("postgresql://") {
             return try PostgresAttestationStore(url: database, poolSize: postgresPoolSize)
+        }
+        if !database.hasPrefix("sqlite:"), let scheme = database.range(of: "://") {
+            throw AttestServiceError.invalidConfiguration(
+                "the database scheme '\(database[..<scheme.lowerBound])' is not supported; use sqlite:PATH or "
+                    + "postgres://user:password@host:port/database")
         }
         let path = database.hasPrefix("sqlite:") ? String(database.dropFirst("sqlite:".count)) : database
         guard !path.isEmpty else {

@@ -120,6 +120,10 @@ public struct Arguments: Sendable {
         return first
     }
 
+    /// The arguments that are not options, in order, without consuming them (option values included: a caller
+    /// looking for a word such as an action name must check each against the names it knows).
+    public var words: [String] { tokens.filter { !$0.hasPrefix("-") } }
+
     /// Fails if anything is left.
     ///
     /// - Throws: ``UsageError`` naming the first leftover argument.

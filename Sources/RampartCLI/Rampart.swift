@@ -33,7 +33,9 @@ public enum Rampart {
         }
         lines += [
             "",
-            "Every subcommand takes --help and --json. Exit codes: 0 success, 1 negative verdict, 2 bad usage or input.",
+            "Every subcommand takes --help (help on standard output, exit 0) and --json. Exit codes: 0 success,",
+            "1 negative verdict (pin mismatch, untrusted chain, invalid attestation, tampered file, wrong passphrase",
+            "or key), 2 bad usage or input. 'rampart' alone prints this help on standard error and exits 2.",
         ]
         return lines.joined(separator: "\n")
     }
@@ -45,13 +47,19 @@ public enum Rampart {
     ///   - context: The streams and clock to use.
     /// - Returns: The process exit status.
     public static func main(_ arguments: [String], context: CommandContext = .process) async -> Int32 {
-        guard let name = arguments.first, name != "--help", name != "-h", name != "help" else {
+        // Help that was asked for goes to standard output with exit 0; help shown because no subcommand was given
+        // is a usage error: standard error, exit 2.
+        guard let name = arguments.first else {
+            context.printError(help)
+            return ExitCode.usage.rawValue
+        }
+        guard name != "--help", name != "-h", name != "help" else {
             if arguments.count >= 2, let command = commands.first(where: { $0.name == arguments[1] }) {
                 context.print(command.help)
             } else {
                 context.print(help)
             }
-            return arguments.isEmpty ? ExitCode.usage.rawValue : ExitCode.success.rawValue
+            return ExitCode.success.rawValue
         }
         guard let command = commands.first(where: { $0.name == name }) else {
             context.printError("rampart: unknown subcommand '\(name)'; run 'rampart --help' for the list")
@@ -59,9 +67,9 @@ public enum Rampart {
         }
         var rest = Arguments(Array(arguments.dropFirst()))
         if rest.wantsHelp() {
-            // `rampart appattest simulate --help` shows the nested subcommand's own help when it has one.
-            var probe = rest
-            let nested = probe.popFirstPositional().flatMap { command.help(forSubcommand: $0) }
+            // `rampart appattest simulate --help` and `rampart vault --path F get --help` show the nested
+            // subcommand's own help when it has one.
+            let nested = rest.words.lazy.compactMap { command.help(forSubcommand: $0) }.first
             context.print(nested ?? command.help)
             return ExitCode.success.rawValue
         }

@@ -54,8 +54,13 @@ extension PinConfiguration {
             guard let entry = value as? [String: Any] else {
                 throw PinningError.invalidConfiguration("pinnedDomains → \(domain) must be an object")
             }
-            for key in entry.keys.sorted() where !known.contains(key) {
-                warnings.append("\(domain): unknown key \(key) is ignored")
+            // Rampart JSON is Rampart's own format: a misspelt key would silently drop a pin list, so it is an
+            // error (Info.plist keys iOS does not know are only warnings, because iOS ignores them).
+            if let unknown = entry.keys.sorted().first(where: { !known.contains($0) }) {
+                let suggestion = known.sorted().first { Self.isNearMiss(unknown, $0) }.map { "; did you mean \($0)?" }
+                throw PinningError.invalidConfiguration(
+                    "pinnedDomains → \(domain): unknown key \(unknown)\(suggestion ?? "") (known keys: "
+                        + known.sorted().joined(separator: ", ") + ")")
             }
             policies.append(
                 PinPolicy(
@@ -183,5 +188,21 @@ extension PinConfiguration {
     static func formatDate(_ date: Date) -> String {
         let full = date.formatted(.iso8601)
         return full.hasSuffix("T00:00:00Z") ? String(full.prefix(10)) : full
+    }
+
+    /// Whether `typed` is at most two edits (ignoring case) from `known`: a likely misspelling.
+    static func isNearMiss(_ typed: String, _ known: String) -> Bool {
+        let a = Array(typed.lowercased())
+        let b = Array(known.lowercased())
+        guard !a.isEmpty, !b.isEmpty, abs(a.count - b.count) <= 2 else { return false }
+        var previous = Array(0...b.count)
+        for (i, x) in a.enumerated() {
+            var current = [i + 1]
+            for (j, y) in b.enumerated() {
+                current.append(min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x == y ? 0 : 1)))
+            }
+            previous = current
+        }
+        return previous[b.count] <= 2
     }
 }

@@ -81,8 +81,8 @@ public struct PinConfiguration: Hashable, Sendable {
             }
             guard policy.caPins != nil || policy.leafPins != nil || !policy.ownAnchors.isEmpty else {
                 throw PinningError.invalidConfiguration(
-                    "the domain '\(policy.domain)' has neither NSPinnedCAIdentities nor NSPinnedLeafIdentities; "
-                        + "add at least one pin list")
+                    "the domain '\(policy.domain)' has no pin list; add NSPinnedCAIdentities or "
+                        + "NSPinnedLeafIdentities (Info.plist), or caPins or leafPins (Rampart JSON)")
             }
             guard (policy.caPins?.count ?? 0) <= Self.maximumPinsPerList,
                 (policy.leafPins?.count ?? 0) <= Self.maximumPinsPerList

@@ -27,6 +27,7 @@ public struct SealError: Error {
             case malformedKeyset
             case keyStoreFailure
             case ioFailure
+            case wrongKeyKind
         }
 
         let backing: Backing
@@ -66,6 +67,10 @@ public struct SealError: Error {
         public static let keyStoreFailure = Code(backing: .keyStoreFailure)
         /// Reading or writing a file or stream failed.
         public static let ioFailure = Code(backing: .ioFailure)
+        /// The header says the data key was wrapped by another kind of key than the one given: a passphrase for a
+        /// file sealed with a key-encryption key (a keyset), or the reverse. The caller gave the wrong kind of key;
+        /// this is not a verdict on the data.
+        public static let wrongKeyKind = Code(backing: .wrongKeyKind)
 
         /// The code's stable name, e.g. `segmentTampered`.
         public var description: String { backing.rawValue }
@@ -165,6 +170,11 @@ public struct SealError: Error {
         line: UInt = #line
     ) -> SealError {
         SealError(code: .wrongKey, reason: reason, file: file, line: line)
+    }
+
+    /// The file needs another kind of key than the one given.
+    public static func wrongKeyKind(_ reason: String, file: String = #fileID, line: UInt = #line) -> SealError {
+        SealError(code: .wrongKeyKind, reason: reason, file: file, line: line)
     }
 
     /// The keyset lacks the header's key id.

@@ -105,10 +105,13 @@ public struct SealKey: Sendable {
             }
             return try header.unwrapDataKey(with: key)
         case (.passphrase, _):
-            throw SealError.wrongKey("the file was sealed with a passphrase; open it with --passphrase-file")
+            throw SealError.wrongKeyKind(
+                "the file was sealed with a passphrase, not a key; open it with its passphrase (--passphrase-file)")
         case (.key(let headerID), .passphrase):
-            throw SealError.wrongKey(
-                "the file was sealed with key '\(headerID)', not a passphrase; open it with the vault key")
+            let keyset = headerID.split(separator: "/").first.map(String.init) ?? headerID
+            throw SealError.wrongKeyKind(
+                "the file was sealed with key '\(headerID)', not a passphrase; open it with the keyset that holds it "
+                    + "(--vault FILE --vault-passphrase-file F --key \(keyset))")
         }
     }
 }

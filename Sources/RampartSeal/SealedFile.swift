@@ -171,7 +171,7 @@ public enum SealedFile {
             return header
         }
         guard lseek(reader.descriptor, 0, SEEK_SET) == 0 else {
-            throw SealError.ioFailure("cannot rewind \(url.lastPathComponent): \(String(cString: strerror(errno)))")
+            throw SealError.ioFailure("cannot rewind \(url.path): \(String(cString: strerror(errno)))")
         }
         var source = FileDescriptorSource(descriptor: reader.descriptor)
         let writer = try AtomicFile(replacing: url)
@@ -199,7 +199,7 @@ final class OpenFile {
     init(reading url: URL) throws {
         let descriptor = Glibc.open(url.path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
-            throw SealError.ioFailure("cannot read \(url.lastPathComponent): \(String(cString: strerror(errno)))")
+            throw SealError.ioFailure("cannot read \(url.path): \(String(cString: strerror(errno)))")
         }
         self.descriptor = descriptor
     }
@@ -224,8 +224,8 @@ final class AtomicFile {
         }
         guard descriptor >= 0 else {
             throw SealError.ioFailure(
-                "cannot create a temporary file next to \(destination.lastPathComponent): "
-                    + String(cString: strerror(errno)))
+                "cannot create a temporary file next to \(destination.path) (in \(directory)): "
+                    + String(cString: strerror(errno)) + "; check that the directory exists and is writable")
         }
         self.descriptor = descriptor
         self.temporaryPath = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
@@ -241,7 +241,7 @@ final class AtomicFile {
             let reason = String(cString: strerror(errno))
             unlink(temporaryPath)
             throw SealError.ioFailure(
-                "cannot move the output into place at \(destination.lastPathComponent): \(reason)")
+                "cannot move the output into place at \(destination.path): \(reason)")
         }
     }
 

@@ -436,8 +436,17 @@ struct Segmenter: ~Copyable {
         }
     }
 
-    /// Says why a segment failed: a full last segment that opens as non-final means the stream was cut after it; a
-    /// non-final segment that opens as final means bytes were appended; anything else is tampering.
+    /// Says why a segment failed, checking each explanation that can be proven before falling back to the one that
+    /// fits the lengths:
+    ///
+    /// - a full last segment that opens as non-final: the stream was cut after it (``SealError/Code/truncated``);
+    /// - a non-final segment that opens as final, or a prefix of the segment that opens as final: the stream really
+    ///   ended there and bytes were appended (``SealError/Code/extended``);
+    /// - a last segment shorter than a full one that opens neither way: the data ends inside it, which is what a
+    ///   file cut mid-segment looks like (``SealError/Code/truncated``; a modified short final segment reads the
+    ///   same, and both are refused);
+    /// - anything else: the segment was modified, reordered or taken from another stream
+    ///   (``SealError/Code/segmentTampered``).
     private mutating func diagnose(
         index: UInt64,
         isLast: Bool,
@@ -445,7 +454,8 @@ struct Segmenter: ~Copyable {
         scratch: UnsafeMutableRawBufferPointer
     ) throws -> SealError {
         defer { SecureMemory.wipe(scratch) }
-        let count = sealed.count - AEADAlgorithm.tagByteCount
+        let tag = AEADAlgorithm.tagByteCount
+        let count = sealed.count - tag
         if isLast, count == segmentSize, try tryOpen(index: index, isLast: false, sealed, into: scratch) {
             return SealError.truncated(
                 index: index + 1,
@@ -455,6 +465,48 @@ struct Segmenter: ~Copyable {
             return SealError.extended(
                 index: index + 1, "bytes follow the final segment \(index): data was appended to the sealed stream")
         }
+        if let end = try finalPrefix(index: index, sealed, scratch: scratch) {
+            return SealError.extended(
+                index: index + 1,
+                "bytes follow the final segment \(index) (its first \(end) bytes authenticate as the end of the "
+                    + "stream): data was appended to the sealed stream; discard the output")
+        }
+        if isLast, count < segmentSize {
+            return SealError.truncated(
+                index: index,
+                "the sealed stream ends inside segment \(index), which does not authenticate: it was cut short "
+                    + "(or its last segment was modified); discard the output")
+        }
         return SealError.segmentTampered(index: index)
+    }
+
+    /// DoS limit on diagnosing a failed segment: at most this many bytes are run through the cipher looking for the
+    /// real end of an extended stream (a few hundred trial lengths at the default 64 KiB segment size).
+    static let diagnosisByteBudget = 32 << 20
+
+    /// The length of a proper prefix of `sealed` that opens as the final segment `index`, or nil.
+    ///
+    /// Appended bytes after a final segment shorter than the segment size merge with it into one piece, so the real
+    /// final segment is a prefix. Lengths are tried from both ends (a few appended bytes, or a short real final
+    /// segment), within ``diagnosisByteBudget``.
+    private mutating func finalPrefix(
+        index: UInt64,
+        _ sealed: UnsafeRawBufferPointer,
+        scratch: UnsafeMutableRawBufferPointer
+    ) throws -> Int? {
+        let tag = AEADAlgorithm.tagByteCount
+        var low = tag
+        var high = sealed.count - 1
+        var budget = Self.diagnosisByteBudget
+        while low <= high, budget > 0 {
+            for length in low == high ? [high] : [high, low] {
+                budget -= length
+                let prefix = UnsafeRawBufferPointer(rebasing: sealed[0..<length])
+                if try tryOpen(index: index, isLast: true, prefix, into: scratch) { return length }
+            }
+            low += 1
+            high -= 1
+        }
+        return nil
     }
 }

@@ -39,6 +39,11 @@ public struct TLSEndpoint: Hashable, Sendable, CustomStringConvertible {
         guard text.utf8.count <= Self.maximumHostLength + 8 else {
             throw TLSError.invalidEndpoint("the endpoint is longer than \(Self.maximumHostLength + 8) characters")
         }
+        if let colon = text.firstIndex(of: ":"), text[colon...].hasPrefix("://") {
+            throw TLSError.invalidEndpoint(
+                "\(text[..<colon])://… is a URL; give HOST[:PORT] (for example example.com or "
+                    + "example.com:8443), without a scheme or path")
+        }
         var hostPart = Substring(text)
         var portPart: Substring?
         if text.hasPrefix("[") {

@@ -30,13 +30,18 @@ final class Captured: @unchecked Sendable {
 }
 
 struct RampartCLITests {
-    @Test("no arguments prints help and exits 2; --help exits 0")
+    @Test("help that was asked for is stdout and exit 0; no subcommand at all is the help on stderr and exit 2")
     func help() async {
         let bare = await runRampart([])
         #expect(bare.status == 2)
-        #expect(bare.stdout.contains("USAGE: rampart"))
-        let help = await runRampart(["--help"])
-        #expect(help.status == 0)
+        #expect(bare.stdout.isEmpty)
+        #expect(bare.stderr.contains("USAGE: rampart"))
+        for asked in [["--help"], ["-h"], ["help"], ["help", "vault"]] {
+            let help = await runRampart(asked)
+            #expect(help.status == 0, "\(asked)")
+            #expect(help.stdout.contains("USAGE: rampart"), "\(asked)")
+            #expect(help.stderr.isEmpty, "\(asked)")
+        }
     }
 
     @Test("an unknown subcommand is exit 2 with one line on stderr")

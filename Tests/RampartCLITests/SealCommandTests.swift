@@ -47,11 +47,11 @@ struct SealCommandTests {
         ])
         #expect(sealed.status == 0, "\(sealed.stderr)")
         var bytes = try #require(FileManager.default.contents(atPath: path("plain.sealed")))
-        bytes[bytes.count - 100] ^= 0x01
+        bytes[bytes.count - 40_000] ^= 0x01  // in segment 3 of 5 (64 KiB each, the last one short)
         try bytes.write(to: directory.appendingPathComponent("bad.sealed"))
         let bad = await runRampart(["open", path("bad.sealed"), path("out.bin"), "--passphrase-file", path("pass.txt")])
         #expect(bad.status == 1)
-        #expect(bad.stderr.contains("segmentTampered: segment 4"))
+        #expect(bad.stderr.contains("segmentTampered: segment 3"), "\(bad.stderr)")
         #expect(!FileManager.default.fileExists(atPath: path("out.bin")))
         let wrong = await runRampart([
             "open", path("plain.sealed"), path("out.bin"), "--passphrase-file", path("wrong.txt"),
@@ -131,7 +131,8 @@ struct SealVaultCommandTests {
         let passphrase = await runRampart([
             "open", path("plain.sealed"), path("x.bin"), "--passphrase-file", path("pass.txt"),
         ])
-        #expect(passphrase.status == 1, "\(passphrase.stderr)")
+        #expect(passphrase.status == 2, "\(passphrase.stderr)")
+        #expect(passphrase.stderr.contains("wrongKeyKind: the file was sealed with key 'backups/v1', not a passphrase"))
         let mixed = await runRampart(
             ["open", path("plain.sealed"), path("x.bin"), "--passphrase-file", path("pass.txt")] + vaultOptions)
         #expect(mixed.status == 2)
@@ -164,7 +165,7 @@ extension SealVaultCommandTests {
             path("other.key"), "--key", "backups",
         ])
         #expect(wrongKey.status == 1, "\(wrongKey.stderr)")
-        #expect(wrongKey.stderr.contains("wrong vault passphrase or key file"))
+        #expect(wrongKey.stderr.contains("wrongKey: the vault \(path("keys.vault")) did not open: "))
         let both = await runRampart(
             ["open", path("plain.sealed"), path("x.bin"), "--vault-passphrase-file", path("pass.txt")] + vaultOptions)
         #expect(both.status == 2)

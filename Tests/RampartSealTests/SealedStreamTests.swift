@@ -56,7 +56,7 @@ struct SealedStreamTests {
         #expect(header.keyID == nil)
         #expect(try SealedStream.open(sealed, key: .passphrase("correct horse")) == Array("hello".utf8))
         #expect(throws: SealError.wrongKey()) { try SealedStream.open(sealed, key: .passphrase("battery staple")) }
-        #expect(throws: SealError.wrongKey()) { try SealedStream.open(sealed, key: Self.key) }
+        #expect(throws: SealError.wrongKeyKind("")) { try SealedStream.open(sealed, key: Self.key) }
     }
 
     @Test("sealing refuses a KDF below OWASP's floor unless made with unsafeArgon2id, and an empty passphrase")
@@ -77,7 +77,11 @@ struct SealedStreamTests {
             try SealedStream.open(sealed, key: .key(SymmetricKey(randomByteCount: 32), id: "tests/v1"))
         }
         #expect(throws: SealError.unknownKeyID()) { try SealedStream.open(sealed, key: .key(Self.kek, id: "other")) }
-        #expect(throws: SealError.wrongKey()) { try SealedStream.open(sealed, key: .passphrase("x")) }
+        // The wrong kind of key is not a verdict on the data, and says which key the file needs.
+        let kind = try #require(throws: SealError.self) { try SealedStream.open(sealed, key: .passphrase("x")) }
+        #expect(kind.code == .wrongKeyKind)
+        #expect(!kind.isIntegrityFailure)
+        #expect(kind.reason.contains("sealed with key 'tests/v1', not a passphrase"))
     }
 
     @Test("bad options are invalidParameter")

@@ -74,6 +74,23 @@ public struct AppAttestSimulator: Sendable {
         }
     }
 
+    /// A CA from its parts (a kept folder, ``init(keptIn:clock:)``).
+    init(
+        rootCertificate: Certificate,
+        intermediateCertificate: Certificate,
+        intermediateKey: ECPrivateKey,
+        receiptSignerCertificate: Certificate,
+        receiptSignerKey: ECPrivateKey,
+        clock: @escaping @Sendable () -> Date
+    ) {
+        self.rootCertificate = rootCertificate
+        self.intermediateCertificate = intermediateCertificate
+        self.intermediateKey = intermediateKey
+        self.receiptSignerCertificate = receiptSignerCertificate
+        self.receiptSignerKey = receiptSignerKey
+        self.clock = clock
+    }
+
     static func name(_ commonName: String) throws -> DistinguishedName {
         try DistinguishedName(attributes: [
             .init(.NameAttribute.commonName, commonName),

@@ -14,7 +14,7 @@ public enum DemoCommand: Command {
         Starts the attestation service in-process on 127.0.0.1 (a free port) with a temporary SQLite store and a
         simulated App Attest CA, then plays the guide's story with a simulated device and prints each step with the
         server's answer:
-          1. the app registers its key (attestation over a one-time challenge)       → 200
+          1. the app registers its key (attestation over a one-time challenge)       → 201
           2. it uses 1000 points with a signed request                               → 200
           3. the same request is sent again                                          → 409 challengeUsed
           4. the amount is changed after signing                                     → 401 invalidAssertion

@@ -14,6 +14,7 @@ public enum PinsetCommand: Command {
     public static let help = """
         USAGE: rampart pinset (HOST[:PORT] | CHAIN.pem --host NAME) --format plist|json [--ca ROOT.pem]...
                               [--include-subdomains] [--leaf] [--servername NAME] [--at RFC3339]
+                              [--timeout S] [--json]
 
         Evaluates the chain (from a live server or a file) and, when it is trusted, prints a pin configuration for
         the host built from the *verified* path. By default it pins the CA keys — every intermediate and the root —
@@ -96,7 +97,8 @@ public enum PinsetCommand: Command {
         }
         let configuration = try PinConfiguration(policies: [policy])
         let data = format == .json ? try configuration.jsonData() : try configuration.plistData()
-        context.standardOutput(String(decoding: data, as: UTF8.self))
+        let text = String(decoding: data, as: UTF8.self)
+        context.standardOutput(text.hasSuffix("\n") ? text : text + "\n")
         return .success
     }
 }

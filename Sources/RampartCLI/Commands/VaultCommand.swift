@@ -11,43 +11,112 @@ enum VaultCommand: Command {
         Keeps small secrets (tokens, API keys, data keys) as generic passwords found by service and account, in an
         SQLite file whose values are sealed with AES-256-GCM. The vault key is wrapped by a key derived from a
         passphrase with Argon2id (19 MiB, 2 iterations) or taken from a 32-byte key file. The first add or set creates
-        the vault (mode 0600).
+        the vault (mode 0600). The vault is for servers and tools; in an app, the Keychain is the store.
 
         The passphrase is read from --passphrase-file or from RAMPART_VAULT_PASSPHRASE, never from an argument.
 
-        ACTIONS:
-          add --service S --account A [--accessible A] [--label L] [--access-group G] [--synchronizable]
-                           store the secret read from standard input (one trailing newline is dropped);
-                           fails with exit 1 (duplicateItem) if the item exists
-          set ...          the same options; adds the item or replaces its secret and attributes (upsert)
-          get --service S --account A
-                           print the secret
-          list [--service S] [--account A]
-                           print items' attributes, never their secrets
-          delete --service S --account A
-          rotate-key (--new-passphrase-file F | --new-key-file F) [--reencrypt]
-                           re-wrap the vault key for a new passphrase (or RAMPART_VAULT_NEW_PASSPHRASE) or key
-                           file; --reencrypt also reseals every item under a fresh vault key
+        ACTIONS (rampart vault ACTION --help shows one):
+        \(actionList)
 
         OPTIONS:
           --path FILE              the vault file
           --passphrase-file F      a file holding the passphrase (one trailing newline is dropped)
           --key-file F             a file holding 32 random bytes or 64 hex digits
                                    (create one: head -c 32 /dev/urandom > vault.key)
-          --accessible A           after-first-unlock (default), when-unlocked, when-unlocked-this-device-only,
-                                   after-first-unlock-this-device-only, when-passcode-set-this-device-only
+        \(itemOptions)
           --json                   machine-readable output
+          -h, --help               show this help
 
-        EXIT CODES:
-          0  done
-          1  add: the item exists (duplicateItem); get/delete: no such item (itemNotFound)
-          2  bad usage, wrong passphrase or not a Rampart vault, or any other failure
+        \(exitCodes)
 
         EXAMPLE:
           export RAMPART_VAULT_PASSPHRASE='correct horse battery staple'
-          printf %s "$TOKEN" | rampart vault --path app.vault set --service api.example.com --account refresh_token
+          echo 'r1.refresh-token' | rampart vault --path app.vault set --service api.example.com --account refresh_token
           rampart vault --path app.vault get --service api.example.com --account refresh_token
         """
+
+    /// One action's usage line and description, for the command's help and the action's own.
+    struct Action {
+        let name: String
+        let usage: String
+        let summary: [String]
+    }
+
+    static let actions: [Action] = [
+        Action(
+            name: "add",
+            usage: "add --service S --account A [--accessible A] [--label L] [--access-group G] [--synchronizable]",
+            summary: [
+                "store the secret read from standard input (one trailing newline is dropped);",
+                "fails with exit 1 (duplicateItem) if the item exists: use set to replace it",
+            ]),
+        Action(
+            name: "set", usage: "set ...          (the options of add)",
+            summary: ["adds the item or replaces its secret and attributes (upsert)"]),
+        Action(name: "get", usage: "get --service S --account A", summary: ["print the secret"]),
+        Action(
+            name: "list", usage: "list [--service S] [--account A]",
+            summary: ["print items' attributes (tab-separated, or --json), never their secrets"]),
+        Action(name: "delete", usage: "delete --service S --account A", summary: ["remove the item"]),
+        Action(
+            name: "rotate-key", usage: "rotate-key (--new-passphrase-file F | --new-key-file F) [--reencrypt]",
+            summary: [
+                "re-wrap the vault key for a new passphrase (or RAMPART_VAULT_NEW_PASSPHRASE) or key",
+                "file; --reencrypt also reseals every item under a fresh vault key. Afterwards the",
+                "vault opens only with the new credential",
+            ]),
+    ]
+
+    private static let actionList = actions.map { action in
+        (["  " + action.usage] + action.summary.map { String(repeating: " ", count: 19) + $0 })
+            .joined(separator: "\n")
+    }.joined(separator: "\n")
+
+    private static let itemOptions = """
+          --service S              the item's service (add, set, get, delete; a filter for list)
+          --account A              the item's account (add, set, get, delete; a filter for list)
+          --label L                a label kept with the item (add, set)
+          --access-group G         the item's access group (default: default)
+          --synchronizable         mark the item synchronizable (not with a ...this-device-only --accessible)
+          --accessible A           after-first-unlock (default), when-unlocked, when-unlocked-this-device-only,
+                                   after-first-unlock-this-device-only, when-passcode-set-this-device-only
+        """
+
+    private static let exitCodes = """
+        EXIT CODES:
+          0  done
+          1  a negative answer: wrong passphrase or key file (or not a Rampart vault); add: the item exists
+             (duplicateItem); get, delete: no such item (itemNotFound)
+          2  bad usage or input: a missing option, no vault at --path, an unreadable passphrase or key file, or any
+             other failure
+        """
+
+    /// The help of one action (`rampart vault get --help`).
+    ///
+    /// - Parameter name: The action.
+    /// - Returns: Its usage, options and exit codes, or nil for an unknown action.
+    static func help(forSubcommand name: String) -> String? {
+        guard let action = actions.first(where: { $0.name == name }) else { return nil }
+        let usage =
+            action.name == "set"
+            ? "set --service S --account A [--accessible A] [--label L] [--access-group G] [--synchronizable]"
+            : action.usage
+        return """
+            USAGE: rampart vault --path FILE [--passphrase-file F | --key-file F] \(usage) [--json]
+
+            \(action.summary.joined(separator: " "))
+
+            OPTIONS:
+              --path FILE              the vault file
+              --passphrase-file F      a file holding the passphrase (or RAMPART_VAULT_PASSPHRASE)
+              --key-file F             a file holding 32 random bytes or 64 hex digits
+            \(itemOptions)
+              --json                   machine-readable output
+              -h, --help               show this help
+
+            \(exitCodes)
+            """
+    }
 
     static func run(_ arguments: inout Arguments, context: CommandContext) async throws -> ExitCode {
         let path = try arguments.requiredOption("--path")
@@ -76,11 +145,26 @@ enum VaultCommand: Command {
             }
         } catch let error as VaultError {
             switch error.code {
-            case .duplicateItem where action == "add", .itemNotFound where ["get", "delete"].contains(action):
+            case .duplicateItem where action == "add":
+                context.printError(
+                    "rampart vault: duplicateItem: the item exists; use 'rampart vault set' to replace its secret")
+                return .failure
+            case .itemNotFound where ["get", "delete"].contains(action):
                 context.printError("rampart vault: \(error)")
                 return .failure
+            case .authFailed:
+                let hint =
+                    switch error.reason {
+                    case "this vault opens with a key file, not a passphrase":
+                        " (rotate-key --new-key-file moved it to one); give --key-file"
+                    case "this vault opens with a passphrase, not a key file":
+                        " (rotate-key --new-passphrase-file moved it to one); give --passphrase-file"
+                    default: ""
+                    }
+                context.printError("rampart vault: \(error.reason)\(hint)")
+                return .failure
             default:
-                context.printError("rampart vault: \(error.code == .authFailed ? error.reason : "\(error)")")
+                context.printError("rampart vault: \(error)")
                 return .usage
             }
         }
@@ -228,8 +312,10 @@ enum VaultCommand: Command {
         if json {
             try context.printJSON(RotationOutput(items: count, reencrypted: reencrypt))
         } else {
+            let items = count == 1 ? "1 item" : "\(count) items"
             context.print(
-                "rotated the vault key\(reencrypt ? " and resealed \(count) items" : ""); \(count) items kept")
+                "rotated the vault key\(reencrypt ? " and resealed \(items)" : "; \(items) kept"); "
+                    + "it now opens only with the new \(newKeyFile == nil ? "passphrase" : "key file")")
         }
         return .success
     }

@@ -46,11 +46,15 @@ public enum VerifyChainCommand: Command {
     /// - Throws: ``UsageError`` for bad usage or input.
     public static func run(_ arguments: inout Arguments, context: CommandContext) async throws -> ExitCode {
         let json = arguments.flag("--json")
-        let host = try arguments.requiredOption("--host")
+        let host = try arguments.option("--host")
         let trust = try TrustInputs.anchors(&arguments, context: context)
         let time = try TrustInputs.time(&arguments, context: context)
         let files = try arguments.positionals()
-        guard files.count == 1, let file = files.first else { throw UsageError("give exactly one chain file") }
+        // The chain first: it is the command's subject, --host what it is checked for.
+        guard files.count == 1, let file = files.first else {
+            throw UsageError("give exactly one CHAIN file (PEM or DER), then --host NAME")
+        }
+        guard let host else { throw UsageError("missing --host NAME: the host the chain must be valid for") }
         let chain = try TrustInputs.certificates(file: file, context: context)
         let verifier: ChainVerifier
         do {

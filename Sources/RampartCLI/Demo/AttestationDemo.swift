@@ -62,16 +62,10 @@ public enum AttestationDemo {
             throw AttestServiceError.serverFailure("the demo server has no address")
         }
         let transport = URLSessionTransport(baseURL: base)
-        guard let adminBase = URL(string: "http://127.0.0.1:\(server.adminPort)") else {
-            throw AttestServiceError.serverFailure("the demo server has no admin address")
-        }
-        // The operator's view of a key is on the admin listener.
-        let admin = URLSessionTransport(baseURL: adminBase)
-        let app = AttestedClient(
-            transport: transport,
-            device: SimulatedAppAttestDevice(
-                simulator: simulator, teamID: teamID, bundleID: bundleID, environment: .development),
-            secrets: Vault(backend: InMemoryBackend()), subject: user)
+        let device = SimulatedAppAttestDevice(
+            simulator: simulator, teamID: teamID, bundleID: bundleID, environment: .development)
+        let secrets = Vault(backend: InMemoryBackend())
+        let app = AttestedClient(transport: transport, device: device, secrets: secrets, subject: user)
 
         var steps: [Step] = []
         func record(_ title: String, expect status: Int, _ code: String, _ answer: ServerAnswer, _ detail: String) {
@@ -87,12 +81,16 @@ public enum AttestationDemo {
         }
 
         do {
-            // 1. Attestation: the app registers its key once, over a one-time challenge.
-            let keyID = try await app.register()
-            let registered = try await app.send("GET", "/v1/keys/" + urlSafe(keyID), transport: admin)
+            // 1. Attestation: the app registers its key once, over a one-time challenge (POST /v1/attestations
+            // answers 201), and keeps its id where AttestedClient.register() would.
+            let keyID = try await device.generateKey()
+            let registered = try await app.attest(keyID: keyID)
+            if registered.status == 201 {
+                try await secrets.setSecret(Array(keyID.utf8), service: AttestedClient.keyIDService, account: user)
+            }
             record(
-                "the app generates a key and registers it (attestation over a one-time challenge)", expect: 200,
-                "accepted", registered, "key \(keyID.prefix(12))… registered, counter 0, environment development")
+                "the app generates a key and registers it (attestation over a one-time challenge)", expect: 201,
+                "accepted", registered, "key registered, counter 0, environment development")
 
             // 2. A protected request with a valid assertion.
             let spend = try await app.prepare(payload: points(1000))
@@ -154,17 +152,5 @@ public enum AttestationDemo {
         }
         await server.stop()
         return steps
-    }
-
-    static func urlSafe(_ base64: String) -> String {
-        base64.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
-}
-
-extension AttestedClient {
-    /// Sends a plain request through the client's transport (operator and read routes).
-    func send(_ method: String, _ path: String, transport: any AttestedClientTransport) async throws -> ServerAnswer {
-        ServerAnswer(try await transport.send(method, path, body: []))
     }
 }

@@ -37,9 +37,17 @@ enum TLSHandshake {
                     "the server closed the connection during the TLS handshake: is this port speaking TLS?",
                     detail: drainErrors())
             default:
+                let detail = drainErrors()
+                // A reply that is not a TLS record (plain HTTP, SSH, SMTP, …) is reported by OpenSSL as a record
+                // with a wrong version number or an impossible length.
+                let notTLS = ["wrong version number", "packet length too long", "http request", "record layer failure"]
+                    .contains { detail.lowercased().contains($0) }
                 throw TLSError.handshakeFailed(
-                    "the TLS handshake failed (no common TLS 1.2+ version or cipher, or the server sent an alert)",
-                    detail: drainErrors())
+                    notTLS
+                        ? "the server's reply is not TLS: is this port speaking TLS? (plain HTTP answers like this; "
+                            + "give the port that serves HTTPS, usually 443)"
+                        : "the TLS handshake failed (no common TLS 1.2+ version or cipher, or the server sent an alert)",
+                    detail: detail)
             }
             guard ready else {
                 throw TLSError.timedOut("the TLS handshake did not finish within \(timeout)")

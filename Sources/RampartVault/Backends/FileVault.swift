@@ -528,10 +528,19 @@ struct KeyHeader {
             return SymmetricKey(
                 bytes: try HKDF.deriveKey(
                     inputKeyMaterial: key, salt: salt, info: Array("rampart.vault.kek.1".utf8), outputByteCount: 32))
+        case (.passphrase, Self.keyKDF):
+            throw VaultError.authFailed(Self.keyFileVaultReason)
+        case (.key, Self.passphraseKDF):
+            throw VaultError.authFailed(Self.passphraseVaultReason)
         default:
             throw VaultError.authFailed()
         }
     }
+
+    /// The refusal of a passphrase for a vault whose key is wrapped for a key file.
+    static let keyFileVaultReason = "this vault opens with a key file, not a passphrase"
+    /// The refusal of a key file for a vault whose key is wrapped for a passphrase.
+    static let passphraseVaultReason = "this vault opens with a passphrase, not a key file"
 
     func associatedData(vaultID: [UInt8], generation: Int64) -> [UInt8] {
         var encoder = CanonicalEncoder(domain: "rampart.vault.key.1")

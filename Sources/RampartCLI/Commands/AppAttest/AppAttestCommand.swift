@@ -29,23 +29,31 @@ public enum AppAttestCommand: Command {
         ] + subcommands.map { "\n" + $0.help }).joined(separator: "\n")
     }
 
-    /// The help of one subcommand, with the shared input conventions and exit codes.
+    /// The help of one subcommand, with the shared input conventions and its own exit codes.
     ///
     /// - Parameter name: `verify-attestation`, `verify-assertion`, `receipt` or `simulate`.
     /// - Returns: Its help, or nil for an unknown name.
     public static func help(forSubcommand name: String) -> String? {
         guard let subcommand = subcommands.first(where: { $0.name == name }) else { return nil }
-        return subcommand.help + "\n\n" + sharedHelp
+        let exitCodes =
+            name == "simulate"
+            ? """
+            EXIT CODES:
+              0  the objects were made (and written to --out-dir, --ca-dir)
+              2  bad usage, an unreadable --ca-dir, or a file that could not be written (one line on stderr)
+            """
+            : """
+            EXIT CODES:
+              0  valid
+              1  invalid: a check failed; the reason code and message say which (with --json: {"valid":false,...})
+              2  bad usage or malformed input (one line on stderr)
+            """
+        return subcommand.help + "\n\n" + inputHelp + "\n\n" + exitCodes
     }
 
-    private static let sharedHelp = """
+    private static let inputHelp = """
         Base64 inputs accept the standard and URL-safe alphabets, padded or not; B64|@FILE also reads a file (base64
         text or raw bytes) and @- reads standard input. Times are RFC 3339 (2024-04-18T16:14:55Z).
-
-        EXIT CODES:
-          0  valid (or, for simulate, objects written)
-          1  invalid: a check failed; the reason code and message say which (with --json: {"valid":false,...})
-          2  bad usage or malformed input (one line on stderr)
         """
 
     /// Runs the subcommand named by the first argument.
@@ -60,9 +68,16 @@ public enum AppAttestCommand: Command {
             throw UsageError("name a subcommand: verify-attestation, verify-assertion, receipt or simulate")
         }
         guard let subcommand = subcommands.first(where: { $0.name == name }) else {
-            throw UsageError("unknown appattest subcommand '\(name)'")
+            throw UsageError(
+                "unknown appattest subcommand '\(name)'; use verify-attestation, verify-assertion, receipt or simulate")
         }
-        return try subcommand.run(&arguments, context: context)
+        do {
+            return try subcommand.run(&arguments, context: context)
+        } catch let error as UsageError {
+            // Point at the subcommand's own help, with the same prefix as its other errors.
+            context.printError("rampart appattest \(name): \(error.message) (see 'rampart appattest \(name) --help')")
+            return .usage
+        }
     }
 }
 

@@ -11,6 +11,13 @@ enum ReceiptCommand: AppAttestSubcommand {
           (default now), checks it has not expired, and prints its fields: app id, type, environment, creation time,
           risk metric, not-before, expiration, token, client hash and the attested certificate's SHA-256.
 
+          B64|@FILE  the receipt: base64 text, @FILE (base64 text or the raw CMS bytes) or @- (standard input)
+          --root     the anchor of the signer's chain (default Apple Root CA - G3)
+          --at       verify as of this time (default now); a receipt past its expiration time is invalid
+          --json     {"valid":true,"appId","type","environment","creationTime","riskMetric","notBefore",
+                     "expirationTime","token","clientHash","attestedCertificateSHA256"}
+                     or {"valid":false,"reason","message"}
+
         EXAMPLE:
           rampart appattest receipt @receipt.b64 --at 2020-11-21T22:16:06Z --json
         """

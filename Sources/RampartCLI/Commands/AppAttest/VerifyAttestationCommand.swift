@@ -7,12 +7,13 @@ enum VerifyAttestationCommand: AppAttestSubcommand {
     static let name = "verify-attestation"
     static let help = """
         USAGE: rampart appattest verify-attestation --attestation B64|@FILE --key-id B64
-                 (--challenge B64 | --client-data-hash B64) --team-id T --bundle-id B
+                 (--challenge TEXT | --client-data-hash B64) --team-id T --bundle-id B
                  [--environment production|development] [--root PEM] [--at RFC3339] [--json]
 
           --attestation       the attestation object attestKey returned
           --key-id            the key identifier the app sent
-          --challenge         the one-time challenge you issued; clientDataHash = SHA-256(challenge)
+          --challenge         the one-time challenge you issued, as text; clientDataHash = SHA-256 of its UTF-8
+                              bytes, as `rampart serve` and AttestedClient compute it (never base64-decoded)
           --client-data-hash  the exact bytes the app passed to attestKey (Apple's samples pass the raw challenge)
           --team-id, --bundle-id  the App ID is TEAMID.bundle.id
           --environment       the only environment accepted (default production)
@@ -57,7 +58,7 @@ enum VerifyAttestationCommand: AppAttestSubcommand {
         let clientDataHash: [UInt8]
         switch (challenge, hash) {
         case (let challenge?, nil):
-            clientDataHash = SHA256.hash(try AppAttestInput.bytes(challenge, option: "--challenge", context: context))
+            clientDataHash = SHA256.hash(Array(challenge.utf8))
         case (nil, let hash?):
             clientDataHash = try AppAttestInput.bytes(hash, option: "--client-data-hash", context: context)
         default:

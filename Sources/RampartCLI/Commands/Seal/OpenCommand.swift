@@ -33,8 +33,11 @@ public enum OpenCommand: Command {
 
         EXIT CODES:
           0  every segment verified and OUT was written
-          1  wrong passphrase or key, or a tampered file: stderr names the failing segment; OUT is untouched
-          2  bad usage, not a sealed file, an unsupported version, a missing vault or keyset, or an I/O failure
+          1  wrong passphrase or key, or a tampered, truncated or extended file: stderr names the cause and the
+             failing segment; OUT is untouched
+          2  bad usage, not a sealed file, the wrong kind of key (a passphrase for a file sealed with a vault key,
+             or the reverse: stderr says which to give), an unsupported version, a missing vault or keyset, or an
+             I/O failure
 
         EXAMPLE:
           rampart open backup.tar.sealed backup.tar --passphrase-file pass.txt

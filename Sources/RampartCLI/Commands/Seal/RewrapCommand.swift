@@ -35,7 +35,8 @@ public enum RewrapCommand: Command {
         EXIT CODES:
           0  every FILE was re-wrapped (or already used the primary key)
           1  a FILE did not unwrap (wrong key or passphrase) or its header was edited; later files are skipped
-          2  bad usage, a missing vault or keyset, a FILE that is not sealed, or an I/O failure
+          2  bad usage, a missing vault or keyset, a FILE that is not sealed or needs the other kind of key, or an
+             I/O failure
 
         EXAMPLE:
           rampart rewrap backups/*.sealed --vault keys.vault --vault-passphrase-file vault-pass.txt --key backups \\
@@ -62,16 +63,22 @@ public enum RewrapCommand: Command {
         let rotate = arguments.flag("--rotate")
         let newPassphraseFile = try arguments.option("--new-passphrase-file")
         let kdf = try SealIO.kdf(arguments.option("--kdf"))
+        let passphraseFile = try arguments.option("--passphrase-file")
+        let vault = try SealIO.vaultOptions(&arguments)
+        // The files first: without them nothing else matters.
+        let files = try arguments.positionals()
+        guard !files.isEmpty else { throw UsageError("give at least one sealed FILE to re-wrap, and its key options") }
         let oldKey: SealKey
         let newKey: SealKey
         var keyset: Keyset?
         do {
             if let newPassphraseFile {
                 guard !rotate else { throw UsageError("--rotate goes with --vault, not --new-passphrase-file") }
-                oldKey = try await SealIO.key(&arguments, kdf: kdf, createIfMissing: false)
+                oldKey = try await SealIO.key(
+                    passphraseFile: passphraseFile, vault: vault, kdf: kdf, createIfMissing: false)
                 newKey = .passphrase(try SealIO.readSecretFile(newPassphraseFile, what: "new passphrase"), kdf: kdf)
             } else {
-                guard let vault = try SealIO.vaultOptions(&arguments) else {
+                guard let vault, passphraseFile == nil else {
                     throw UsageError(
                         "give --vault FILE (--vault-passphrase-file F | --vault-key-file F) --key NAME, or "
                             + "--passphrase-file OLD --new-passphrase-file NEW")
@@ -87,8 +94,6 @@ public enum RewrapCommand: Command {
         } catch let error as SealError {
             return SealIO.report(error, command: name, context: context)
         }
-        let files = try arguments.positionals()
-        guard !files.isEmpty else { throw UsageError("give at least one sealed FILE") }
         var entries: [Entry] = []
         for file in files {
             let url = URL(fileURLWithPath: file)

@@ -37,7 +37,7 @@ public enum SealCommand: Command {
 
         EXIT CODES:
           0  OUT was written
-          1  the vault passphrase is wrong
+          1  the vault passphrase or key file is wrong
           2  bad usage, an unreadable input or passphrase file, or a write failure (nothing is left at OUT)
 
         EXAMPLE:

@@ -23,6 +23,16 @@ enum SealIO {
     ) async throws -> SealKey {
         let passphraseFile = try arguments.option("--passphrase-file")
         let vault = try vaultOptions(&arguments)
+        return try await key(passphraseFile: passphraseFile, vault: vault, kdf: kdf, createIfMissing: createIfMissing)
+    }
+
+    /// The key named by options already read: a passphrase file, or a vault and keyset.
+    static func key(
+        passphraseFile: String?,
+        vault: VaultOptions?,
+        kdf: PasswordKDF,
+        createIfMissing: Bool
+    ) async throws -> SealKey {
         switch (passphraseFile, vault) {
         case (let file?, nil):
             return .passphrase(try readSecretFile(file, what: "passphrase"), kdf: kdf)
@@ -78,8 +88,7 @@ enum SealIO {
             let backend = try FileVault.open(at: path, credential: credential, create: create)
             return KeysetStore(Vault(backend: backend))
         } catch let error as VaultError where error.code == .authFailed {
-            throw SealError.wrongKey(
-                "the vault \(path) did not open: wrong vault passphrase or key file, or not a Rampart vault")
+            throw SealError.wrongKey("the vault \(path) did not open: \(error.reason)")
         } catch let error as VaultError where error.code == .itemNotFound {
             throw UsageError("there is no vault at \(path); seal a file with --vault first to create it")
         } catch let error as VaultError {
