@@ -24,6 +24,8 @@ let package = Package(
         .library(name: "RampartSecretStore", targets: ["RampartSecretStore"]),
         .library(name: "RampartSeal", targets: ["RampartSeal"]),
         .library(name: "RampartAttestClient", targets: ["RampartAttestClient"]),
+        // App only.
+        .library(name: "RampartApple", targets: ["RampartApple"]),
         // Server and tools.
         .library(name: "RampartChainVerification", targets: ["RampartChainVerification"]),
         .library(name: "RampartTLS", targets: ["RampartTLS"]),
@@ -65,6 +67,24 @@ let package = Package(
         .target(
             name: "RampartAttestClient",
             dependencies: ["RampartCrypto", "RampartRequestSigning", "RampartSecretStore"],
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: App-only library (Security, DeviceCheck, CryptoKit on Apple; the simulation of them on Linux)
+        .target(
+            name: "RampartApple",
+            dependencies: [
+                "RampartCrypto", "RampartX509", "RampartPinning", "RampartSecretStore", "RampartAttestClient",
+                "RampartRequestSigning", "RampartSeal", .target(name: "RampartAppleSimulation", condition: linux),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // Linux only: Apple's declarations as documented, implemented over the Linux modules.
+        .target(
+            name: "RampartAppleSimulation",
+            dependencies: [
+                "RampartCrypto", "RampartX509", "RampartChainVerification", "RampartAppAttest", "RampartSecretStore",
+            ],
             swiftSettings: swiftSettings
         ),
 
@@ -260,6 +280,14 @@ let package = Package(
                 "RampartAttestService", "RampartAttestClient", "RampartAttestSimulation", "RampartAppAttest",
                 "RampartRequestSigning", "RampartSecretStore", "RampartVault", "RampartX509", "RampartSQLite",
                 "RampartCrypto", "RampartCLI", "TestSupport",
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RampartAppleTests",
+            dependencies: [
+                "RampartApple", "RampartAppleSimulation", "RampartCrypto", "RampartX509", "RampartPinning",
+                "RampartSecretStore", "RampartAttestClient", "RampartAttestService", "RampartAppAttest", "TestSupport",
             ],
             swiftSettings: swiftSettings
         ),

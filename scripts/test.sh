@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 source scripts/install-deps.sh
 source scripts/postgres.sh
 
+swift package dump-package | python3 scripts/check-app-dependencies.py   # issue #11: nothing an app adds reaches a C library
 swift build --build-tests -Xswiftc -warnings-as-errors \
     --explicit-target-dependency-import-check error -Xswiftc -require-explicit-sendable
 bash scripts/with-keyring.sh swift test --skip-build --parallel --num-workers 2 "$@"
