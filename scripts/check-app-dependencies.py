@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+"""Fails when an app-side product reaches a system library or a server-side module on an Apple platform.
+
+Reads `swift package dump-package` (JSON on stdin, or runs it) and walks each app-side target's dependencies as
+SwiftPM resolves them for iOS, macOS, tvOS, watchOS and visionOS: a dependency with a platform condition counts only
+on the platforms it names. Issue #11: "swift package dump-package shows no system-library target reachable from
+RampartPinning, RampartAttestClient, RampartSeal or RampartApple on iOS or macOS".
+"""
+import json
+import subprocess
+import sys
+
+APP_SIDE = ["RampartCrypto", "RampartX509", "RampartPinning", "RampartRequestSigning", "RampartSecretStore",
+            "RampartSeal", "RampartAttestClient", "RampartApple"]
+SERVER_SIDE = {"RampartChainVerification", "RampartTLS", "RampartAppAttest", "RampartAttestSimulation",
+               "RampartAttestService", "RampartVault", "RampartSQLite", "RampartAppleSimulation", "RampartCLI"}
+PLATFORMS = ["ios", "macos", "tvos", "watchos", "visionos"]
+
+
+def main() -> int:
+    text = "" if sys.stdin.isatty() else sys.stdin.read()
+    if not text.strip():
+        text = subprocess.run(["swift", "package", "dump-package"], check=True, capture_output=True, text=True).stdout
+    package = json.loads(text)
+    targets = {t["name"]: t for t in package["targets"]}
+    system = {name for name, t in targets.items() if t["type"] == "system-target"}
+
+    def dependencies(target, platform):
+        for dependency in target.get("dependencies", []):
+            ((_, value),) = dependency.items()
+            name = value[0]
+            condition = value[-1] if isinstance(value[-1], dict) else None
+            names = (condition or {}).get("platformNames") or []
+            if names and platform not in names:
+                continue
+            yield name
+
+    failures = []
+    for platform in PLATFORMS:
+        for root in APP_SIDE:
+            seen, stack = set(), [root]
+            while stack:
+                name = stack.pop()
+                if name in seen or name not in targets:
+                    continue
+                seen.add(name)
+                stack.extend(dependencies(targets[name], platform))
+            bad = sorted(seen & (system | SERVER_SIDE))
+            if bad:
+                failures.append(f"{root} on {platform} reaches {', '.join(bad)}")
+    for failure in failures:
+        print(f"check-app-dependencies: {failure}; condition the dependency with .when(platforms: [.linux]) "
+              "or move the code to a server-side module", file=sys.stderr)
+    if not failures:
+        print(f"check-app-dependencies: {len(APP_SIDE)} app-side modules reach no system library or server module "
+              f"on {', '.join(PLATFORMS)}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
