@@ -23,7 +23,7 @@ def main() -> int:
         text = subprocess.run(["swift", "package", "dump-package"], check=True, capture_output=True, text=True).stdout
     package = json.loads(text)
     targets = {t["name"]: t for t in package["targets"]}
-    system = {name for name, t in targets.items() if t["type"] == "system-target"}
+    system = {name for name, t in targets.items() if t["type"] in ("system", "system-target")}
 
     def dependencies(target, platform):
         for dependency in target.get("dependencies", []):
