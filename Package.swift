@@ -330,3 +330,27 @@ let package = Package(
         ),
     ]
 )
+
+// MARK: Apple-only builds
+//
+// Apple's toolchains cannot build the server-side modules (their C libraries are Linux-only dependencies), and SwiftPM
+// builds every target of a package for `swift test`. With RAMPART_APPLE_ONLY set, the package declares only what an
+// app adds and the tests of it that run on Apple platforms (.github/workflows/apple.yml); the full package is Linux's.
+if Context.environment["RAMPART_APPLE_ONLY"] != nil {
+    let appleTargets: Set<String> = [
+        "RampartCrypto", "RampartX509", "RampartPinning", "RampartRequestSigning", "RampartSecretStore",
+        "RampartSeal", "RampartAttestClient", "RampartApple", "TestSupport", "RampartCryptoTests",
+        "RampartRequestSigningTests",
+    ]
+    func keeps(_ dependency: Target.Dependency) -> Bool {
+        switch dependency {
+        case .targetItem(let name, _), .byNameItem(let name, _): appleTargets.contains(name)
+        default: true
+        }
+    }
+    package.targets = package.targets.filter { appleTargets.contains($0.name) }
+    for target in package.targets { target.dependencies = target.dependencies.filter(keeps) }
+    package.products = package.products.filter { product in
+        (product as? Product.Library)?.targets.allSatisfy(appleTargets.contains) ?? false
+    }
+}
