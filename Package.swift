@@ -215,6 +215,13 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .executableTarget(
+            name: "FuzzRequestHead",
+            dependencies: ["FuzzSupport", "RampartAttestService"],
+            path: "Fuzz/FuzzRequestHead",
+            exclude: ["Seeds"],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
             name: "FuzzJSON",
             dependencies: ["FuzzSupport", "RampartRequestSigning"],
             path: "Fuzz/FuzzJSON",

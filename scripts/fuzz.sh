@@ -38,6 +38,7 @@ targets=(
     FuzzVaultFile
     FuzzCBOR
     FuzzJSON
+    FuzzRequestHead
     FuzzAuthenticatorData
     FuzzAttestationObject
     FuzzServiceRouter

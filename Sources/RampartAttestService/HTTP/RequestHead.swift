@@ -15,9 +15,9 @@
 ///   MHD used the first of two different values, so two values that differ (or a list) are refused.
 ///
 /// A NUL byte anywhere in the head is refused too (MHD would cut the text at it).
-enum RequestHead {
+package enum RequestHead {
     /// What the bytes received so far amount to.
-    enum Verdict: Equatable {
+    package enum Verdict: Equatable {
         /// No end of head yet, and nothing wrong so far.
         case incomplete
         /// A well-framed head of `byteCount` bytes (through its final CRLF CRLF).
@@ -34,7 +34,7 @@ enum RequestHead {
     ///   - bytes: The bytes received so far (peeked, not consumed).
     ///   - maximumByteCount: The largest head accepted.
     /// - Returns: The verdict.
-    static func check(_ bytes: some Collection<UInt8>, maximumByteCount: Int) -> Verdict {
+    package static func check(_ bytes: some Collection<UInt8>, maximumByteCount: Int) -> Verdict {
         var line: [UInt8] = []
         var sawRequestLine = false
         var contentLengths: Set<[UInt8]> = []

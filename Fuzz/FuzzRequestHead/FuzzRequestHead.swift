@@ -1,0 +1,51 @@
+import Foundation
+import FuzzSupport
+import RampartAttestService
+
+/// The connection gate's framing check (``RequestHead``) must never crash on any bytes, and must keep the promises
+/// the gate relies on while bytes trickle in:
+///
+/// - a complete head ends with CRLF CRLF within the bytes given and the limit, and the bytes after it (a body) do not
+///   change the verdict;
+/// - every proper prefix of a complete head is `incomplete`: a head that will be well-framed is never refused or
+///   called complete early, however the client splits it;
+/// - a verdict of `tooLarge` only comes once more than the limit has arrived without an end of head.
+func check(_ bytes: [UInt8]) {
+    let limit = 512
+    let verdict = RequestHead.check(bytes, maximumByteCount: limit)
+    guard case .complete(let count) = verdict else {
+        if case .tooLarge = verdict { fuzzInvariant(bytes.count > limit, "tooLarge before the limit was reached") }
+        return
+    }
+    fuzzInvariant(count >= 4 && count <= bytes.count && count <= limit, "a complete head outside the bytes or limit")
+    fuzzInvariant(
+        Array(bytes[(count - 4)..<count]) == [13, 10, 13, 10], "a complete head that does not end in CRLF CRLF")
+    fuzzInvariant(
+        RequestHead.check(bytes.prefix(count), maximumByteCount: limit) == .complete(byteCount: count),
+        "the head alone is judged differently from the head with what follows it")
+    for cut in stride(from: 0, to: count, by: max(1, count / 16)) {
+        fuzzInvariant(
+            RequestHead.check(bytes.prefix(cut), maximumByteCount: limit) == .incomplete,
+            "a prefix of a well-framed head was not judged incomplete")
+    }
+}
+
+#if FUZZING
+/// libFuzzer's per-input hook.
+@_cdecl("LLVMFuzzerTestOneInput")
+func fuzzRequestHeadTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    check(FuzzInput.bytes(data, size))
+    return 0
+}
+
+/// The process entry point under `-DFUZZING` (see `FuzzInput.runLibFuzzer`).
+@_cdecl("FuzzRequestHead_main")
+func fuzzRequestHeadMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    FuzzInput.runLibFuzzer(argc, argv, fuzzRequestHeadTestOneInput)
+}
+#else
+@main
+enum FuzzRequestHeadReplay {
+    static func main() { exit(FuzzInput.replay(Array(CommandLine.arguments.dropFirst()), check)) }
+}
+#endif
