@@ -7,13 +7,14 @@ extension PinConfiguration {
     /// ```json
     /// {"version": 1, "pinnedDomains": {"example.com": {
     ///     "includeSubdomains": true,
-    ///     "caPins": [{"spki-sha256": "…"}], "leafPins": [{"cert-sha256": "…"}],
+    ///     "caPins": [{"spki-sha256": "…"}], "leafPins": [{"cert-sha256": "…"}], "chainPins": [{"spki-sha256": "…"}],
     ///     "reportOnly": false, "expirationDate": "2027-01-01",
     ///     "ownAnchors": ["-----BEGIN CERTIFICATE-----…"], "reportURIs": ["https://…"]}}}
     /// ```
     ///
-    /// `caPins` and `leafPins` mean what `NSPinnedCAIdentities` and `NSPinnedLeafIdentities` mean; the other keys
-    /// are TrustKit's additions and Rampart's own anchors.
+    /// `caPins` and `leafPins` mean what `NSPinnedCAIdentities` and `NSPinnedLeafIdentities` mean; `chainPins`
+    /// match any certificate of the chain (TrustKit's, OkHttp's and Android's pins); the other keys are TrustKit's
+    /// additions and Rampart's own anchors.
     ///
     /// - Parameter jsonData: The JSON.
     /// - Throws: ``PinningError``: `invalidConfiguration` for malformed JSON or wrongly typed values, `invalidPin`,
@@ -47,7 +48,8 @@ extension PinConfiguration {
             throw PinningError.limitExceeded("more than \(Self.maximumDomainCount) pinned domains")
         }
         let known: Set<String> = [
-            "includeSubdomains", "caPins", "leafPins", "reportOnly", "expirationDate", "ownAnchors", "reportURIs",
+            "includeSubdomains", "caPins", "leafPins", "chainPins", "reportOnly", "expirationDate", "ownAnchors",
+            "reportURIs",
         ]
         var policies: [PinPolicy] = []
         for (domain, value) in domains.sorted(by: { $0.key < $1.key }) {
@@ -68,6 +70,7 @@ extension PinConfiguration {
                     includesSubdomains: try Self.bool(entry["includeSubdomains"], "includeSubdomains", domain),
                     caPins: try Self.jsonPins(entry["caPins"], key: "caPins", domain: domain),
                     leafPins: try Self.jsonPins(entry["leafPins"], key: "leafPins", domain: domain),
+                    chainPins: try Self.jsonPins(entry["chainPins"], key: "chainPins", domain: domain),
                     isReportOnly: try Self.bool(entry["reportOnly"], "reportOnly", domain),
                     expirationDate: try Self.date(entry["expirationDate"], domain: domain),
                     ownAnchors: try Self.anchors(entry["ownAnchors"], domain: domain),
@@ -87,6 +90,7 @@ extension PinConfiguration {
                 includeSubdomains: policy.includesSubdomains ? true : nil,
                 caPins: policy.caPins.map { $0.map { [$0.kind.description: $0.base64] } },
                 leafPins: policy.leafPins.map { $0.map { [$0.kind.description: $0.base64] } },
+                chainPins: policy.chainPins.map { $0.map { [$0.kind.description: $0.base64] } },
                 reportOnly: policy.isReportOnly ? true : nil,
                 expirationDate: policy.expirationDate.map(Self.formatDate),
                 ownAnchors: policy.ownAnchors.isEmpty
@@ -107,6 +111,7 @@ extension PinConfiguration {
         let includeSubdomains: Bool?
         let caPins: [[String: String]]?
         let leafPins: [[String: String]]?
+        let chainPins: [[String: String]]?
         let reportOnly: Bool?
         let expirationDate: String?
         let ownAnchors: [String]?

@@ -129,13 +129,12 @@ extension PinConfiguration {
             if policy.expirationDate != nil { extras.append("an expiration date") }
             if !policy.ownAnchors.isEmpty { extras.append("own trust anchors") }
             if !policy.reportURIs.isEmpty { extras.append("report URIs") }
-            if ((policy.caPins ?? []) + (policy.leafPins ?? [])).contains(where: { $0.kind != .spkiSHA256 }) {
-                extras.append("certificate pins")
-            }
+            if policy.allPins.contains(where: { $0.kind != .spkiSHA256 }) { extras.append("certificate pins") }
+            if policy.chainPins != nil { extras.append("chain pins (no CA/leaf split)") }
             guard extras.isEmpty else {
                 throw PinningError.unsupportedFormat(
                     "\(policy.domain) uses \(extras.joined(separator: ", ")), which NSPinnedDomains cannot express; "
-                        + "write it as Rampart JSON (--format json)")
+                        + "write it as Rampart JSON (--format json); for chain pins, list the CA keys as CA pins")
             }
             var entry: [String: Any] = [:]
             if policy.includesSubdomains { entry[PlistKey.includesSubdomains] = true }

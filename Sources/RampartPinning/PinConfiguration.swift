@@ -24,19 +24,25 @@ public struct PinConfiguration: Hashable, Sendable {
         public static let plist = Format(name: "plist")
         /// Rampart JSON: `{"version": 1, "pinnedDomains": {...}}`.
         public static let json = Format(name: "json")
+        /// TrustKit's dictionary, as a property list: `TSKConfiguration` → `TSKPinnedDomains`.
+        public static let trustKit = Format(name: "trustkit")
+        /// OkHttp's `CertificatePinner.Builder()`, as Kotlin source.
+        public static let okHttp = Format(name: "okhttp")
+        /// Android's `network_security_config.xml` with `<pin-set>`.
+        public static let android = Format(name: "android")
 
-        /// `plist` or `json`.
+        /// Every format, in the order `--help` lists them.
+        public static let all: [Format] = [.plist, .trustKit, .okHttp, .android, .json]
+
+        /// `plist`, `json`, `trustkit`, `okhttp` or `android`.
         public var description: String { name }
 
-        /// The format named `name` (`plist` or `json`), or nil.
+        /// The format named `name`, or nil.
         ///
         /// - Parameter name: The name.
         public init?(named name: String) {
-            switch name {
-            case "plist": self = .plist
-            case "json": self = .json
-            default: return nil
-            }
+            guard let format = Self.all.first(where: { $0.name == name }) else { return nil }
+            self = format
         }
 
         init(name: String) { self.name = name }
@@ -79,13 +85,17 @@ public struct PinConfiguration: Hashable, Sendable {
             guard seen.insert(policy.domain).inserted else {
                 throw PinningError.invalidConfiguration("the domain '\(policy.domain)' is pinned twice")
             }
-            guard policy.caPins != nil || policy.leafPins != nil || !policy.ownAnchors.isEmpty else {
+            guard
+                policy.caPins != nil || policy.leafPins != nil || policy.chainPins != nil
+                    || !policy.ownAnchors.isEmpty
+            else {
                 throw PinningError.invalidConfiguration(
                     "the domain '\(policy.domain)' has no pin list; add NSPinnedCAIdentities or "
-                        + "NSPinnedLeafIdentities (Info.plist), or caPins or leafPins (Rampart JSON)")
+                        + "NSPinnedLeafIdentities (Info.plist), or caPins, leafPins or chainPins (Rampart JSON)")
             }
             guard (policy.caPins?.count ?? 0) <= Self.maximumPinsPerList,
-                (policy.leafPins?.count ?? 0) <= Self.maximumPinsPerList
+                (policy.leafPins?.count ?? 0) <= Self.maximumPinsPerList,
+                (policy.chainPins?.count ?? 0) <= Self.maximumPinsPerList
             else {
                 throw PinningError.limitExceeded("more than \(Self.maximumPinsPerList) pins in one list")
             }
@@ -123,21 +133,37 @@ public struct PinConfiguration: Hashable, Sendable {
 
     /// Reads a configuration, detecting its format from the content.
     ///
-    /// - Parameter data: An XML or binary property list, or Rampart JSON.
-    /// - Throws: ``PinningError``: `unsupportedFormat` when the content is neither, `limitExceeded` beyond
-    ///   ``maximumByteCount``, and the errors of ``init(plistData:)`` and ``init(jsonData:)``.
+    /// - Parameter data: An XML or binary property list (an `Info.plist` with `NSPinnedDomains`, or TrustKit's
+    ///   `TSKConfiguration`), Android's `network_security_config.xml`, OkHttp `CertificatePinner` source, or Rampart
+    ///   JSON.
+    /// - Throws: ``PinningError``: `unsupportedFormat` when the content is none of these, `limitExceeded` beyond
+    ///   ``maximumByteCount``, and the errors of each reader.
     public init(contentsOf data: Data) throws {
         switch try Self.detectFormat(data) {
         case .json: try self.init(jsonData: data)
-        default: try self.init(plistData: data)
+        case .android: try self.init(androidXML: data)
+        case .okHttp: try self.init(okHttpSource: data)
+        default:
+            // TrustKit's dictionary is a property list too: tell them apart by their keys.
+            if let root = try? PropertyListSerialization.propertyList(from: data, options: [], format: nil)
+                as? [String: Any],
+                root[TrustKitKey.configuration] != nil || root[TrustKitKey.pinnedDomains] != nil
+            {
+                try self.init(trustKit: root)
+            } else {
+                try self.init(plistData: data)
+            }
         }
     }
 
-    /// The format of `data`, from its first bytes: `{` or `[` is JSON, `<?xml`, `<plist` or `bplist` a property list.
+    /// The format of `data`, from its content: `{` or `[` is JSON; `bplist`, or XML whose root is not
+    /// `<network-security-config>`, a property list (``Format/plist``, also for TrustKit's, which ``init(contentsOf:)``
+    /// tells apart); XML rooted at `<network-security-config>` Android's; other text naming `CertificatePinner`
+    /// OkHttp source.
     ///
     /// - Parameter data: The configuration bytes.
     /// - Returns: The format.
-    /// - Throws: ``PinningError`` with code `unsupportedFormat` when it is neither, `limitExceeded` when too large.
+    /// - Throws: ``PinningError`` with code `unsupportedFormat` when it is none, `limitExceeded` when too large.
     public static func detectFormat(_ data: Data) throws -> Format {
         guard data.count <= maximumByteCount else {
             throw PinningError.limitExceeded("the configuration is larger than \(maximumByteCount) bytes")
@@ -147,10 +173,13 @@ public struct PinConfiguration: Hashable, Sendable {
         let skippedBOM = start.starts(with: [0xEF, 0xBB, 0xBF]) ? start.dropFirst(3) : start
         switch skippedBOM.first {
         case UInt8(ascii: "{"), UInt8(ascii: "["): return .json
-        case UInt8(ascii: "<"): return .plist
+        case UInt8(ascii: "<"):
+            return data.range(of: Data("<network-security-config".utf8)) != nil ? .android : .plist
         default:
+            if data.range(of: Data("CertificatePinner".utf8)) != nil { return .okHttp }
             throw PinningError.unsupportedFormat(
-                "the configuration is neither a property list (Info.plist) nor Rampart JSON")
+                "the configuration is none of: a property list (Info.plist or TrustKit), Android's "
+                    + "network_security_config.xml, OkHttp CertificatePinner source, or Rampart JSON")
         }
     }
 }

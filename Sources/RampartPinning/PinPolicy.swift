@@ -5,8 +5,9 @@ public import Foundation
 /// Matching follows Apple's rules: the domain is compared case-insensitively, without a trailing dot, and
 /// ``includesSubdomains`` extends the policy to names exactly *one* label longer (`api.example.com` for
 /// `example.com`, never `a.b.example.com`). ``caPins`` are matched against the CA certificates of the *verified*
-/// path (indices 1…n-1, the anchor included), ``leafPins`` against the leaf (index 0); when both lists are present
-/// both must match, and one pin per list is enough.
+/// path (indices 1…n-1, the anchor included), ``leafPins`` against the leaf (index 0), and ``chainPins`` —
+/// TrustKit's, OkHttp's and Android's kind, which know no CA/leaf split — against any certificate of the path; when
+/// several lists are present each must match, and one pin per list is enough.
 public struct PinPolicy: Hashable, Sendable {
     /// The domain, lowercased and without a trailing dot.
     public let domain: String
@@ -16,6 +17,10 @@ public struct PinPolicy: Hashable, Sendable {
     public var caPins: [Pin]?
     /// Pins of the leaf certificate (`NSPinnedLeafIdentities`); nil when the list is absent.
     public var leafPins: [Pin]?
+    /// Pins matched against any certificate of the verified path, leaf or CA (TrustKit's `TSKPublicKeyHashes`,
+    /// OkHttp's `CertificatePinner`, Android's `<pin-set>`); nil when the list is absent. `NSPinnedDomains` cannot
+    /// express it.
+    public var chainPins: [Pin]?
     /// TrustKit's report-only mode (`kTSKEnforcePinning = NO`): a mismatch is reported but the connection allowed.
     /// This is the safe form of "fall back to an unpinned connection".
     public var isReportOnly: Bool
@@ -35,6 +40,7 @@ public struct PinPolicy: Hashable, Sendable {
     ///   - includesSubdomains: Whether one more label is covered.
     ///   - caPins: CA pins, or nil for none.
     ///   - leafPins: Leaf pins, or nil for none.
+    ///   - chainPins: Pins of any certificate of the path, or nil for none.
     ///   - isReportOnly: Report mismatches without refusing.
     ///   - expirationDate: When the pins stop being enforced.
     ///   - ownAnchors: DER trust anchors that replace the device's store for this domain.
@@ -44,6 +50,7 @@ public struct PinPolicy: Hashable, Sendable {
         includesSubdomains: Bool = false,
         caPins: [Pin]? = nil,
         leafPins: [Pin]? = nil,
+        chainPins: [Pin]? = nil,
         isReportOnly: Bool = false,
         expirationDate: Date? = nil,
         ownAnchors: [[UInt8]] = [],
@@ -53,6 +60,7 @@ public struct PinPolicy: Hashable, Sendable {
         self.includesSubdomains = includesSubdomains
         self.caPins = caPins
         self.leafPins = leafPins
+        self.chainPins = chainPins
         self.isReportOnly = isReportOnly
         self.expirationDate = expirationDate
         self.ownAnchors = ownAnchors
@@ -70,6 +78,9 @@ public struct PinPolicy: Hashable, Sendable {
         let label = name.dropLast(domain.count + 1)
         return !label.isEmpty && !label.contains(".")
     }
+
+    /// Every pin of the policy, CA, leaf and chain lists in that order.
+    public var allPins: [Pin] { (caPins ?? []) + (leafPins ?? []) + (chainPins ?? []) }
 
     /// Whether `host` is this policy's domain itself (exact matches win over subdomain matches).
     func isExactly(_ host: String) -> Bool { Self.normalize(host) == domain }

@@ -93,7 +93,7 @@ public struct PinningDecision: Sendable {
     ) -> PinFailureReport? {
         guard let policy, outcome != .pinned, outcome != .pinsExpired else { return nil }
         let chain = (chainVerdict.path ?? presented).map(\.pemString)
-        let pins = (policy.caPins ?? []) + (policy.leafPins ?? [])
+        let pins = policy.allPins
         return PinFailureReport(
             appBundleID: appBundleID,
             appVersion: appVersion,
@@ -213,10 +213,15 @@ public struct PinMismatch: Hashable, Sendable {
                 failed.append("NSPinnedLeafIdentities")
             }
         }
+        if let pins = policy.chainPins {
+            if !pins.contains(where: { pin in path.contains { pin.matches($0) } }) {
+                failed.append("the chain pins")
+            }
+        }
         guard !failed.isEmpty else { return nil }
         failedLists = failed
         domain = policy.domain
-        expectedPins = (policy.caPins ?? []) + (policy.leafPins ?? [])
+        expectedPins = policy.allPins
         chainPins = path.enumerated().compactMap { index, certificate in
             guard let spki = try? Pin(kind: .spkiSHA256, digest: Self.spkiDigest(certificate)),
                 let whole = try? Pin(kind: .certificateSHA256, digest: certificate.fingerprintSHA256)

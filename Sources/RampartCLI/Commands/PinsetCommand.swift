@@ -4,29 +4,41 @@ import RampartPinning
 import RampartTLS
 import RampartX509
 
-/// `rampart pinset (HOST[:PORT] | CHAIN --host NAME) --format plist|json`: a pin configuration from a verified chain.
+/// `rampart pinset (HOST[:PORT] | CHAIN --host NAME) --format plist|trustkit|okhttp|android|json`: a pin
+/// configuration from a verified chain, for every platform an app ships on.
 public enum PinsetCommand: Command {
     /// `pinset`.
     public static let name = "pinset"
     /// One line for `rampart --help`.
-    public static let abstract = "write an NSPinnedDomains (plist) or Rampart JSON pin set from a verified chain"
+    public static let abstract =
+        "write a pin set (NSPinnedDomains, TrustKit, OkHttp, Android or Rampart JSON) from a verified chain"
     /// The `--help` text.
     public static let help = """
-        USAGE: rampart pinset (HOST[:PORT] | CHAIN.pem --host NAME) --format plist|json [--ca ROOT.pem]...
-                              [--include-subdomains] [--leaf] [--servername NAME] [--at RFC3339]
-                              [--timeout S] [--json]
+        USAGE: rampart pinset (HOST[:PORT] | CHAIN.pem --host NAME) --format plist|trustkit|okhttp|android|json
+                              [--ca ROOT.pem]... [--include-subdomains] [--leaf] [--backup-pin PIN]...
+                              [--merge-into Info.plist] [--servername NAME] [--at RFC3339] [--timeout S] [--json]
 
         Evaluates the chain (from a live server or a file) and, when it is trusted, prints a pin configuration for
         the host built from the *verified* path. By default it pins the CA keys — every intermediate and the root —
         as Apple advises (CA keys, at least two pins) in NSPinnedCAIdentities; with --leaf it pins the server's own
-        key in NSPinnedLeafIdentities instead.
+        key in NSPinnedLeafIdentities instead. Formats that cannot express a rule say so on stderr (and in a comment
+        where the format has comments), or refuse with the reason, instead of writing something subtly different:
+        TrustKit, OkHttp and Android match pins against every certificate of the chain (no CA/leaf split), TrustKit
+        and Android include subdomains at every depth, TrustKit refuses a single enforced pin and IP hosts, OkHttp
+        has no expiration or report-only mode, Android no report-only mode.
 
         OPTIONS:
-          --format F            plist (an Info.plist NSAppTransportSecurity → NSPinnedDomains fragment) or json
-                                (Rampart JSON); --json alone means --format json
+          --format F            plist (an Info.plist NSAppTransportSecurity → NSPinnedDomains fragment), trustkit
+                                (TrustKit's TSKConfiguration dictionary), okhttp (Kotlin CertificatePinner), android
+                                (network_security_config.xml <pin-set>) or json (Rampart JSON); --json alone means
+                                --format json
           --host NAME           with a chain file: the host name to pin
           --include-subdomains  set NSIncludesSubdomains (covers exactly one more label)
           --leaf                pin the leaf key instead of the CA keys
+          --backup-pin PIN      also pin PIN (sha256/BASE64 or BASE64: the SPKI SHA-256 of a spare key or another
+                                CA, kept offline), in the same list (repeatable)
+          --merge-into FILE     with --format plist: print FILE (an Info.plist) with its NSPinnedDomains replaced and
+                                every other key kept
           --ca FILE             trust the root(s) in FILE instead of the system trust store (repeatable)
           --servername NAME     for a live server: the SNI name and host to pin
           --at TIME             validate at this RFC 3339 time instead of now
@@ -54,10 +66,22 @@ public enum PinsetCommand: Command {
         let includeSubdomains = arguments.flag("--include-subdomains")
         let leaf = arguments.flag("--leaf")
         let formatName = try arguments.option("--format") ?? (json ? "json" : nil)
-        guard let formatName else { throw UsageError("give --format plist or --format json") }
+        let formats = PinConfiguration.Format.all.map(\.description).joined(separator: ", ")
+        guard let formatName else { throw UsageError("give --format, one of \(formats)") }
         guard let format = PinConfiguration.Format(named: formatName) else {
-            throw UsageError("--format must be plist or json")
+            throw UsageError("--format must be one of \(formats); got '\(formatName)'")
         }
+        let backups = try arguments.options("--backup-pin").map { text in
+            do {
+                return try Pin(kind: .spkiSHA256, base64: text.hasPrefix("sha256/") ? String(text.dropFirst(7)) : text)
+            } catch {
+                throw UsageError(
+                    "--backup-pin '\(text.prefix(60))' is not a pin: give sha256/BASE64 of a SubjectPublicKeyInfo "
+                        + "(rampart pins FILE prints them)")
+            }
+        }
+        let mergeInto = try arguments.option("--merge-into")
+        if mergeInto != nil && format != .plist { throw UsageError("--merge-into works with --format plist only") }
         let host = try arguments.option("--host")
         let serverName = try arguments.option("--servername")
         let trust = try TrustInputs.anchors(&arguments, context: context)
@@ -82,22 +106,45 @@ public enum PinsetCommand: Command {
             )
             return .failure
         }
-        let policy: PinPolicy
+        var policy: PinPolicy
         do {
             policy = try PinPolicy.suggested(
                 for: source.host, path: path, pinLeaf: leaf, includesSubdomains: includeSubdomains)
         } catch let error as PinningError {
             throw UsageError("\(error.reason)")
         }
-        let pinCount = (policy.caPins?.count ?? 0) + (policy.leafPins?.count ?? 0)
+        for pin in backups where !policy.allPins.contains(pin) {
+            if leaf {
+                policy.leafPins = (policy.leafPins ?? []) + [pin]
+            } else {
+                policy.caPins = (policy.caPins ?? []) + [pin]
+            }
+        }
+        let pinCount = policy.allPins.count
         if pinCount < 2 {
             context.printError(
                 "rampart pinset: warning: only one pin; if that key changes the app cannot connect. Add a backup pin "
                     + "(the key of a spare certificate or another CA) before shipping.")
         }
         let configuration = try PinConfiguration(policies: [policy])
-        let data = format == .json ? try configuration.jsonData() : try configuration.plistData()
-        let text = String(decoding: data, as: UTF8.self)
+        let export: PinConfiguration.Export
+        do {
+            if let mergeInto {
+                let existing: Data
+                do {
+                    existing = try Data(contentsOf: URL(fileURLWithPath: mergeInto))
+                } catch {
+                    throw UsageError("cannot read \(mergeInto) to merge into; give the app's Info.plist")
+                }
+                export = .init(data: try configuration.plistData(mergingInto: existing), notes: [])
+            } else {
+                export = try configuration.export(as: format)
+            }
+        } catch let error as PinningError {
+            throw UsageError("\(error.reason)")
+        }
+        for note in export.notes { context.printError("rampart pinset: note: \(note)") }
+        let text = String(decoding: export.data, as: UTF8.self)
         context.standardOutput(text.hasSuffix("\n") ? text : text + "\n")
         return .success
     }
