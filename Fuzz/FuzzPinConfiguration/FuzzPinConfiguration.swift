@@ -2,8 +2,9 @@ import Foundation
 import FuzzSupport
 import RampartPinning
 
-/// Reading a pin configuration (property list or JSON, detected from the content) must never crash; an accepted one
-/// must survive writing as JSON and reading back unchanged, and host lookups on it must not crash either.
+/// Reading a pin configuration (property list, TrustKit, Android XML, OkHttp source or JSON, detected from the
+/// content) must never crash; an accepted one must survive writing as JSON and reading back unchanged; whatever
+/// another format writes must read back with the same domains and pins; host lookups on it must not crash either.
 func check(_ bytes: [UInt8]) {
     guard let configuration = try? PinConfiguration(contentsOf: Data(bytes)) else { return }
     if let json = try? configuration.jsonData() {
@@ -13,6 +14,15 @@ func check(_ bytes: [UInt8]) {
     if let plist = try? configuration.plistData() {
         let again = try? PinConfiguration(contentsOf: plist)
         fuzzInvariant(again?.policies == configuration.policies, "a configuration does not round-trip through plist")
+    }
+    for format in [PinConfiguration.Format.trustKit, .okHttp, .android] {
+        guard let export = try? configuration.export(as: format) else { continue }
+        let again = try? PinConfiguration(contentsOf: export.data)
+        fuzzInvariant(again != nil, "a configuration written as \(format) does not read back")
+        fuzzInvariant(
+            again?.policies.map { Set($0.allPins) } == configuration.policies.map { Set($0.allPins) }
+                && again?.policies.map(\.domain) == configuration.policies.map(\.domain),
+            "a configuration written as \(format) reads back with other domains or pins")
     }
     for policy in configuration.policies {
         _ = configuration.policy(for: policy.domain)

@@ -99,6 +99,11 @@ extension PinConfiguration {
         }
         var pins: [Pin] = []
         for pin in policy.allPins where !pins.contains(pin) { pins.append(pin) }
+        guard !pins.isEmpty else {
+            throw PinningError.unsupportedFormat(
+                "\(policy.domain) has an empty pin list, which refuses every connection; \(format) cannot express "
+                    + "that (an empty pin set would pin nothing); remove the domain or give it pins")
+        }
         return pins
     }
 
@@ -325,8 +330,8 @@ extension PinConfiguration {
             for pin in (here ?? below ?? []) where !pins.contains(pin) { pins.append(pin) }
             policies.append(PinPolicy(domain: domain, includesSubdomains: below != nil, chainPins: pins))
         }
-        guard !policies.isEmpty else {
-            throw PinningError.invalidConfiguration("the source has no CertificatePinner .add(\"host\", \"sha256/…\")")
+        if policies.isEmpty {
+            warnings.append("the source has no CertificatePinner .add(\"host\", \"sha256/…\"): nothing is pinned")
         }
         try self.init(policies: policies, warnings: warnings)
     }
