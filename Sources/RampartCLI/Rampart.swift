@@ -9,6 +9,7 @@ public enum Rampart {
         InspectCommand.self,
         PinsetCommand.self,
         CheckCommand.self,
+        LintCommand.self,
         VaultCommand.self,
         SealCommand.self,
         OpenCommand.self,

@@ -277,3 +277,44 @@ struct PinsetCheckCommandTests {
         return try #require(entries.first?["spkiSHA256"] as? String)
     }
 }
+
+struct LintCommandTests {
+    func write(_ text: String, _ name: String) throws -> String {
+        let path = ScratchDirectory.uniquePath(name)
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    @Test("lint exits 0 on a clean configuration, 1 with JSON warnings, 2 on bad usage; a malformed pin is a warning")
+    func exitCodes() async throws {
+        let pki = try TestPKI.shared.get()
+        let chain = pki.path("good-chain.pem")
+        let pinset = await runRampart([
+            "pinset", chain, "--host", "good.rampart.test", "--ca", pki.path("root.pem"), "--at", atTime,
+            "--format", "json",
+        ])
+        #expect(pinset.status == 0)
+        let good = try write(pinset.stdout, "good.json")
+        let clean = await runRampart(["lint", good, "--chain", chain, "--at", atTime])
+        #expect(clean.status == 0)
+        #expect(clean.stdout.hasPrefix("clean:"))
+        let leaf = await runRampart([
+            "pinset", chain, "--host", "good.rampart.test", "--ca", pki.path("root.pem"), "--at", atTime,
+            "--format", "plist", "--leaf",
+        ])
+        let leafPath = try write(leaf.stdout, "leaf.plist")
+        let flagged = await runRampart(["lint", leafPath, "--chain", chain, "--at", atTime, "--json"])
+        #expect(flagged.status == 1)
+        let warnings = try #require(try json(flagged.stdout)["warnings"] as? [[String: Any]])
+        #expect(warnings.compactMap { $0["code"] as? String } == ["singlePin", "leafWithoutBackup"])
+        #expect(warnings.allSatisfy { $0["domain"] as? String == "good.rampart.test" && $0["message"] is String })
+        let malformed = try write(
+            #"{"version":1,"pinnedDomains":{"a.example":{"caPins":[{"spki-sha256":"AAAA"}]}}}"#, "bad.json")
+        let bad = await runRampart(["lint", malformed, "--json"])
+        #expect(bad.status == 1)
+        #expect(bad.stdout.contains("\"malformedPin\""))
+        #expect(await runRampart(["lint"]).status == 2)
+        #expect(await runRampart(["lint", good, "--host", "x"]).status == 2)
+        #expect(await runRampart(["lint", "/nonexistent.json"]).status == 2)
+    }
+}
