@@ -88,6 +88,15 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // Linux only, test machinery: RampartCrypto's neutral sources and its `*_cryptokit.swift` backend (symlinks to
+        // the same files) compiled over RampartAppleSimulation's CryptoKit, so the Wycheproof vectors run against the
+        // CryptoKit backend on Linux too. No product exposes it.
+        .target(
+            name: "RampartCryptoKitBackend",
+            dependencies: ["RampartAppleSimulation"],
+            swiftSettings: swiftSettings + [.define("RAMPART_CRYPTOKIT_BACKEND")]
+        ),
+
         // MARK: Server and tools libraries
         .target(
             name: "RampartChainVerification",
@@ -256,6 +265,11 @@ let package = Package(
             name: "RampartCryptoTests",
             dependencies: ["RampartCrypto", "TestSupport"],
             swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RampartCryptoKitBackendTests",
+            dependencies: ["RampartCryptoKitBackend", "TestSupport"],
+            swiftSettings: swiftSettings + [.define("RAMPART_CRYPTOKIT_BACKEND")]
         ),
         .testTarget(
             name: "RampartX509Tests",

@@ -13,7 +13,8 @@ import sys
 APP_SIDE = ["RampartCrypto", "RampartX509", "RampartPinning", "RampartRequestSigning", "RampartSecretStore",
             "RampartSeal", "RampartAttestClient", "RampartApple"]
 SERVER_SIDE = {"RampartChainVerification", "RampartTLS", "RampartAppAttest", "RampartAttestSimulation",
-               "RampartAttestService", "RampartVault", "RampartSQLite", "RampartAppleSimulation", "RampartCLI"}
+               "RampartAttestService", "RampartVault", "RampartSQLite", "RampartAppleSimulation", "RampartCLI",
+               "RampartCryptoKitBackend"}
 PLATFORMS = ["ios", "macos", "tvos", "watchos", "visionos"]
 
 

@@ -2,9 +2,9 @@ public import Foundation
 
 /// An Ed25519 public key (RFC 8032).
 public struct Ed25519PublicKey: Sendable {
-    let key: EVPKey
+    let key: BackendKey
 
-    init(key: EVPKey) { self.key = key }
+    init(key: BackendKey) { self.key = key }
 
     /// Imports the 32-byte encoded point.
     ///
@@ -58,7 +58,7 @@ public struct Ed25519PublicKey: Sendable {
 
 /// An Ed25519 private key (RFC 8032).
 public struct Ed25519PrivateKey: Sendable {
-    let key: EVPKey
+    let key: BackendKey
 
     /// Generates a fresh key from OpenSSL's CSPRNG.
     public init() { self.key = generateEdDSAKey(.ed25519) }

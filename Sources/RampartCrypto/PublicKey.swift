@@ -38,7 +38,7 @@ public struct PublicKey: Sendable {
         public var description: String { backing.rawValue }
     }
 
-    let key: EVPKey
+    let key: BackendKey
     /// The key's family.
     public let kind: Kind
     /// The curve, for an EC key; nil otherwise.
@@ -50,7 +50,7 @@ public struct PublicKey: Sendable {
     /// The largest RSA modulus imported, in bits (DoS bound: verification cost grows with the square of the size).
     public static let maximumRSABitCount = 16384
 
-    init(key: EVPKey) throws {
+    init(key: BackendKey) throws {
         switch key.family {
         case .ec:
             guard let curve = key.ecCurve else {

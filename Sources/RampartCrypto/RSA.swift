@@ -4,7 +4,7 @@ public import Foundation
 ///
 /// Rampart verifies RSA but prefers ECDSA and Ed25519 for anything it signs itself; see <doc:ChoosingPrimitives>.
 public struct RSAPublicKey: Sendable {
-    let key: EVPKey
+    let key: BackendKey
 
     /// The smallest modulus, in bits, that a signature is accepted from (NIST SP 800-131A: 2048).
     ///
@@ -12,7 +12,7 @@ public struct RSAPublicKey: Sendable {
     /// them returns `false`.
     public static let minimumVerificationBitCount = 2048
 
-    init(key: EVPKey) { self.key = key }
+    init(key: BackendKey) { self.key = key }
 
     /// Imports a DER SubjectPublicKeyInfo holding an `rsaEncryption` or `id-RSASSA-PSS` key.
     ///
@@ -72,7 +72,7 @@ public struct RSAPublicKey: Sendable {
 ///
 /// - Important: Rampart never needs RSA for its own signatures; prefer ``ECPrivateKey`` or ``Ed25519PrivateKey``.
 public struct RSAPrivateKey: Sendable {
-    let key: EVPKey
+    let key: BackendKey
 
     /// The sizes ``init(bitCount:)`` generates.
     public static let supportedBitCounts: ClosedRange<Int> = 2048...8192
@@ -86,7 +86,7 @@ public struct RSAPrivateKey: Sendable {
             throw CryptoError.invalidParameter(
                 "RSA keys are generated with \(Self.supportedBitCounts) bits; got \(bitCount)")
         }
-        self.key = generateRSAKey(bitCount: bitCount)
+        self.key = try generateRSAKey(bitCount: bitCount)
     }
 
     /// Imports an unencrypted PKCS#8 `PrivateKeyInfo` (RFC 5208) holding an RSA key (`rsaEncryption`).

@@ -1,7 +1,20 @@
 import Foundation
-import RampartCrypto
 import TestSupport
 import Testing
+
+// The same file runs in RampartCryptoKitBackendTests (a symlink), against the CryptoKit backend over the simulation.
+#if RAMPART_CRYPTOKIT_BACKEND
+import RampartCryptoKitBackend
+
+/// Whether these vectors run against the CryptoKit backend (which refuses what CryptoKit lacks; see
+/// `Sources/RampartCrypto/Docs.docc/ChoosingPrimitives.md`).
+let cryptoKitBackend = true
+#else
+import RampartCrypto
+
+/// Whether these vectors run against the CryptoKit backend.
+let cryptoKitBackend = false
+#endif
 
 /// One Wycheproof test case with its group's parameters folded in, read in place from `../shared/vectors/wycheproof`.
 ///

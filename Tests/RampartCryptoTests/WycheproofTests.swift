@@ -1,6 +1,11 @@
-import RampartCrypto
 import TestSupport
 import Testing
+
+#if RAMPART_CRYPTOKIT_BACKEND
+import RampartCryptoKitBackend
+#else
+import RampartCrypto
+#endif
 
 private let vectorsMissing: Comment = "../shared/vectors not found: Wycheproof tests skipped (set RAMPART_VECTORS)"
 
@@ -24,6 +29,13 @@ struct WycheproofSignatureTests {
         ].flatMap(WycheproofCase.load)
     )
     func ecdsaDER(vector: WycheproofCase) throws {
+        if cryptoKitBackend, vector.file != "ecdsa_secp256r1_sha256_test.json" {
+            // CryptoKit backend: P-256 with SHA-256 only; other curves are refused, never verified differently.
+            #expect(throws: CryptoError.unsupportedAlgorithm("")) {
+                try ECPublicKey(derRepresentation: vector.hex("publicKeyDer"))
+            }
+            return
+        }
         let key = try ECPublicKey(derRepresentation: vector.hex("publicKeyDer"))
         #expect(try key.x963Representation == vector.hex("publicKey.uncompressed"))
         #expect(
@@ -61,6 +73,15 @@ struct WycheproofSignatureTests {
         arguments: WycheproofCase.load("ed25519_test.json")
     )
     func ed25519(vector: WycheproofCase) throws {
+        if cryptoKitBackend {
+            #expect(throws: CryptoError.unsupportedAlgorithm("")) {
+                try Ed25519PublicKey(derRepresentation: vector.hex("publicKeyDer"))
+            }
+            #expect(throws: CryptoError.unsupportedAlgorithm("")) {
+                try Ed25519PublicKey(rawRepresentation: vector.hex("publicKey.pk"))
+            }
+            return
+        }
         let key = try Ed25519PublicKey(derRepresentation: vector.hex("publicKeyDer"))
         #expect(try key.rawRepresentation == vector.hex("publicKey.pk"))
         #expect(
@@ -78,6 +99,10 @@ struct WycheproofSignatureTests {
         arguments: WycheproofCase.load("rsa_signature_2048_sha256_test.json")
     )
     func rsaPKCS1(vector: WycheproofCase) throws {
+        if cryptoKitBackend {
+            #expect(throws: CryptoError.unsupportedAlgorithm("")) { try PublicKey(spkiDER: vector.hex("publicKeyDer")) }
+            return
+        }
         let key = try PublicKey(spkiDER: vector.hex("publicKeyDer"))
         #expect(key.kind == .rsa)
         #expect(
@@ -94,6 +119,12 @@ struct WycheproofSignatureTests {
         arguments: WycheproofCase.load("rsa_pss_2048_sha256_mgf1_32_test.json")
     )
     func rsaPSS(vector: WycheproofCase) throws {
+        if cryptoKitBackend {
+            #expect(throws: CryptoError.unsupportedAlgorithm("")) {
+                try RSAPublicKey(derRepresentation: vector.hex("publicKeyDer"))
+            }
+            return
+        }
         let key = try RSAPublicKey(derRepresentation: vector.hex("publicKeyDer"))
         #expect(key.bitCount == 2048)
         let algorithm = try SignatureAlgorithm.rsaPSS(
@@ -132,6 +163,18 @@ struct WycheproofAEADTests {
             // 257-byte nonces).
             #expect(throws: CryptoError.invalidParameter("")) {
                 try AEAD.open(box, using: key, authenticating: aad, algorithm: algorithm)
+            }
+            return
+        }
+        if cryptoKitBackend, algorithm != .chaCha20Poly1305, !nonce.isEmpty, nonce.count < AEADAlgorithm.nonceByteCount
+        {
+            // CryptoKit's AES-GCM nonces are 12 bytes or more: shorter ones are refused on both paths.
+            #expect(throws: CryptoError.unsupportedAlgorithm("")) {
+                try AEAD.open(box, using: key, authenticating: aad, algorithm: algorithm)
+            }
+            #expect(throws: CryptoError.unsupportedAlgorithm("")) {
+                try AEAD.seal(
+                    try vector.hex("msg"), using: key, nonce: nonce, authenticating: aad, algorithm: algorithm)
             }
             return
         }
@@ -194,6 +237,12 @@ struct WycheproofMACAndKDFTests {
             try PBKDF2.deriveKey(
                 password: try vector.hex("password"), salt: try vector.hex("salt"),
                 iterationCount: try vector.int("iterationCount"), outputByteCount: try vector.int("dkLen"))
+        }
+        if cryptoKitBackend {
+            // No PBKDF2 on the CryptoKit backend: well-formed requests are refused as unsupported.
+            let error = #expect(throws: CryptoError.self) { try derive() }
+            if vector.expected == .valid { #expect(error?.code == .unsupportedAlgorithm) }
+            return
         }
         switch vector.expected {
         case .valid: #expect(try derive() == vector.hex("dk"))

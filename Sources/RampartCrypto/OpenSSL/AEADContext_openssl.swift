@@ -1,3 +1,4 @@
+#if canImport(COpenSSL)
 internal import COpenSSL
 
 /// A keyed AEAD cipher context that seals or opens many messages in place, keying OpenSSL once.
@@ -157,3 +158,4 @@ package enum SecureMemory {
     /// - Parameter buffer: The memory to wipe.
     package static func wipe(_ buffer: UnsafeMutableRawBufferPointer) { cleanse(buffer) }
 }
+#endif

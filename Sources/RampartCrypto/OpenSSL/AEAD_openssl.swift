@@ -1,3 +1,4 @@
+#if canImport(COpenSSL)
 internal import COpenSSL
 internal import Foundation
 
@@ -107,3 +108,4 @@ func aeadOpen(
     }
     return plaintext
 }
+#endif

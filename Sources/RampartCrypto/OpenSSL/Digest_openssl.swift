@@ -1,3 +1,4 @@
+#if canImport(COpenSSL)
 internal import COpenSSL
 
 extension DigestAlgorithm {
@@ -53,3 +54,4 @@ final class DigestContext {
         return Array(out.prefix(Int(length)))
     }
 }
+#endif

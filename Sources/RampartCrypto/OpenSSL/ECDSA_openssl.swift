@@ -1,3 +1,4 @@
+#if canImport(COpenSSL)
 internal import COpenSSL
 
 /// Owns one `ECDSA_SIG`, released with `ECDSA_SIG_free` in `deinit`.
@@ -175,3 +176,4 @@ func deriveSharedSecret(privateKey: EVPKey, peer: EVPKey) throws -> [UInt8] {
     defer { secret.withUnsafeMutableBytes { cleanse($0) } }
     return Array(secret.prefix(length))
 }
+#endif

@@ -1,14 +1,9 @@
+#if canImport(COpenSSL)
 internal import COpenSSL
 internal import Foundation
 
-/// The key types Rampart handles, as OpenSSL's `EVP_PKEY_get_base_id` reports them.
-enum KeyFamily {
-    case ec
-    case rsa
-    case rsaPSS
-    case ed25519
-    case ed448
-}
+/// The OpenSSL backend's key: the neutral types (``ECPublicKey``, ``PublicKey``, …) hold a ``BackendKey``.
+typealias BackendKey = EVPKey
 
 /// Owns one `EVP_PKEY`, released with `EVP_PKEY_free` in `deinit`.
 ///
@@ -155,10 +150,6 @@ func keyFromData(
     return EVPKey(taking: key)
 }
 
-/// The largest SubjectPublicKeyInfo Rampart decodes (DoS bound): an RSA-16384 key is about 2.1 KiB, so 16 KiB leaves
-/// room for explicit-parameter encodings without letting a caller feed megabytes to the decoder.
-let maximumSPKIByteCount = 16 * 1024
-
 /// Decodes a DER `SubjectPublicKeyInfo` of any key type OpenSSL knows, rejecting trailing bytes.
 ///
 /// ```
@@ -293,3 +284,4 @@ func signMessage(
         return Array(out.prefix(length))
     }
 }
+#endif

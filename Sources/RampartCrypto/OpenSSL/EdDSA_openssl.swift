@@ -1,14 +1,9 @@
+#if canImport(COpenSSL)
 internal import COpenSSL
 
-/// An Edwards-curve signature scheme (RFC 8032).
-enum EdDSAVariant {
-    case ed25519
-    case ed448
-
+extension EdDSAVariant {
+    /// The OpenSSL key type.
     var nid: Int32 { self == .ed25519 ? EVP_PKEY_ED25519 : EVP_PKEY_ED448 }
-    var name: String { self == .ed25519 ? "Ed25519" : "Ed448" }
-    /// The raw public key and private seed length.
-    var keyByteCount: Int { self == .ed25519 ? 32 : 57 }
 }
 
 /// Imports a raw EdDSA public key (`EVP_PKEY_new_raw_public_key_ex`, which checks only the length; a point that does
@@ -79,3 +74,4 @@ extension EVPKey {
         return Array(out.prefix(length))
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if canImport(COpenSSL)
 internal import COpenSSL
 
 /// Builds an `OSSL_PARAM` array. Every pushed value is copied into memory the builder owns, so no Swift pointer has
@@ -194,3 +195,4 @@ extension DigestAlgorithm {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if canImport(COpenSSL)
 internal import COpenSSL
 
 /// Drains OpenSSL's thread-local error queue into one line, oldest first, so that a later failure never reports a
@@ -20,3 +21,4 @@ extension CryptoError {
         .openSSLFailure(reason, detail: drainOpenSSLErrors(), file: file, line: line)
     }
 }
+#endif

@@ -1,7 +1,5 @@
+#if canImport(COpenSSL)
 internal import COpenSSL
-
-/// The largest PKCS#8 PrivateKeyInfo Rampart decodes (DoS bound): a P-521 key is under 250 bytes.
-let maximumPKCS8ByteCount = 16 * 1024
 
 /// Owns one `PKCS8_PRIV_KEY_INFO`, released with `PKCS8_PRIV_KEY_INFO_free` in `deinit`.
 private final class PrivateKeyInfo {
@@ -66,3 +64,4 @@ extension EVPKey {
         return out
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if canImport(COpenSSL)
 internal import COpenSSL
 
 func fillRandom(_ buffer: UnsafeMutableRawBufferPointer) {
@@ -23,3 +24,4 @@ func cleanse(_ buffer: UnsafeMutableRawBufferPointer) {
     guard let base = buffer.baseAddress, buffer.count > 0 else { return }
     OPENSSL_cleanse(base, buffer.count)
 }
+#endif

@@ -1,3 +1,4 @@
+#if canImport(COpenSSL)
 internal import COpenSSL
 internal import Foundation
 
@@ -83,7 +84,7 @@ func signRSA(_ key: EVPKey, algorithm: SignatureAlgorithm, message: some Contigu
     }
 }
 
-func generateRSAKey(bitCount: Int) -> EVPKey {
+func generateRSAKey(bitCount: Int) throws -> EVPKey {
     // EVP_PKEY_CTX_new_from_name returns an owned context (freed below); EVP_PKEY_generate hands back an owned key.
     guard let context = EVP_PKEY_CTX_new_from_name(nil, "RSA", nil) else {
         preconditionFailure("OpenSSL has no RSA: \(drainOpenSSLErrors())")
@@ -107,3 +108,4 @@ extension EVPKey {
         return key
     }
 }
+#endif

@@ -29,14 +29,14 @@ extension Certificate {
             case .NamedCurve.p384: return "EC P-384"
             case .NamedCurve.p521: return "EC P-521"
             case .NamedCurve.secp256k1: return "EC secp256k1"
-            default: return "EC \(OpenSSLObjectNames.shortName(for: curve) ?? curve.dottedString)"
+            default: return "EC \(ObjectNames.shortName(for: curve) ?? curve.dottedString)"
             }
         case .PublicKeyAlgorithm.ed25519: return "Ed25519"
         case .PublicKeyAlgorithm.ed448: return "Ed448"
         case .PublicKeyAlgorithm.x25519: return "X25519"
         case .PublicKeyAlgorithm.x448: return "X448"
         case .PublicKeyAlgorithm.dsa: return "DSA"
-        default: return OpenSSLObjectNames.shortName(for: algorithm) ?? algorithm.dottedString
+        default: return ObjectNames.shortName(for: algorithm) ?? algorithm.dottedString
         }
     }
 }

@@ -266,7 +266,7 @@ extension DistinguishedName: CustomStringConvertible {
     public var description: String {
         relativeNames.map { relativeName in
             relativeName.attributes.map { attribute in
-                let name = OpenSSLObjectNames.shortName(for: attribute.type) ?? attribute.type.dottedString
+                let name = ObjectNames.shortName(for: attribute.type) ?? attribute.type.dottedString
                 return name + "=" + Self.printedValue(attribute)
             }.joined(separator: " + ")
         }.joined(separator: ", ")

@@ -46,7 +46,7 @@ extension Certificate {
 extension Certificate.SignatureAlgorithm: CustomStringConvertible {
     /// OpenSSL's name for the algorithm (`ecdsa-with-SHA256`, `sha256WithRSAEncryption`, `ED25519`, …), or the
     /// dotted identifier.
-    public var description: String { OpenSSLObjectNames.shortName(for: oid) ?? oid.dottedString }
+    public var description: String { ObjectNames.shortName(for: oid) ?? oid.dottedString }
 }
 
 extension Certificate.SignatureAlgorithm: Sendable {}

@@ -1,14 +1,15 @@
+#if canImport(COpenSSL)
 internal import COpenSSL
 import Synchronization
 
 /// OpenSSL's short names for object identifiers (`CN`, `O`, `emailAddress`, …), so that names print exactly as the
 /// `openssl` command line prints them.
-enum OpenSSLObjectNames {
+package enum OpenSSLObjectNames {
     /// Names already looked up. Only identifiers OpenSSL knows are stored, so the cache is bounded by its table.
     private static let cache = Mutex<[ASN1ObjectIdentifier: String]>([:])
 
     /// The short name OpenSSL gives `identifier`, or nil when OpenSSL does not know it.
-    static func shortName(for identifier: ASN1ObjectIdentifier) -> String? {
+    package static func shortName(for identifier: ASN1ObjectIdentifier) -> String? {
         if let known = cache.withLock({ $0[identifier] }) { return known }
         // OBJ_txt2nid parses the dotted form (we pass digits and dots only) into a temporary object it frees itself;
         // OBJ_nid2sn returns a pointer into OpenSSL's static table, which must not be freed.
@@ -19,3 +20,4 @@ enum OpenSSLObjectNames {
         return shortName
     }
 }
+#endif

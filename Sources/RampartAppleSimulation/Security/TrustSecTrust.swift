@@ -1,0 +1,179 @@
+public import Foundation
+internal import RampartChainVerification
+internal import RampartX509
+import Synchronization
+
+// https://developer.apple.com/documentation/security/sectrust
+/// An object used to evaluate trust (simulated over RampartChainVerification's `ChainVerifier`: the certificates,
+/// policies, anchors and verify date set on it decide the result exactly as the functions below document).
+public final class SecTrust: Sendable {
+    struct State: Sendable {
+        var certificates: [SecCertificate]
+        var policies: [SecPolicy]
+        var anchors: [SecCertificate]?
+        var anchorsOnly = true
+        var verifyDate: Date?
+        var chain: [SecCertificate]?
+    }
+
+    let state: Mutex<State>
+
+    init(certificates: [SecCertificate], policies: [SecPolicy]) {
+        self.state = Mutex(State(certificates: certificates, policies: policies))
+    }
+}
+
+// https://developer.apple.com/documentation/security/sectrustcreatewithcertificates(_:_:_:)
+/// Creates a trust management object based on certificates and policies.
+///
+/// - Parameters:
+///   - certificates: The certificate to be verified, plus any other certificates that might help; the one to verify
+///     first. A `SecCertificate` or an array of them.
+///   - policies: A `SecPolicy`, an array of them, or nil for the basic X.509 policy (path only).
+///   - trust: On return, the trust management object.
+/// - Returns: `errSecSuccess`, or `errSecParam` when `certificates` holds no certificate or anything else.
+public func SecTrustCreateWithCertificates(
+    _ certificates: CFTypeRef,
+    _ policies: CFTypeRef?,
+    _ trust: UnsafeMutablePointer<SecTrust?>
+) -> OSStatus {
+    guard let certificates = objects(certificates, of: SecCertificate.self), !certificates.isEmpty else {
+        return errSecParam
+    }
+    var policyList: [SecPolicy] = []
+    if let policies {
+        guard let list = objects(policies, of: SecPolicy.self) else { return errSecParam }
+        policyList = list
+    }
+    trust.pointee = SecTrust(certificates: certificates, policies: policyList)
+    return errSecSuccess
+}
+
+/// A single `T` or an array of only `T`s, as Security's `CFTypeRef` parameters take them; nil for anything else.
+private func objects<T>(_ value: Any, of type: T.Type) -> [T]? {
+    if let single = value as? T { return [single] }
+    guard let array = value as? [Any] else { return nil }
+    let typed = array.compactMap { $0 as? T }
+    return typed.count == array.count ? typed : nil
+}
+
+// https://developer.apple.com/documentation/security/sectrustsetanchorcertificates(_:_:)
+/// Sets the anchor certificates used when evaluating a trust management object.
+///
+/// Calling this function disables trusting any anchors other than the ones given, unless
+/// ``SecTrustSetAnchorCertificatesOnly(_:_:)`` is then called with `false`.
+///
+/// - Parameters:
+///   - trust: The trust management object.
+///   - anchorCertificates: The anchors (an array of `SecCertificate`); an empty array trusts no anchor.
+/// - Returns: `errSecSuccess`, or `errSecParam` when the array holds anything but certificates.
+public func SecTrustSetAnchorCertificates(_ trust: SecTrust, _ anchorCertificates: CFArray) -> OSStatus {
+    let anchors = anchorCertificates.compactMap { $0 as? SecCertificate }
+    guard anchors.count == anchorCertificates.count else { return errSecParam }
+    trust.state.withLock {
+        $0.anchors = anchors
+        $0.anchorsOnly = true
+        $0.chain = nil
+    }
+    return errSecSuccess
+}
+
+// https://developer.apple.com/documentation/security/sectrustsetanchorcertificatesonly(_:_:)
+/// Reenables trusting built-in anchor certificates.
+///
+/// - Parameters:
+///   - trust: The trust management object.
+///   - anchorCertificatesOnly: `true` to trust only the anchors set with ``SecTrustSetAnchorCertificates(_:_:)``;
+///     `false` to trust the built-in (simulated store's) anchors as well.
+/// - Returns: `errSecSuccess`.
+public func SecTrustSetAnchorCertificatesOnly(_ trust: SecTrust, _ anchorCertificatesOnly: Bool) -> OSStatus {
+    trust.state.withLock {
+        $0.anchorsOnly = anchorCertificatesOnly
+        $0.chain = nil
+    }
+    return errSecSuccess
+}
+
+// https://developer.apple.com/documentation/security/sectrustsetverifydate(_:_:)
+/// Sets the date and time against which the certificates in a trust management object are verified.
+///
+/// - Parameters:
+///   - trust: The trust management object.
+///   - verifyDate: The date and time to use when verifying the certificate (the current time by default).
+/// - Returns: `errSecSuccess`.
+public func SecTrustSetVerifyDate(_ trust: SecTrust, _ verifyDate: CFDate) -> OSStatus {
+    trust.state.withLock {
+        $0.verifyDate = verifyDate
+        $0.chain = nil
+    }
+    return errSecSuccess
+}
+
+// https://developer.apple.com/documentation/security/sectrustcopycertificatechain(_:)
+/// Returns the certificate chain: after a successful evaluation the built path (leaf first, anchor last), otherwise
+/// the certificates the trust was created with.
+///
+/// - Parameter trust: The trust management object.
+/// - Returns: An array of `SecCertificate`.
+public func SecTrustCopyCertificateChain(_ trust: SecTrust) -> CFArray? {
+    trust.state.withLock { $0.chain ?? $0.certificates }
+}
+
+// https://developer.apple.com/documentation/security/sectrustevaluatewitherror(_:_:)
+/// Evaluates trust for the specified certificate and policies.
+///
+/// The chain must lead to an anchor (the ones set on the trust, and the simulated store's unless anchors-only), be
+/// valid at the verify date, and satisfy every policy (for an SSL server policy with a host name, the leaf must be
+/// for that name). On failure `error` receives a CFError in `NSOSStatusErrorDomain` whose code is
+/// `errSecCertificateExpired`, `errSecCertificateNotValidYet`, `errSecHostNameMismatch` or `errSecNotTrusted`,
+/// and whose description says why.
+///
+/// - Parameters:
+///   - trust: The trust management object to evaluate.
+///   - error: Receives the error when trust evaluation fails; pass nil to ignore it.
+/// - Returns: `true` if the certificate is trusted; otherwise `false`.
+public func SecTrustEvaluateWithError(_ trust: SecTrust, _ error: UnsafeMutablePointer<CFError?>?) -> Bool {
+    let state = trust.state.withLock { $0 }
+    let store = SimulatedTrustStore.current
+    var anchors = (state.anchors ?? []).map(\.certificate)
+    let useStore = state.anchors == nil || !state.anchorsOnly
+    if useStore { anchors += store.extra.map(\.certificate) }
+    let failure: (OSStatus, String)?
+    var path: [SecCertificate] = []
+    do {
+        let verifier = try ChainVerifier(
+            trustAnchors: anchors,
+            options: ChainVerifier.Options(includeSystemTrustStore: useStore && store.includesSystemBundle))
+        let hostname = state.policies.first { $0.server && $0.hostname != nil }?.hostname
+        let purpose: ChainVerifier.Purpose = hostname.map { .tlsServer(hostname: $0) } ?? .none
+        let verdict = verifier.verify(
+            chain: state.certificates.map(\.certificate), at: state.verifyDate ?? Date(), purpose: purpose)
+        switch verdict {
+        case .trusted(let built):
+            path = built.map { SecCertificate(der: $0.derBytes, certificate: $0) }
+            failure = nil
+        case .untrusted(let reason):
+            failure = (status(for: reason.reason), reason.message)
+        }
+    } catch let thrown {
+        failure = (errSecNotTrusted, "the trust store could not be loaded: \(thrown)")
+    }
+    guard let failure else {
+        trust.state.withLock { $0.chain = path }
+        error?.pointee = nil
+        return true
+    }
+    trust.state.withLock { $0.chain = nil }
+    error?.pointee = CFError(domain: osStatusErrorDomain, code: CFIndex(failure.0), description: failure.1)
+    return false
+}
+
+/// The status Security reports for a chain failure.
+private func status(for reason: ChainFailure.Reason) -> OSStatus {
+    switch reason {
+    case .expired: errSecCertificateExpired
+    case .notYetValid: errSecCertificateNotValidYet
+    case .hostnameMismatch: errSecHostNameMismatch
+    default: errSecNotTrusted
+    }
+}

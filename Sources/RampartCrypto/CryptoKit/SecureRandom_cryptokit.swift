@@ -1,0 +1,41 @@
+#if !canImport(COpenSSL) || RAMPART_CRYPTOKIT_BACKEND
+#if canImport(Glibc)
+internal import Glibc
+#elseif canImport(Darwin)
+internal import Darwin
+#endif
+
+/// Fills `buffer` from the system CSPRNG (`SystemRandomNumberGenerator`: `arc4random_buf` on Apple platforms,
+/// `getrandom` on Linux), which traps rather than return weak randomness.
+func fillRandom(_ buffer: UnsafeMutableRawBufferPointer) {
+    var generator = SystemRandomNumberGenerator()
+    var offset = 0
+    while offset < buffer.count {
+        let word = generator.next()
+        let count = min(MemoryLayout<UInt64>.size, buffer.count - offset)
+        withUnsafeBytes(of: word) { bytes in
+            for index in 0..<count { buffer[offset + index] = bytes[index] }
+        }
+        offset += count
+    }
+}
+
+/// Compares two equal-length buffers without an early exit: every byte is read and the differences are ORed.
+func constantTimeEqual(_ lhs: UnsafeRawBufferPointer, _ rhs: UnsafeRawBufferPointer) -> Bool {
+    guard lhs.count == rhs.count else { return false }
+    var difference: UInt8 = 0
+    for index in 0..<lhs.count { difference |= lhs[index] ^ rhs[index] }
+    return difference == 0
+}
+
+/// Wipes `buffer` with a call the compiler may not remove: `memset_s` (C11 Annex K) on Apple platforms,
+/// `explicit_bzero` on glibc.
+func cleanse(_ buffer: UnsafeMutableRawBufferPointer) {
+    guard let base = buffer.baseAddress, buffer.count > 0 else { return }
+    #if canImport(Darwin)
+    _ = memset_s(base, buffer.count, 0, buffer.count)
+    #else
+    explicit_bzero(base, buffer.count)
+    #endif
+}
+#endif

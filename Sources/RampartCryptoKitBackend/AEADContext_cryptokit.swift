@@ -1,0 +1,1 @@
+../RampartCrypto/CryptoKit/AEADContext_cryptokit.swift

@@ -1,0 +1,1 @@
+../RampartCrypto/CryptoKit/AEAD_cryptokit.swift

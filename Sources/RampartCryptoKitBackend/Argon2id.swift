@@ -1,0 +1,1 @@
+../RampartCrypto/Argon2id.swift

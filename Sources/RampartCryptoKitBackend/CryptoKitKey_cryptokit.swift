@@ -1,0 +1,1 @@
+../RampartCrypto/CryptoKit/CryptoKitKey_cryptokit.swift

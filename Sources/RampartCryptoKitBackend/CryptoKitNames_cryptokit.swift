@@ -1,0 +1,1 @@
+../RampartCrypto/CryptoKit/CryptoKitNames_cryptokit.swift

@@ -1,0 +1,1 @@
+../RampartCrypto/CryptoKit/Digest_cryptokit.swift

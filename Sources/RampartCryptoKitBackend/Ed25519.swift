@@ -1,0 +1,1 @@
+../RampartCrypto/Ed25519.swift

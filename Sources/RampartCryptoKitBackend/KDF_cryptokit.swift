@@ -1,0 +1,1 @@
+../RampartCrypto/CryptoKit/KDF_cryptokit.swift

@@ -1,0 +1,1 @@
+../RampartCrypto/PBKDF2.swift

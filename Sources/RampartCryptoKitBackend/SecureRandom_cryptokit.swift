@@ -1,0 +1,1 @@
+../RampartCrypto/CryptoKit/SecureRandom_cryptokit.swift

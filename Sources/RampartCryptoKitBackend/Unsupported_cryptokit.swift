@@ -1,0 +1,1 @@
+../RampartCrypto/CryptoKit/Unsupported_cryptokit.swift

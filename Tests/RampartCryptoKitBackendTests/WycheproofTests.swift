@@ -1,0 +1,1 @@
+../RampartCryptoTests/WycheproofTests.swift
