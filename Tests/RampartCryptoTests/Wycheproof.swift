@@ -12,8 +12,12 @@ let cryptoKitBackend = true
 #else
 import RampartCrypto
 
-/// Whether these vectors run against the CryptoKit backend.
+/// Whether these vectors run against the CryptoKit backend: RampartCrypto's own backend everywhere but Linux.
+#if os(Linux)
 let cryptoKitBackend = false
+#else
+let cryptoKitBackend = true
+#endif
 #endif
 
 /// One Wycheproof test case with its group's parameters folded in, read in place from `../shared/vectors/wycheproof`.
