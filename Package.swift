@@ -265,7 +265,7 @@ let package = Package(
             name: "RampartVaultTests",
             dependencies: [
                 "RampartVault", "RampartSecretStore", "RampartSQLite", "RampartCrypto", "TestSupport",
-                "rampart-vault-helper",
+                "rampart-vault-helper", "SecretStoreContract",
             ],
             swiftSettings: swiftSettings
         ),
@@ -288,6 +288,7 @@ let package = Package(
             dependencies: [
                 "RampartApple", "RampartAppleSimulation", "RampartCrypto", "RampartX509", "RampartPinning",
                 "RampartSecretStore", "RampartAttestClient", "RampartAttestService", "RampartAppAttest", "TestSupport",
+                "SecretStoreContract",
             ],
             swiftSettings: swiftSettings
         ),
@@ -326,6 +327,13 @@ let package = Package(
                 "RampartAppAttest", "RampartAttestService", "RampartAttestClient", "RampartAttestSimulation",
                 "RampartRequestSigning", "RampartSecretStore", "RampartVault", "RampartSeal",
             ],
+            swiftSettings: swiftSettings
+        ),
+        // The secret-store contract every SecretStore passes (the vault backends, KeychainStore).
+        .target(
+            name: "SecretStoreContract",
+            dependencies: ["RampartSecretStore"],
+            path: "Tests/SecretStoreContract",
             swiftSettings: swiftSettings
         ),
     ]
