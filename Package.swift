@@ -288,7 +288,7 @@ let package = Package(
             dependencies: [
                 "RampartApple", "RampartAppleSimulation", "RampartCrypto", "RampartX509", "RampartPinning",
                 "RampartSecretStore", "RampartAttestClient", "RampartAttestService", "RampartAppAttest", "TestSupport",
-                "SecretStoreContract", "RampartRequestSigning",
+                "SecretStoreContract", "RampartRequestSigning", "RampartSeal",
             ],
             swiftSettings: swiftSettings
         ),

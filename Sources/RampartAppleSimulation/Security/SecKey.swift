@@ -12,12 +12,15 @@ public final class SecKey: Sendable {
     let publicKey: ECPublicKey
     let accessControl: SecAccessControl?
     let isSecureEnclave: Bool
+    /// For `biometryCurrentSet` keys: the enrollment digest when the key was made.
+    let biometryBinding: [UInt8]?
 
-    init(privateKey: ECPrivateKey, accessControl: SecAccessControl?, isSecureEnclave: Bool) {
+    init(privateKey: ECPrivateKey, accessControl: SecAccessControl?, isSecureEnclave: Bool, biometryBinding: [UInt8]?) {
         self.privateKey = privateKey
         self.publicKey = privateKey.publicKey
         self.accessControl = accessControl
         self.isSecureEnclave = isSecureEnclave
+        self.biometryBinding = biometryBinding
     }
 
     init(publicKey: ECPublicKey) {
@@ -25,5 +28,6 @@ public final class SecKey: Sendable {
         self.publicKey = publicKey
         self.accessControl = nil
         self.isSecureEnclave = false
+        self.biometryBinding = nil
     }
 }
