@@ -286,7 +286,7 @@ let package = Package(
             name: "RampartVaultTests",
             dependencies: [
                 "RampartVault", "RampartSecretStore", "RampartSQLite", "RampartCrypto", "TestSupport",
-                "rampart-vault-helper",
+                "rampart-vault-helper", "SecretStoreContract",
             ],
             swiftSettings: swiftSettings
         ),
@@ -309,6 +309,7 @@ let package = Package(
             dependencies: [
                 "RampartApple", "RampartAppleSimulation", "RampartCrypto", "RampartX509", "RampartPinning",
                 "RampartSecretStore", "RampartAttestClient", "RampartAttestService", "RampartAppAttest", "TestSupport",
+                "SecretStoreContract", "RampartRequestSigning", "RampartSeal",
             ],
             swiftSettings: swiftSettings
         ),
@@ -347,6 +348,13 @@ let package = Package(
                 "RampartAppAttest", "RampartAttestService", "RampartAttestClient", "RampartAttestSimulation",
                 "RampartRequestSigning", "RampartSecretStore", "RampartVault", "RampartSeal",
             ],
+            swiftSettings: swiftSettings
+        ),
+        // The secret-store contract every SecretStore passes (the vault backends, KeychainStore).
+        .target(
+            name: "SecretStoreContract",
+            dependencies: ["RampartSecretStore"],
+            path: "Tests/SecretStoreContract",
             swiftSettings: swiftSettings
         ),
     ]

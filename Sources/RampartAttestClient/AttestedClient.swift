@@ -17,7 +17,8 @@ public import RampartSecretStore
 /// RFC 8785 canonical JSON of `{"challenge", "payload"}` (``RequestCanonicalization``). When the server answers
 /// `unknownKey` or `keyBlocked` (a reinstall, a wiped server, a key that failed too often) the client forgets the key,
 /// registers a new one, and retries once — the guide's "새 기기 또는 앱 재설치 → 키 재등록". It does the same when
-/// the device no longer has the kept key (a reinstall).
+/// the device no longer has the kept key (a reinstall: ``AttestedClientError/Code/invalidKey``). Protected requests
+/// sent with ``send(_:payload:)`` are signed and sent one at a time, so their counters reach the server in order.
 public actor AttestedClient {
     /// The secret store service under which key ids are kept (account: the subject).
     public static let keyIDService = "rampart.appattest.keyid"
@@ -27,6 +28,8 @@ public actor AttestedClient {
     let secrets: any SecretStore
     /// The user or session id requests are made for.
     public let subject: String
+    private var isSending = false
+    private var waitingSenders: [CheckedContinuation<Void, Never>] = []
 
     /// Creates a client.
     ///
@@ -138,10 +141,14 @@ public actor AttestedClient {
     /// - Returns: The server's answer (check ``ServerAnswer/status``; refusals are answers, not errors).
     /// - Throws: ``AttestedClientError``.
     public func send(_ path: String, payload: JSONValue) async throws -> ServerAnswer {
+        // One protected request at a time: each assertion's counter is one more than the last, and the server refuses
+        // a counter that is not above the last it saw, so signing and sending must not interleave.
+        await acquireSendTurn()
+        defer { releaseSendTurn() }
         let request: ProtectedRequest
         do {
             request = try await prepare(payload: payload)
-        } catch let error as AttestedClientError where error.code == .deviceFailure {
+        } catch let error as AttestedClientError where error.code == .invalidKey || error.code == .deviceFailure {
             // The kept key id names a key the device no longer has (DCError.invalidKey after a reinstall or a
             // restore): start over with a new key.
             try await forgetKey()
@@ -163,6 +170,25 @@ public actor AttestedClient {
             try await secrets.deleteSecret(service: Self.keyIDService, account: subject)
         } catch {
             throw AttestedClientError.secretStoreFailure("could not forget the key id: \(error)")
+        }
+    }
+
+    /// Waits until no other protected request is being signed and sent, then takes the turn (first come, first
+    /// served).
+    private func acquireSendTurn() async {
+        guard isSending else {
+            isSending = true
+            return
+        }
+        await withCheckedContinuation { waitingSenders.append($0) }
+    }
+
+    /// Hands the turn to the next waiting request, if any.
+    private func releaseSendTurn() {
+        if waitingSenders.isEmpty {
+            isSending = false
+        } else {
+            waitingSenders.removeFirst().resume()
         }
     }
 

@@ -14,6 +14,7 @@ public struct AttestedClientError {
             case registrationRefused
             case secretStoreFailure
             case invalidPayload
+            case invalidKey
         }
 
         let backing: Backing
@@ -33,6 +34,9 @@ public struct AttestedClientError {
         /// The payload holds a number the server would refuse: its canonical form is not exactly that number (an
         /// integer beyond ±(2^53−1), say); send such values as strings.
         public static let invalidPayload = Code(backing: .invalidPayload)
+        /// The device no longer has the key (`DCError.invalidKey`: the app was reinstalled or restored, or the key
+        /// was invalidated); ``AttestedClient`` generates and registers a new key.
+        public static let invalidKey = Code(backing: .invalidKey)
 
         /// The code's stable name.
         public var description: String { backing.rawValue }
@@ -97,6 +101,13 @@ public struct AttestedClientError {
         _ reason: String, detail: String = "", file: String = #fileID, line: UInt = #line
     ) -> Self {
         Self(.invalidPayload, reason, detail: detail, file: file, line: line)
+    }
+
+    /// The device no longer has the key.
+    public static func invalidKey(
+        _ reason: String, detail: String = "", file: String = #fileID, line: UInt = #line
+    ) -> Self {
+        Self(.invalidKey, reason, detail: detail, file: file, line: line)
     }
 
     /// The secret store failed.

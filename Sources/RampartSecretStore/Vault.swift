@@ -232,7 +232,8 @@ public struct Vault: SecretStore {
         }
     }
 
-    static func checkAttributes(_ attributes: ItemAttributes, for itemClass: ItemClass) throws {
+    /// Checks that `attributes` belong to `itemClass` and fit the limits (shared by every ``SecretStore``).
+    package static func checkAttributes(_ attributes: ItemAttributes, for itemClass: ItemClass) throws {
         let allowed = itemClass.allowedAttributes
         for name in attributes.setNames {
             guard allowed.contains(name) else {
@@ -252,7 +253,8 @@ public struct Vault: SecretStore {
         }
     }
 
-    static func checkStorable(_ item: VaultItem) throws {
+    /// Checks an item's value size, access group, flags and synchronizable combination.
+    package static func checkStorable(_ item: VaultItem) throws {
         guard item.value.count <= VaultLimits.maxValueByteCount else {
             throw VaultError.invalidParameters(
                 "the value is \(item.value.count) bytes; the limit is \(VaultLimits.maxValueByteCount) (the vault is "

@@ -1,4 +1,5 @@
 import Foundation
+import SecretStoreContract
 import Testing
 
 @testable import RampartVault
@@ -38,7 +39,7 @@ struct SecretServiceContractTests {
     func contract(_ contractCase: ContractCase) async throws {
         let backend = try SecretServiceFixture.freshBackend()
         do {
-            try await contractCase.run(backend)
+            try await contractCase.run(.vault(over: backend))
         } catch {
             await SecretServiceFixture.clean(backend)
             throw error
