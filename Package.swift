@@ -79,6 +79,15 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The example iOS app's logic (Examples/iOSApp): compiled here against the simulation, tested against rampart serve.
+        .target(
+            name: "RampartPointsCore",
+            dependencies: [
+                "RampartApple", "RampartAttestClient", "RampartPinning", "RampartSecretStore", "RampartRequestSigning",
+            ],
+            path: "Examples/iOSApp/Sources/Core",
+            swiftSettings: swiftSettings
+        ),
         // Linux only: Apple's declarations as documented, implemented over the Linux modules.
         .target(
             name: "RampartAppleSimulation",
@@ -307,6 +316,7 @@ let package = Package(
         .testTarget(
             name: "RampartAppleTests",
             dependencies: [
+                "RampartPointsCore",
                 "RampartApple", "RampartAppleSimulation", "RampartCrypto", "RampartX509", "RampartPinning",
                 "RampartSecretStore", "RampartAttestClient", "RampartAttestService", "RampartAppAttest", "TestSupport",
                 "SecretStoreContract", "RampartRequestSigning", "RampartSeal",
@@ -368,7 +378,7 @@ let package = Package(
 if Context.environment["RAMPART_APPLE_ONLY"] != nil {
     let appleTargets: Set<String> = [
         "RampartCrypto", "RampartX509", "RampartPinning", "RampartRequestSigning", "RampartSecretStore",
-        "RampartSeal", "RampartAttestClient", "RampartApple", "TestSupport", "RampartCryptoTests",
+        "RampartSeal", "RampartAttestClient", "RampartApple", "RampartPointsCore", "TestSupport", "RampartCryptoTests",
         "RampartRequestSigningTests",
     ]
     func keeps(_ dependency: Target.Dependency) -> Bool {

@@ -11,7 +11,7 @@ import subprocess
 import sys
 
 APP_SIDE = ["RampartCrypto", "RampartX509", "RampartPinning", "RampartRequestSigning", "RampartSecretStore",
-            "RampartSeal", "RampartAttestClient", "RampartApple"]
+            "RampartSeal", "RampartAttestClient", "RampartApple", "RampartPointsCore"]
 SERVER_SIDE = {"RampartChainVerification", "RampartTLS", "RampartAppAttest", "RampartAttestSimulation",
                "RampartAttestService", "RampartVault", "RampartSQLite", "RampartAppleSimulation", "RampartCLI",
                "RampartCryptoKitBackend"}
