@@ -240,6 +240,13 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .executableTarget(
+            name: "FuzzSignedPinSet",
+            dependencies: ["FuzzSupport", "RampartPinning", "RampartCrypto"],
+            path: "Fuzz/FuzzSignedPinSet",
+            exclude: ["Seeds"],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
             name: "FuzzJSON",
             dependencies: ["FuzzSupport", "RampartRequestSigning"],
             path: "Fuzz/FuzzJSON",

@@ -39,6 +39,7 @@ targets=(
     FuzzCBOR
     FuzzJSON
     FuzzRequestHead
+    FuzzSignedPinSet
     FuzzAuthenticatorData
     FuzzAttestationObject
     FuzzServiceRouter

@@ -31,8 +31,9 @@ public import RampartAppleSimulation
 /// - Important: Pinning only tightens: a chain the default evaluation refuses is refused whatever the pins say, and
 ///   report-only mode never lets such a chain through.
 public final class PinningURLSessionDelegate: NSObject, URLSessionTaskDelegate, Sendable {
-    /// The pins and policies, by domain.
-    public let configuration: PinConfiguration
+    /// The pins and policies in force, by domain (the adopted signed set's when created with an updater).
+    public var configuration: PinConfiguration { pins().configuration }
+    private let pins: @Sendable () -> ActivePinSet
     private let now: @Sendable () -> Date
     private let report: (@Sendable (PinningDecision) -> Void)?
 
@@ -48,7 +49,25 @@ public final class PinningURLSessionDelegate: NSObject, URLSessionTaskDelegate, 
         now: @escaping @Sendable () -> Date = { Date() },
         report: (@Sendable (PinningDecision) -> Void)? = nil
     ) {
-        self.configuration = configuration
+        let active = ActivePinSet(configuration: configuration)
+        self.pins = { active }
+        self.now = now
+        self.report = report
+    }
+
+    /// Creates a delegate that enforces the pins a ``PinSetUpdater`` holds: the shipped ones, or the last signed
+    /// update it adopted (with its deny list). Updates offered to the updater apply to the next challenge — the same
+    /// code a server-side check runs (RampartPinning's ``ActivePinSet/decision(host:presented:verdict:at:)``).
+    ///
+    /// - Parameters:
+    ///   - updater: The app's updater.
+    ///   - now: The clock for pin expiry; the current time by default.
+    ///   - report: As for ``init(configuration:now:report:)``.
+    public init(
+        updater: PinSetUpdater, now: @escaping @Sendable () -> Date = { Date() },
+        report: (@Sendable (PinningDecision) -> Void)? = nil
+    ) {
+        self.pins = { updater.active }
         self.now = now
         self.report = report
     }
@@ -113,6 +132,8 @@ public final class PinningURLSessionDelegate: NSObject, URLSessionTaskDelegate, 
 
     private func decide(host: String, trust: SecTrust) -> PinningDecision {
         let time = now()
+        let active = pins()
+        let configuration = active.configuration
         let presented = certificates(of: trust)
         if let policy = configuration.policy(for: host), !policy.ownAnchors.isEmpty {
             let anchors = policy.ownAnchors.compactMap { SecCertificateCreateWithData(nil, Data($0) as CFData) }
@@ -134,12 +155,12 @@ public final class PinningURLSessionDelegate: NSObject, URLSessionTaskDelegate, 
             let reason = error.map { Self.reason(CFErrorGetCode($0)) } ?? .other
             let message = error.map { CFErrorCopyDescription($0) as String } ?? "the default trust evaluation failed"
             let failure = ChainFailure(reason: reason, certificateIndex: nil, message: message)
-            return configuration.decision(host: host, presented: presented, verdict: .untrusted(failure), at: time)
+            return active.decision(host: host, presented: presented, verdict: .untrusted(failure), at: time)
         }
         guard let path = certificates(of: trust) else {
             return refusal(host: host, presented: presented, time: time, "the evaluated chain could not be read")
         }
-        return configuration.decision(host: host, presented: presented, verdict: .trusted(path: path), at: time)
+        return active.decision(host: host, presented: presented, verdict: .trusted(path: path), at: time)
     }
 
     /// The certificates of the trust's chain, parsed from their DER; nil if one does not parse.
@@ -156,7 +177,7 @@ public final class PinningURLSessionDelegate: NSObject, URLSessionTaskDelegate, 
 
     private func refusal(host: String, presented: [Certificate], time: Date, _ message: String) -> PinningDecision {
         let failure = ChainFailure(reason: .malformedCertificate, certificateIndex: nil, message: message)
-        return configuration.decision(host: host, presented: presented, verdict: .untrusted(failure), at: time)
+        return pins().decision(host: host, presented: presented, verdict: .untrusted(failure), at: time)
     }
 
     /// The chain failure reason of a Security trust error code.

@@ -25,6 +25,16 @@ public struct Arguments: Sendable {
     /// Whether any argument is left.
     public var isEmpty: Bool { tokens.isEmpty && afterTerminator.isEmpty }
 
+    /// Removes the first argument when it is one of `names` (an action word, as in `pinset sign`) and returns it.
+    ///
+    /// - Parameter names: The action words.
+    /// - Returns: The word, or nil when the first argument is none of them.
+    public mutating func leadingWord(in names: [String]) -> String? {
+        guard let first = tokens.first, names.contains(first) else { return nil }
+        tokens.removeFirst()
+        return first
+    }
+
     /// Whether `--help` or `-h` was given (consumed).
     public mutating func wantsHelp() -> Bool { flag("--help") || flag("-h") }
 

@@ -71,6 +71,29 @@ public struct Ed25519PrivateKey: Sendable {
         self.key = try importRawEdDSAPrivateKey(rawRepresentation.withUnsafeBytes { Array($0) }, variant: .ed25519)
     }
 
+    /// Imports a PEM `PRIVATE KEY` block holding an Ed25519 PKCS#8 key, as `openssl genpkey -algorithm ed25519`
+    /// writes it.
+    ///
+    /// RFC 8410 section 7: `OneAsymmetricKey ::= SEQUENCE { version 0, privateKeyAlgorithm { id-Ed25519 },
+    /// privateKey OCTET STRING (CurvePrivateKey ::= OCTET STRING of 32 bytes) }` — for Ed25519 without attributes or
+    /// a public key that is always the same 16-byte prefix and the seed, which is what is accepted.
+    ///
+    /// - Parameter pemRepresentation: One `-----BEGIN PRIVATE KEY-----` block.
+    /// - Throws: ``CryptoError/Code/invalidEncoding`` for bad PEM, ``CryptoError/Code/invalidKey`` for a key that is
+    ///   not an unencrypted Ed25519 PKCS#8 key.
+    public init(pemRepresentation: String) throws {
+        let der = try PEMBlock.decode(pemRepresentation, label: PEMBlock.privateKeyLabel)
+        let prefix: [UInt8] = [
+            0x30, 0x2E, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2B, 0x65, 0x70, 0x04, 0x22, 0x04, 0x20,
+        ]
+        guard der.count == prefix.count + 32, der.starts(with: prefix) else {
+            throw CryptoError.invalidKey(
+                "the PRIVATE KEY is not an unencrypted Ed25519 PKCS#8 key (RFC 8410); make one with "
+                    + "`openssl genpkey -algorithm ed25519`")
+        }
+        try self.init(rawRepresentation: der.suffix(32))
+    }
+
     /// The 32-byte seed. Treat it as a secret.
     public var rawRepresentation: [UInt8] {
         guard let seed = try? key.rawPrivateKey() else {

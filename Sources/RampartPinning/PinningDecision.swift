@@ -13,6 +13,7 @@ public struct PinningDecision: Sendable {
             case reportOnlyMismatch
             case defaultEvaluationFailed
             case pinMismatch
+            case deniedKey
         }
 
         let backing: Backing
@@ -29,9 +30,11 @@ public struct PinningDecision: Sendable {
         public static let defaultEvaluationFailed = Outcome(backing: .defaultEvaluationFailed)
         /// Refused: the chain is trusted but matches none of the policy's pins.
         public static let pinMismatch = Outcome(backing: .pinMismatch)
+        /// Refused: a certificate of the chain has a key on the signed pin set's deny list (a revoked key).
+        public static let deniedKey = Outcome(backing: .deniedKey)
 
         /// Whether the connection would go ahead.
-        public var isAllowed: Bool { self != .defaultEvaluationFailed && self != .pinMismatch }
+        public var isAllowed: Bool { self != .defaultEvaluationFailed && self != .pinMismatch && self != .deniedKey }
 
         /// The outcome's stable name, e.g. `pinMismatch`.
         public var description: String { backing.rawValue }
@@ -72,6 +75,9 @@ public struct PinningDecision: Sendable {
         case .defaultEvaluationFailed:
             let reason = chainVerdict.failure?.description ?? "untrusted"
             return "refused: the default evaluation failed before pinning: \(reason)"
+        case .deniedKey:
+            return "refused: a certificate of the chain has a key on the pin set's deny list (revoked); the server "
+                + "must move to a new key"
         default:
             return "refused: " + (mismatch?.message ?? "pin mismatch")
         }

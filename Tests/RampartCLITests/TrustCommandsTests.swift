@@ -318,3 +318,65 @@ struct LintCommandTests {
         #expect(await runRampart(["lint", "/nonexistent.json"]).status == 2)
     }
 }
+
+struct PinsetSignCommandTests {
+    @Test(
+        "pinset sign writes an envelope; verify adopts it (0) and refuses old, foreign-key, expired and tampered sets (1)"
+    )
+    func signAndVerify() async throws {
+        let pki = try TestPKI.shared.get()
+        let directory = ScratchDirectory.uniquePath("pinset-sign")
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        func openssl(_ arguments: [String]) throws {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+            process.arguments = arguments
+            try process.run()
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+        }
+        try openssl(["genpkey", "-algorithm", "ed25519", "-out", "\(directory)/key.pem"])
+        try openssl(["pkey", "-in", "\(directory)/key.pem", "-pubout", "-out", "\(directory)/pub.pem"])
+        try openssl(["genpkey", "-algorithm", "ed25519", "-out", "\(directory)/other.pem"])
+        try openssl(["pkey", "-in", "\(directory)/other.pem", "-pubout", "-out", "\(directory)/otherpub.pem"])
+        let pins = await runRampart([
+            "pinset", pki.path("good-chain.pem"), "--host", "good.rampart.test", "--ca", pki.path("root.pem"), "--at",
+            atTime, "--format", "json",
+        ])
+        try Data(pins.stdout.utf8).write(to: URL(fileURLWithPath: "\(directory)/in.json"))
+        let signed = await runRampart([
+            "pinset", "sign", "\(directory)/in.json", "\(directory)/set", "--key", "\(directory)/key.pem",
+            "--version", "4", "--expires", "2026-09-01T00:00:00Z", "--bundle-id", "com.example.app", "--at", atTime,
+        ])
+        #expect(signed.status == 0)
+        func verify(_ extra: [String], file: String = "set") async -> (status: Int32, stdout: String) {
+            let result = await runRampart(
+                ["pinset", "verify", "\(directory)/\(file)", "--public-key", "\(directory)/pub.pem", "--json"] + extra)
+            return (result.status, result.stdout)
+        }
+        let adopted = await verify(["--at", atTime, "--bundle-id", "com.example.app", "--current-version", "3"])
+        #expect(adopted.status == 0)
+        #expect(try json(adopted.stdout)["version"] as? Int == 4)
+        for (extra, reason) in [
+            (["--at", atTime, "--current-version", "4"], "notNewer"),
+            (["--at", "2026-10-01T00:00:00Z"], "expired"),
+            (["--at", atTime, "--bundle-id", "com.other.app"], "wrongApp"),
+        ] {
+            let refused = await verify(extra)
+            #expect(refused.status == 1)
+            #expect(try json(refused.stdout)["reason"] as? String == reason)
+        }
+        let otherKey = await runRampart([
+            "pinset", "verify", "\(directory)/set", "--public-key", "\(directory)/otherpub.pem", "--at", atTime,
+        ])
+        #expect(otherKey.status == 1)
+        #expect(otherKey.stdout.hasPrefix("refuse: unknownSigner"))
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: "\(directory)/set"))
+        bytes[bytes.count - 5] ^= 1
+        try bytes.write(to: URL(fileURLWithPath: "\(directory)/tampered"))
+        let tampered = await verify(["--at", atTime], file: "tampered")
+        #expect(try json(tampered.stdout)["reason"] as? String == "badSignature")
+        #expect(await runRampart(["pinset", "sign", "\(directory)/in.json"]).status == 2)
+        #expect(await runRampart(["pinset", "verify", "\(directory)/set"]).status == 2)
+    }
+}

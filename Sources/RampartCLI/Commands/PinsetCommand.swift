@@ -1,5 +1,6 @@
 import Foundation
 import RampartChainVerification
+import RampartCrypto
 import RampartPinning
 import RampartTLS
 import RampartX509
@@ -14,7 +15,11 @@ public enum PinsetCommand: Command {
         "write a pin set (NSPinnedDomains, TrustKit, OkHttp, Android or Rampart JSON) from a verified chain"
     /// The `--help` text.
     public static let help = """
-        USAGE: rampart pinset (HOST[:PORT] | CHAIN.pem --host NAME) --format plist|trustkit|okhttp|android|json
+        USAGE: rampart pinset sign IN.json OUT --key ED25519.pem --version N --expires RFC3339 [--bundle-id B]
+                              [--at RFC3339]
+               rampart pinset verify SIGNED --public-key PUB.pem [--current-version N] [--bundle-id B]
+                              [--at RFC3339] [--json]
+               rampart pinset (HOST[:PORT] | CHAIN.pem --host NAME) --format plist|trustkit|okhttp|android|json
                               [--ca ROOT.pem]... [--include-subdomains] [--leaf] [--backup-pin PIN]...
                               [--merge-into Info.plist] [--servername NAME] [--at RFC3339] [--timeout S] [--json]
 
@@ -26,6 +31,14 @@ public enum PinsetCommand: Command {
         TrustKit, OkHttp and Android match pins against every certificate of the chain (no CA/leaf split), TrustKit
         and Android include subdomains at every depth, TrustKit refuses a single enforced pin and IP hosts, OkHttp
         has no expiration or report-only mode, Android no report-only mode.
+
+        SIGNED UPDATES: `pinset sign` signs the pins of a Rampart JSON file (its pinnedDomains, an optional "deny" list
+        of SPKI pins refused anywhere, and its "bundleId" unless --bundle-id is given) with an Ed25519 key
+        (`openssl genpkey -algorithm ed25519`), as version N expiring at --expires, into a RAMPART-PINSET-V1
+        envelope an app adopts without a release. `pinset verify` checks one as the app does — the signature over
+        the exact bytes by a shipped key (--public-key, repeatable), the bundle id, a version above
+        --current-version (default 0), not expired at --at — and exits 0 (adopt) or 1 (refuse, with the reason:
+        malformed, unknownSigner, badSignature, wrongApp, notNewer, expired, notYetValid, invalidPins).
 
         OPTIONS:
           --format F            plist (an Info.plist NSAppTransportSecurity → NSPinnedDomains fragment), trustkit
@@ -62,6 +75,11 @@ public enum PinsetCommand: Command {
     /// - Returns: `.success` with the configuration printed, `.failure` when the chain is not trusted.
     /// - Throws: ``UsageError`` for bad usage or input.
     public static func run(_ arguments: inout Arguments, context: CommandContext) async throws -> ExitCode {
+        switch arguments.leadingWord(in: ["sign", "verify"]) {
+        case "sign": return try sign(&arguments, context: context)
+        case "verify": return try verify(&arguments, context: context)
+        default: break
+        }
         let json = arguments.flag("--json")
         let includeSubdomains = arguments.flag("--include-subdomains")
         let leaf = arguments.flag("--leaf")
@@ -147,5 +165,127 @@ public enum PinsetCommand: Command {
         let text = String(decoding: export.data, as: UTF8.self)
         context.standardOutput(text.hasSuffix("\n") ? text : text + "\n")
         return .success
+    }
+
+    /// `pinset sign IN.json OUT --key ED25519.pem --version N --expires RFC3339 [--bundle-id B] [--at T]`.
+    static func sign(_ arguments: inout Arguments, context: CommandContext) throws -> ExitCode {
+        let keyPath = try arguments.requiredOption("--key")
+        guard let version = UInt64(try arguments.requiredOption("--version")), version > 0 else {
+            throw UsageError("--version must be a whole number above 0, above the version the apps adopted last")
+        }
+        guard let expires = try arguments.timeOption("--expires") else {
+            throw UsageError("give --expires RFC3339: when apps stop adopting this set (e.g. 2027-03-01T00:00:00Z)")
+        }
+        let bundleOption = try arguments.option("--bundle-id")
+        let time = try TrustInputs.time(&arguments, context: context)
+        let positionals = try arguments.positionals()
+        guard positionals.count == 2 else { throw UsageError("give the Rampart JSON pins to sign and the output file") }
+        guard let data = FileManager.default.contents(atPath: positionals[0]) else {
+            throw UsageError("\(positionals[0]): cannot read the pins to sign")
+        }
+        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+            let domains = object["pinnedDomains"]
+        else { throw UsageError("\(positionals[0]) is not Rampart JSON with \"pinnedDomains\"") }
+        let unknown = Set(object.keys).subtracting(["version", "pinnedDomains", "bundleId", "deny"])
+        guard unknown.isEmpty else {
+            throw UsageError(
+                "\(positionals[0]): unknown key \(unknown.sorted().joined(separator: ", ")); a pin set to sign holds "
+                    + "version, pinnedDomains, bundleId and deny")
+        }
+        guard let bundleID = bundleOption ?? object["bundleId"] as? String else {
+            throw UsageError("name the app: --bundle-id B, or \"bundleId\" in \(positionals[0])")
+        }
+        guard let keyText = try? String(contentsOfFile: keyPath, encoding: .utf8) else {
+            throw UsageError("\(keyPath): cannot read the signing key")
+        }
+        do {
+            let key = try Ed25519PrivateKey(pemRepresentation: keyText)
+            let configuration = try PinConfiguration(
+                jsonData: try JSONSerialization.data(withJSONObject: ["version": 1, "pinnedDomains": domains]))
+            guard let denyTexts = (object["deny"] ?? [String]()) as? [String] else {
+                throw UsageError("\"deny\" must be an array of SPKI SHA-256 pins (base64)")
+            }
+            let deny = try denyTexts.map { try Pin(kind: .spkiSHA256, base64: $0) }
+            let envelope = try SignedPinSet.sign(
+                configuration, deny: deny, bundleID: bundleID, version: version, issuedAt: time, expiresAt: expires,
+                key: key)
+            do {
+                try Data(envelope).write(to: URL(fileURLWithPath: positionals[1]), options: .atomic)
+            } catch {
+                throw UsageError("cannot write \(positionals[1]); check that its directory exists and is writable")
+            }
+            context.print(
+                "signed pin set version \(version) for \(bundleID) (\(configuration.policies.count) domains, "
+                    + "\(deny.count) denied keys), expires \(expires.formatted(.iso8601)), key id "
+                    + "\(SignedPinSet.keyID(of: key.publicKey)): \(positionals[1])")
+            return .success
+        } catch let error as CryptoError {
+            throw UsageError("\(keyPath): \(error.reason)")
+        } catch let error as PinningError {
+            throw UsageError("\(positionals[0]): \(error.reason)")
+        }
+    }
+
+    struct VerifyJSON: Encodable {
+        let adopted: Bool
+        let reason: String?
+        let message: String
+        let version: UInt64?
+        let bundleId: String?
+        let expiresAt: Date?
+        let keyId: String?
+        let domains: [String]?
+    }
+
+    /// `pinset verify SIGNED --public-key PUB.pem [--current-version N] [--bundle-id B] [--at T] [--json]`.
+    static func verify(_ arguments: inout Arguments, context: CommandContext) throws -> ExitCode {
+        let json = arguments.flag("--json")
+        let keyPaths = try arguments.options("--public-key")
+        guard !keyPaths.isEmpty else { throw UsageError("give --public-key PUB.pem: the signing key the app ships") }
+        let floorText = try arguments.option("--current-version") ?? "0"
+        guard let floor = UInt64(floorText) else { throw UsageError("--current-version must be a whole number") }
+        let bundleOption = try arguments.option("--bundle-id")
+        let time = try TrustInputs.time(&arguments, context: context)
+        let positionals = try arguments.positionals()
+        guard positionals.count == 1, let path = positionals.first else {
+            throw UsageError("give one signed pin set to verify")
+        }
+        guard let envelope = FileManager.default.contents(atPath: path) else {
+            throw UsageError("\(path): cannot read the signed pin set")
+        }
+        let keys = try keyPaths.map { keyPath -> Ed25519PublicKey in
+            guard let text = try? String(contentsOfFile: keyPath, encoding: .utf8),
+                let key = try? Ed25519PublicKey(pemRepresentation: text)
+            else { throw UsageError("\(keyPath) is not an Ed25519 PUBLIC KEY (openssl pkey -pubout)") }
+            return key
+        }
+        // Without --bundle-id the set's app is reported rather than checked; every other check applies.
+        let verdict = PinSetVerifier(bundleID: bundleOption, signers: keys).verify(
+            Array(envelope), floor: floor, at: time)
+        switch verdict {
+        case .adopt(let set):
+            if json {
+                try context.printJSON(
+                    VerifyJSON(
+                        adopted: true, reason: nil, message: "adopt", version: set.version, bundleId: set.bundleID,
+                        expiresAt: set.expiresAt, keyId: set.keyID, domains: set.configuration.policies.map(\.domain)))
+            } else {
+                context.print(
+                    "adopt: version \(set.version) for \(set.bundleID), signed by \(set.keyID), expires "
+                        + "\(set.expiresAt.formatted(.iso8601)); pins for "
+                        + set.configuration.policies.map(\.domain).joined(separator: ", "))
+            }
+            return .success
+        case .refuse(let refusal):
+            if json {
+                try context.printJSON(
+                    VerifyJSON(
+                        adopted: false, reason: refusal.reason.description, message: refusal.message, version: nil,
+                        bundleId: nil, expiresAt: nil, keyId: nil, domains: nil))
+            } else {
+                context.print("refuse: \(refusal)")
+            }
+            return .failure
+        }
     }
 }
