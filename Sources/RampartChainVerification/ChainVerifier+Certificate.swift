@@ -62,6 +62,14 @@ extension ChainVerifier {
                         reason: failure.reason, certificateIndex: failure.index, message: failure.text,
                         openSSLCode: failure.openSSLCode))
             }
+            var failure = failure
+            // OpenSSL reports a CA whose keyUsage lacks keyCertSign as an invalid CA; name the keyUsage.
+            if failure.reason == .notACA, let concerned = failure.certificate.flatMap(certificate),
+                concerned.extensions.basicConstraints?.isCA == true,
+                let usage = concerned.extensions.keyUsage, !usage.contains(.keyCertSign)
+            {
+                failure.reason = .keyUsage
+            }
             let message = Self.message(
                 failure, certificate: failure.certificate.flatMap(certificate),
                 path: failure.path.compactMap(certificate),
