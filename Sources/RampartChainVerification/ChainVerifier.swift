@@ -6,8 +6,10 @@ package import RampartX509
 /// the presented intermediates to a trust anchor, checks every signature, validity period, basicConstraints,
 /// keyUsage, extendedKeyUsage and name constraint, and matches the host name against the leaf's subjectAltName.
 ///
-/// The engine is OpenSSL's `X509_STORE` / `X509_verify_cert` with RFC 5280 strict checks, no partial chains and
-/// security level 2; the host check follows RFC 6125 against SAN entries only, never the subject CN, as iOS does.
+/// The engine is OpenSSL's `X509_STORE` / `X509_verify_cert` with RFC 5280 strict checks and security level 2; the
+/// host check follows RFC 6125 against SAN entries only, never the subject CN, as iOS does. Rampart builds the
+/// candidate paths itself (with backtracking, bounded), accepts any trust anchor as the end of a path (it need not be
+/// self-signed), and adds RFC 5280 and web PKI checks where OpenSSL is lenient (<doc:LimboConformance>).
 /// Each refusal comes back as a ``ChainFailure`` with a precise ``ChainFailure/Reason`` and the index of the
 /// certificate concerned.
 ///
@@ -83,7 +85,8 @@ public struct ChainVerifier: Sendable {
         /// How many parsed certificates (by DER) to keep, so that a repeated intermediate or leaf is not decoded
         /// again; 0 turns this cache off.
         public var certificateCacheCapacity: Int
-        /// The most certificates a built path may hold, leaf and anchor included.
+        /// The most certificates a built path may hold, leaf and anchor included; self-issued intermediates (key
+        /// rollover) are not counted, as for pathLenConstraint (RFC 5280 6.1.4 (l)).
         public var maximumPathLength: Int
 
         /// Creates options.
