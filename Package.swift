@@ -35,6 +35,7 @@ let package = Package(
         .library(name: "RampartVault", targets: ["RampartVault"]),
         .executable(name: "rampart", targets: ["rampart"]),
         .executable(name: "rampart-bench", targets: ["rampart-bench"]),
+        .executable(name: "rampart-limbo", targets: ["rampart-limbo"]),
     ],
     targets: [
         // MARK: C libraries (Debian packages, linked from the system; Linux only)
@@ -171,6 +172,11 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .executableTarget(
+            name: "rampart-limbo",
+            dependencies: ["RampartX509", "RampartChainVerification"],
+            swiftSettings: swiftSettings
+        ),
 
         // MARK: Fuzz targets (scripts/fuzz.sh builds them with -sanitize=fuzzer,address -DFUZZING; a plain build
         // gives replay tools: `swift run FuzzDER crash-file...`)
@@ -289,7 +295,7 @@ let package = Package(
         ),
         .testTarget(
             name: "RampartX509Tests",
-            dependencies: ["RampartX509", "RampartChainVerification", "RampartCrypto", "TestSupport"],
+            dependencies: ["RampartX509", "RampartChainVerification", "RampartCrypto", "TestSupport", "rampart-limbo"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(

@@ -44,6 +44,12 @@ static inline int COpenSSL_sk_X509_push(STACK_OF(X509) *sk, X509 *x) { return sk
 static inline void COpenSSL_sk_X509_free(STACK_OF(X509) *sk) { sk_X509_free(sk); }
 static inline void COpenSSL_sk_X509_pop_free(STACK_OF(X509) *sk) { sk_X509_pop_free(sk, X509_free); }
 
+// MARK: STACK_OF(X509_CRL)
+
+static inline STACK_OF(X509_CRL) *COpenSSL_sk_X509_CRL_new_null(void) { return sk_X509_CRL_new_null(); }
+static inline int COpenSSL_sk_X509_CRL_push(STACK_OF(X509_CRL) *sk, X509_CRL *crl) { return sk_X509_CRL_push(sk, crl); }
+static inline void COpenSSL_sk_X509_CRL_free(STACK_OF(X509_CRL) *sk) { sk_X509_CRL_free(sk); }
+
 // MARK: TLS
 
 static inline long COpenSSL_SSL_set_tlsext_host_name(SSL *ssl, const char *name) {

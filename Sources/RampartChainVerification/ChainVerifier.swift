@@ -1,13 +1,15 @@
 package import Foundation
 import RampartCrypto
-import RampartX509
+package import RampartX509
 
 /// Evaluates certificate chains the way a TLS client must before any pinning: builds a path from the leaf through
 /// the presented intermediates to a trust anchor, checks every signature, validity period, basicConstraints,
 /// keyUsage, extendedKeyUsage and name constraint, and matches the host name against the leaf's subjectAltName.
 ///
-/// The engine is OpenSSL's `X509_STORE` / `X509_verify_cert` with RFC 5280 strict checks, no partial chains and
-/// security level 2; the host check follows RFC 6125 against SAN entries only, never the subject CN, as iOS does.
+/// The engine is OpenSSL's `X509_STORE` / `X509_verify_cert` with RFC 5280 strict checks and security level 2; the
+/// host check follows RFC 6125 against SAN entries only, never the subject CN, as iOS does. Rampart builds the
+/// candidate paths itself (with backtracking, bounded), accepts any trust anchor as the end of a path (it need not be
+/// self-signed), and adds RFC 5280 and web PKI checks where OpenSSL is lenient (<doc:LimboConformance>).
 /// Each refusal comes back as a ``ChainFailure`` with a precise ``ChainFailure/Reason`` and the index of the
 /// certificate concerned.
 ///
@@ -83,7 +85,8 @@ public struct ChainVerifier: Sendable {
         /// How many parsed certificates (by DER) to keep, so that a repeated intermediate or leaf is not decoded
         /// again; 0 turns this cache off.
         public var certificateCacheCapacity: Int
-        /// The most certificates a built path may hold, leaf and anchor included.
+        /// The most certificates a built path may hold, leaf and anchor included; self-issued intermediates (key
+        /// rollover) are not counted, as for pathLenConstraint (RFC 5280 6.1.4 (l)).
         public var maximumPathLength: Int
 
         /// Creates options.
@@ -133,11 +136,22 @@ public struct ChainVerifier: Sendable {
     public func clearSignatureCache() { engine.clearCache() }
 
     /// Evaluates DER certificates and returns the built path as DER.
+    ///
+    /// - Parameters:
+    ///   - leaf: The leaf, DER.
+    ///   - intermediates: The presented intermediates, DER.
+    ///   - time: The validation time.
+    ///   - purpose: What the chain is for.
+    ///   - parsed: Certificates already parsed, by DER (the rest of a path is parsed here for the policy checks).
+    ///   - revocationLists: DER CRLs to apply to the leaf.
+    /// - Returns: The built path, or the refusal.
     package func evaluateDER(
         leaf: [UInt8],
         intermediates: [[UInt8]],
         at time: Date,
-        purpose: Purpose
+        purpose: Purpose,
+        parsed: [[UInt8]: Certificate] = [:],
+        revocationLists: [[UInt8]] = []
     ) -> RawChainResult {
         guard intermediates.count <= Self.maximumIntermediateCount else {
             return .untrusted(
@@ -147,9 +161,27 @@ public struct ChainVerifier: Sendable {
         if let problem = purpose.hostnameProblem {
             return .untrusted(reason: .invalidHostname, openSSLCode: 0, index: nil, certificate: nil, text: problem)
         }
-        // OpenSSL's depth counts the certificates above the leaf, excluding the anchor.
+        // OpenSSL's depth counts the certificates above the leaf, excluding the anchor; it is only the DoS bound
+        // here, since Rampart applies maximumPathLength itself (self-issued intermediates not counted).
         return engine.evaluate(
             leaf: leaf, intermediates: intermediates, at: time, purpose: purpose,
-            maximumDepth: max(options.maximumPathLength - 2, 0))
+            maximumDepth: Self.maximumIntermediateCount + 1, revocationLists: revocationLists
+        ) { derPath in
+            var path: [Certificate] = []
+            for (index, der) in derPath.enumerated() {
+                guard let certificate = parsed[der] ?? (try? Certificate(derEncoded: der)) else {
+                    return RawChainFailure(
+                        reason: .malformedCertificate, index: index, certificate: nil,
+                        text: "certificate \(index) of the built path could not be parsed by Rampart's strict DER "
+                            + "reader", isAnchor: index == derPath.count - 1, isFinalMessage: true)
+                }
+                path.append(certificate)
+            }
+            guard let failure = policyFailure(path: path, purpose: purpose) else { return nil }
+            return RawChainFailure(
+                reason: failure.reason, index: failure.certificateIndex,
+                certificate: failure.certificateIndex.flatMap { $0 < derPath.count ? derPath[$0] : nil },
+                text: failure.message, isFinalMessage: true)
+        }
     }
 }

@@ -26,6 +26,8 @@ public struct ChainFailure: Hashable, Sendable, CustomStringConvertible {
             case malformedCertificate
             case chainTooLong
             case invalidHostname
+            case leafIsCA
+            case revoked
             case other
         }
 
@@ -67,6 +69,11 @@ public struct ChainFailure: Hashable, Sendable, CustomStringConvertible {
         public static let chainTooLong = Reason(backing: .chainTooLong)
         /// The host name to check is itself malformed (empty, too long, bad characters).
         public static let invalidHostname = Reason(backing: .invalidHostname)
+        /// The leaf is a CA certificate (basicConstraints `cA` TRUE), which the web PKI forbids for a TLS server
+        /// (CA/Browser Forum Baseline Requirements 7.1.2.7.8: "cA MUST be FALSE").
+        public static let leafIsCA = Reason(backing: .leafIsCA)
+        /// A certificate of the path is listed in a certificate revocation list its issuer signed.
+        public static let revoked = Reason(backing: .revoked)
         /// Any other failure; ``ChainFailure/message`` names OpenSSL's reason.
         public static let other = Reason(backing: .other)
 

@@ -380,3 +380,32 @@ struct PinsetSignCommandTests {
         #expect(await runRampart(["pinset", "verify", "\(directory)/set"]).status == 2)
     }
 }
+
+/// The x509-limbo leaves that are well-formed DER but break RFC 5280 (read in place, STYLE 10).
+struct VerifyChainMalformedTests {
+    static let testcases = [
+        "pathological::nc-dos-1", "pathological::nc-dos-2", "pathological::nc-dos-3", "rfc5280::eku::ee-eku-empty",
+        "rfc5280::nc::nc-permits-invalid-ip-san", "rfc5280::san::malformed", "rfc5280::duplicate-extensions",
+        "rfc5280::mismatching-signature-algorithm", "webpki::san::unicode-emoji-san", "webpki::malformed-aia",
+    ]
+
+    @Test(
+        "verify-chain refuses a well-formed but invalid certificate with malformedCertificate, exit 1 (not 2)",
+        .enabled(if: Vectors.available, "../shared/vectors not found; set RAMPART_VECTORS"), arguments: testcases)
+    func malformed(_ id: String) async throws {
+        let object = try JSONSerialization.jsonObject(with: Vectors.data("x509-limbo/limbo.json"))
+        let testcases = try #require((object as? [String: Any])?["testcases"] as? [[String: Any]])
+        let testcase = try #require(testcases.first { $0["id"] as? String == id })
+        let chain = ScratchDirectory.uniquePath("limbo-chain.pem")
+        try #require(testcase["peer_certificate"] as? String).write(toFile: chain, atomically: true, encoding: .utf8)
+        let host = (testcase["expected_peer_name"] as? [String: Any])?["value"] as? String ?? "example.com"
+        // No --ca: the leaf is refused before any anchor is consulted (some of these testcases' anchors are
+        // themselves refused by the strict reader, which makes --ca a usage error).
+        let result = await runRampart(["verify-chain", chain, "--host", host, "--json"])
+        #expect(result.status == 1, "\(result.stderr)")
+        let verdict = try json(result.stdout)
+        #expect(verdict["reason"] as? String == "malformedCertificate")
+        #expect(verdict["certificate"] as? Int == 0)
+        #expect((verdict["message"] as? String)?.contains("the leaf is not a valid X.509 certificate") == true)
+    }
+}

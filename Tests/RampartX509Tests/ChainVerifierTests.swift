@@ -53,9 +53,9 @@ struct ChainVerifierTests {
             #expect(row.expected == nil, "trusted, expected \(row.expected?.description ?? "")")
             #expect(path.count == 3)
             #expect(path.last == (try pki.der("root")))
-        case .untrusted(let reason, let code, let index, _, let text):
-            #expect(reason == row.expected, "got \(reason) (\(code): \(text))")
-            #expect(index == row.index)
+        case .untrusted(let failure):
+            #expect(failure.reason == row.expected, "got \(failure.reason) (\(failure.openSSLCode): \(failure.text))")
+            #expect(failure.index == row.index)
         }
     }
 }
@@ -70,7 +70,7 @@ struct ChainVerifierEdgeTests {
     }
 
     static func reason(_ result: RawChainResult) -> (ChainFailure.Reason?, Int?) {
-        if case .untrusted(let reason, _, let index, _, _) = result { return (reason, index) }
+        if case .untrusted(let failure) = result { return (failure.reason, failure.index) }
         return (nil, nil)
     }
 

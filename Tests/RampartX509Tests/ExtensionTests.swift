@@ -28,7 +28,30 @@ struct ExtensionTests {
         ])
     }
 
+    static func nameConstraints(_ bytes: [UInt8]) throws { _ = try NameConstraints(derEncoded: bytes) }
+    static func informationAccess(_ bytes: [UInt8]) throws { _ = try AccessDescription.sequence(derEncoded: bytes) }
+
     static let rejections: [ExtensionRejection] = [
+        ExtensionRejection(name: "NC empty SEQUENCE", hex: "3000", code: .invalidCertificate, parse: nameConstraints),
+        ExtensionRejection(
+            name: "NC empty permittedSubtrees", hex: "3002a000", code: .invalidCertificate, parse: nameConstraints),
+        ExtensionRejection(
+            name: "NC empty excludedSubtrees", hex: "3002a100", code: .invalidCertificate, parse: nameConstraints),
+        ExtensionRejection(
+            name: "NC minimum encoded", hex: "300ba009300782016180020100", code: .invalidCertificate,
+            parse: nameConstraints),
+        ExtensionRejection(
+            name: "NC maximum present", hex: "300ba009300782016181020101", code: .invalidCertificate,
+            parse: nameConstraints),
+        ExtensionRejection(
+            name: "NC IP subtree of 4 octets", hex: "300aa0083006870401020304", code: .invalidCertificate,
+            parse: nameConstraints),
+        ExtensionRejection(name: "NC trailing element", hex: "30020500", code: .invalidDER, parse: nameConstraints),
+        ExtensionRejection(name: "AIA empty", hex: "3000", code: .invalidCertificate, parse: informationAccess),
+        ExtensionRejection(
+            name: "AIA description without location", hex: "300c300a06082b06010505073002", code: .invalidDER,
+            parse: informationAccess),
+
         ExtensionRejection(name: "basicConstraints not a SEQUENCE", hex: "0500", code: .invalidDER, parse: basic),
         ExtensionRejection(name: "basicConstraints cA FALSE", hex: "3003010100", code: .invalidDER, parse: basic),
         ExtensionRejection(
@@ -70,6 +93,21 @@ struct ExtensionTests {
         let bytes = try #require(Hex.decode(rejection.hex))
         let error = try #require(throws: X509Error.self) { try rejection.parse(bytes) }
         #expect(error.code == rejection.code, "\(error)")
+    }
+
+    @Test("nameConstraints and authorityInfoAccess parse: DNS and IP subtrees, a caIssuers URI")
+    func constraintsAndAccess() throws {
+        // permitted [0] { dNSName "a" }, excluded [1] { iPAddress 10.0.0.0/255.0.0.0 }
+        let constraints = try NameConstraints(
+            derEncoded: try #require(Hex.decode("3015a0053003820161a10c300a87080a000000ff000000")))
+        #expect(constraints.permittedSubtrees == [.dnsName("a")])
+        #expect(constraints.excludedSubtrees == [.ipAddress([10, 0, 0, 0, 255, 0, 0, 0])])
+        // { caIssuers, URI "h" }
+        let access = try AccessDescription.sequence(
+            derEncoded: try #require(Hex.decode("300f300d06082b06010505073002860168")))
+        #expect(access.count == 1)
+        #expect(access.first?.method == "1.3.6.1.5.5.7.48.2")
+        #expect(access.first?.location == .uniformResourceIdentifier("h"))
     }
 
     @Test("too many subjectAltNames is limitExceeded")

@@ -27,6 +27,36 @@ enum TrustInputs {
         }
     }
 
+    /// The DER of every certificate in a PEM (one or many) or DER file, not yet parsed: a chain to evaluate, whose
+    /// well-formed but invalid certificates are a verdict (`malformedCertificate`), not bad input.
+    static func certificateDER(file: String, context: CommandContext) throws -> [[UInt8]] {
+        let bytes: [UInt8]
+        if file == "-" {
+            bytes = Array(context.readStandardInput())
+        } else {
+            guard let data = FileManager.default.contents(atPath: file) else {
+                throw UsageError("\(file): cannot read the file; check the path and permissions")
+            }
+            bytes = Array(data)
+        }
+        if bytes.first == 0x30 {
+            guard (try? DER.parse(bytes)) != nil else {
+                throw UsageError("\(file): not a certificate file: it starts like DER but is not one DER element")
+            }
+            return [bytes]
+        }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw UsageError("\(file): not a certificate file: neither DER nor PEM text")
+        }
+        do {
+            let blocks = try PEMDocument.parseAll(text).filter { $0.label == "CERTIFICATE" }
+            guard !blocks.isEmpty else { throw UsageError("\(file): holds no -----BEGIN CERTIFICATE----- block") }
+            return blocks.map(\.derBytes)
+        } catch let error as X509Error {
+            throw UsageError("\(file): not a certificate file: \(error)")
+        }
+    }
+
     /// The anchors of every `--ca` file, and whether the system trust store applies (when there is no `--ca`).
     static func anchors(
         _ arguments: inout Arguments, context: CommandContext

@@ -26,12 +26,13 @@ public enum VerifyChainCommand: Command {
 
         REASONS: expired, notYetValid, hostnameMismatch, selfSigned, untrustedRoot, missingIntermediate, notACA,
         badSignature, wrongPurpose, keyUsage, pathLengthExceeded, nameConstraints, weakKey, weakSignatureAlgorithm,
-        unhandledCriticalExtension, malformedCertificate, chainTooLong, invalidHostname, other
+        unhandledCriticalExtension, malformedCertificate, chainTooLong, invalidHostname, leafIsCA, revoked, other
 
         EXIT CODES:
           0  the chain is trusted for NAME
           1  the chain is refused (the reason and the certificate concerned are printed)
-          2  bad usage, or a file that is not a certificate
+          2  bad usage, or a file that holds no certificate (a certificate that is well-formed DER but breaks
+             RFC 5280 is refused with malformedCertificate, exit 1)
 
         EXAMPLE:
           rampart verify-chain chain.pem --host api.example.com --ca root.pem
@@ -55,14 +56,14 @@ public enum VerifyChainCommand: Command {
             throw UsageError("give exactly one CHAIN file (PEM or DER), then --host NAME")
         }
         guard let host else { throw UsageError("missing --host NAME: the host the chain must be valid for") }
-        let chain = try TrustInputs.certificates(file: file, context: context)
+        let chain = try TrustInputs.certificateDER(file: file, context: context)
         let verifier: ChainVerifier
         do {
             verifier = try ChainVerifier(trustAnchors: trust.anchors, options: trust.options)
         } catch let error as X509Error {
             throw UsageError("cannot load the trust anchors: \(error)")
         }
-        let verdict = verifier.verify(chain: chain, at: time, purpose: .tlsServer(hostname: host))
+        let verdict = verifier.verify(chainDER: chain, at: time, purpose: .tlsServer(hostname: host))
         if json {
             try context.printJSON(VerdictJSON(verdict))
         } else {

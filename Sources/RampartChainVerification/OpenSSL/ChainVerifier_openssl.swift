@@ -52,6 +52,39 @@ final class OpenSSLCertificate: @unchecked Sendable {
     }
 }
 
+/// Owns one parsed `X509_CRL` (released with `X509_CRL_free`).
+///
+/// `@unchecked Sendable`: never mutated after `init` except by OpenSSL's lock-protected extension cache.
+final class OpenSSLRevocationList: @unchecked Sendable {
+    let pointer: OpaquePointer
+
+    /// Parses `der` with `d2i_X509_CRL`, refusing trailing bytes.
+    init?(der: [UInt8]) {
+        // d2i_X509_CRL returns an owned X509_CRL (freed in deinit) and advances the cursor past what it consumed.
+        let parsed: (OpaquePointer?, Int) = der.withUnsafeBufferPointer { buffer in
+            var cursor = buffer.baseAddress
+            let list = d2i_X509_CRL(nil, &cursor, buffer.count)
+            let consumed = cursor.map { buffer.baseAddress?.distance(to: $0) ?? 0 } ?? 0
+            return (list, consumed)
+        }
+        guard let pointer = parsed.0 else {
+            ERR_clear_error()
+            return nil
+        }
+        guard parsed.1 == der.count else {
+            X509_CRL_free(pointer)
+            return nil
+        }
+        self.pointer = pointer
+    }
+
+    /// Whether the list carries the cRLNumber extension, which RFC 5280 5.2.3 requires ("conforming CRL issuers
+    /// MUST include the CRL number extension in all CRLs").
+    var hasNumber: Bool { X509_CRL_get_ext_by_NID(pointer, NID_crl_number, -1) >= 0 }
+
+    deinit { X509_CRL_free(pointer) }
+}
+
 /// Keeps parsed certificates by their DER so that an intermediate seen again is not decoded again (OpenSSL 3
 /// decodes the public key of every parsed certificate through its provider machinery, which costs several ECDSA
 /// verifications). Entries are evicted oldest first beyond the capacity.
@@ -125,19 +158,64 @@ final class OpenSSLTrustStore: @unchecked Sendable {
     deinit { X509_STORE_free(pointer) }
 }
 
+/// A refusal found by one evaluation, with the certificate concerned as DER.
+package struct RawChainFailure: Sendable {
+    /// The reason code.
+    package var reason: ChainFailure.Reason
+    /// OpenSSL's `X509_V_ERR_*`, or 0 for a Rampart-side refusal.
+    package var openSSLCode: Int
+    /// The index in the path (0 = leaf), or nil.
+    package var index: Int?
+    /// The certificate concerned.
+    package var certificate: [UInt8]?
+    /// OpenSSL's text, or Rampart's complete message when ``isFinalMessage``.
+    package var text: String
+    /// Whether the certificate concerned is the path's trust anchor.
+    package var isAnchor = false
+    /// Whether ``text`` is already the whole message (a Rampart-side policy refusal).
+    package var isFinalMessage = false
+    /// For a refused issuer: the index of the certificate it was presented to sign.
+    package var issuedIndex: Int?
+    /// The path OpenSSL had built when it refused it, leaf first.
+    package var path: [[UInt8]] = []
+    /// A detail OpenSSL's text lacks, e.g. the identifier of an unhandled critical extension.
+    package var detail: String?
+
+    package init(
+        reason: ChainFailure.Reason, openSSLCode: Int = 0, index: Int?, certificate: [UInt8]?, text: String,
+        isAnchor: Bool = false, isFinalMessage: Bool = false
+    ) {
+        self.reason = reason
+        self.openSSLCode = openSSLCode
+        self.index = index
+        self.certificate = certificate
+        self.text = text
+        self.isAnchor = isAnchor
+        self.isFinalMessage = isFinalMessage
+    }
+}
+
 /// What one evaluation found, with certificates as DER (the public layer turns them into ``Certificate`` values).
 package enum RawChainResult: Sendable {
     case trusted(path: [[UInt8]])
-    case untrusted(reason: ChainFailure.Reason, openSSLCode: Int, index: Int?, certificate: [UInt8]?, text: String)
+    case untrusted(RawChainFailure)
+
+    static func untrusted(
+        reason: ChainFailure.Reason, openSSLCode: Int, index: Int?, certificate: [UInt8]?, text: String
+    ) -> RawChainResult {
+        .untrusted(
+            RawChainFailure(
+                reason: reason, openSSLCode: openSSLCode, index: index, certificate: certificate, text: text))
+    }
 }
 
 /// The per-evaluation state the custom verify function reaches through the store context's ex_data.
 private final class VerificationState {
     let time: time_t
-    let cache: SignatureCache
+    let cache: SignatureCache?
     let knownDER: [OpaquePointer: [UInt8]]
 
-    init(time: time_t, cache: SignatureCache, knownDER: [OpaquePointer: [UInt8]]) {
+    init(time: time_t, cache: SignatureCache?, knownDER: [OpaquePointer: [UInt8]]) {
         self.time = time
         self.cache = cache
         self.knownDER = knownDER
@@ -184,14 +262,89 @@ struct OpenSSLChainEngine: Sendable {
         parsed.map { $0.certificate(for: der) } ?? OpenSSLCertificate(der: der)
     }
 
+    /// The most candidate paths one evaluation verifies (DoS bound: each costs a full `X509_verify_cert`, and a
+    /// mesh of cross-signed intermediates can describe exponentially many paths).
+    static let maximumCandidatePaths = 8
+    /// The most issuer look-ups while enumerating candidate paths (DoS bound: a pool of same-named certificates
+    /// makes the search tree wide before any path reaches an anchor).
+    static let maximumPathBuildingSteps = 256
+
+    /// A path Rampart built: the leaf, intermediates, and last the trust anchor.
+    struct CandidatePath {
+        var certificates: [OpenSSLCertificate]
+        var anchor: OpenSSLCertificate? { certificates.last }
+        var intermediates: ArraySlice<OpenSSLCertificate> { certificates.dropFirst().dropLast() }
+    }
+
+    /// Whether `issuer` could have issued `subject`: the names match, the key identifiers do not contradict each
+    /// other and the issuer's key fits the signature algorithm. A keyUsage without keyCertSign does not exclude a
+    /// candidate here, so that the refusal can name it.
+    private static func couldIssue(_ issuer: OpenSSLCertificate, _ subject: OpenSSLCertificate) -> Bool {
+        let code = X509_check_issued(issuer.pointer, subject.pointer)
+        return code == X509_V_OK || code == X509_V_ERR_KEYUSAGE_NO_CERTSIGN
+    }
+
+    /// Every path from `leaf` to an explicit anchor through `pool`, depth first, anchors tried before
+    /// intermediates; a certificate appears at most once in a path (this breaks cross-signing cycles).
+    func candidatePaths(leaf: OpenSSLCertificate, pool: [OpenSSLCertificate]) -> [CandidatePath] {
+        let anchorDER = Set(store.anchors.map(\.der))
+        let intermediates = pool.filter { !anchorDER.contains($0.der) }
+        var paths: [CandidatePath] = []
+        var steps = 0
+        func extend(_ path: [OpenSSLCertificate]) {
+            guard let current = path.last, paths.count < Self.maximumCandidatePaths,
+                steps < Self.maximumPathBuildingSteps
+            else { return }
+            steps += 1
+            for anchor in store.anchors where Self.couldIssue(anchor, current) {
+                guard !path.contains(where: { $0.der == anchor.der }) else { continue }
+                if paths.count < Self.maximumCandidatePaths {
+                    paths.append(CandidatePath(certificates: path + [anchor]))
+                }
+            }
+            guard path.count <= ChainVerifier.maximumIntermediateCount else { return }
+            for issuer in intermediates where Self.couldIssue(issuer, current) {
+                guard !path.contains(where: { $0.der == issuer.der }) else { continue }
+                extend(path + [issuer])
+            }
+        }
+        if !anchorDER.contains(leaf.der) { extend([leaf]) }
+        return paths
+    }
+
     /// Builds and verifies a path from `leaf` through `intermediates` to an anchor at `time`.
+    ///
+    /// Rampart enumerates the candidate paths itself (OpenSSL 3.0 does not backtrack when the first issuer it
+    /// picks fails) and has OpenSSL verify each one with only that path's certificates; the first path that OpenSSL
+    /// and `policy` both accept wins. When no path reaches an explicit anchor (the system store, or no issuer at
+    /// all), OpenSSL builds the path from the whole store, which also names what is missing.
     func evaluate(
         leaf leafDER: [UInt8],
         intermediates intermediateDER: [[UInt8]],
         at time: Date,
         purpose: ChainVerifier.Purpose,
-        maximumDepth: Int
+        maximumDepth: Int,
+        revocationLists revocationDER: [[UInt8]] = [],
+        policy: ([[UInt8]]) -> RawChainFailure?
     ) -> RawChainResult {
+        var lists: [OpenSSLRevocationList] = []
+        for (index, der) in revocationDER.enumerated() {
+            guard let list = OpenSSLRevocationList(der: der) else {
+                return .untrusted(
+                    RawChainFailure(
+                        reason: .other, index: nil, certificate: nil,
+                        text: "revocation list \(index) is not a DER CertificateList (RFC 5280 5.1): pass CRLs as "
+                            + "DER or PEM X509 CRL", isFinalMessage: true))
+            }
+            guard list.hasNumber else {
+                return .untrusted(
+                    RawChainFailure(
+                        reason: .other, index: nil, certificate: nil,
+                        text: "revocation list \(index) has no cRLNumber extension, which RFC 5280 5.2.3 requires of "
+                            + "every CRL: the CA must issue a conforming CRL", isFinalMessage: true))
+            }
+            lists.append(list)
+        }
         guard let leaf = parse(leafDER) else {
             return .untrusted(
                 reason: .malformedCertificate, openSSLCode: 0, index: 0, certificate: nil,
@@ -206,18 +359,82 @@ struct OpenSSLChainEngine: Sendable {
             }
             intermediates.append(certificate)
         }
+        var firstFailure: RawChainFailure?
+        for candidate in candidatePaths(leaf: leaf, pool: intermediates) {
+            let result = verify(
+                leaf: leaf, untrusted: Array(candidate.intermediates), anchor: candidate.anchor, at: time,
+                purpose: purpose, maximumDepth: maximumDepth, revocationLists: lists)
+            switch result {
+            case .trusted(let path):
+                guard let refusal = policy(path) else { return result }
+                if firstFailure == nil { firstFailure = refusal }
+            case .untrusted(var failure):
+                if firstFailure == nil {
+                    explainRefusedIssuer(&failure, path: candidate)
+                    firstFailure = failure
+                }
+            }
+        }
+        if let firstFailure { return .untrusted(firstFailure) }
+        let result = verify(
+            leaf: leaf, untrusted: intermediates, anchor: nil, at: time, purpose: purpose,
+            maximumDepth: maximumDepth, revocationLists: lists)
+        if case .trusted(let path) = result, let refusal = policy(path) { return .untrusted(refusal) }
+        return result
+    }
+
+    /// OpenSSL reports an issuer it refused (keyUsage without keyCertSign) as a missing one; name the presented
+    /// issuer and why it was refused instead.
+    private func explainRefusedIssuer(_ failure: inout RawChainFailure, path: CandidatePath) {
+        let missing: Set<Int32> = [
+            X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT, X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY,
+            X509_V_ERR_UNABLE_TO_VERIFY_LEAF_SIGNATURE,
+        ]
+        guard missing.contains(Int32(failure.openSSLCode)), let index = failure.index,
+            index + 1 < path.certificates.count
+        else { return }
+        let subject = path.certificates[index]
+        let issuer = path.certificates[index + 1]
+        let code = X509_check_issued(issuer.pointer, subject.pointer)
+        guard code != X509_V_OK else { return }
+        failure.reason = Self.reason(for: code, depth: index + 1)
+        failure.openSSLCode = Int(code)
+        failure.index = index + 1
+        failure.certificate = issuer.der
+        failure.text = String(cString: X509_verify_cert_error_string(Int(code)))
+        failure.isAnchor = index + 2 == path.certificates.count
+        failure.issuedIndex = index
+    }
+
+    /// One `X509_verify_cert`: with `anchor`, over exactly the given certificates (the anchor is the only trusted
+    /// one, and it need not be self-signed); without, over the whole store.
+    private func verify(
+        leaf: OpenSSLCertificate,
+        untrusted intermediates: [OpenSSLCertificate],
+        anchor: OpenSSLCertificate?,
+        at time: Date,
+        purpose: ChainVerifier.Purpose,
+        maximumDepth: Int,
+        revocationLists: [OpenSSLRevocationList]
+    ) -> RawChainResult {
         // X509_STORE_CTX_new returns an owned context, freed below; it holds references only while initialised.
         guard let context = X509_STORE_CTX_new() else {
             return .untrusted(reason: .other, openSSLCode: 0, index: nil, certificate: nil, text: "out of memory")
         }
         defer { X509_STORE_CTX_free(context) }
-        // The untrusted stack does not own its elements (freed with sk_X509_free, not pop_free): the
-        // OpenSSLCertificate objects below keep them alive for the whole evaluation.
-        guard let untrusted = COpenSSL_sk_X509_new_null() else {
+        // The untrusted and trusted stacks do not own their elements (freed with sk_X509_free, not pop_free): the
+        // OpenSSLCertificate objects keep them alive for the whole evaluation.
+        guard let untrusted = COpenSSL_sk_X509_new_null(), let trusted = COpenSSL_sk_X509_new_null() else {
             return .untrusted(reason: .other, openSSLCode: 0, index: nil, certificate: nil, text: "out of memory")
         }
-        defer { COpenSSL_sk_X509_free(untrusted) }
+        defer {
+            COpenSSL_sk_X509_free(untrusted)
+            COpenSSL_sk_X509_free(trusted)
+        }
         for certificate in intermediates where COpenSSL_sk_X509_push(untrusted, certificate.pointer) <= 0 {
+            return .untrusted(reason: .other, openSSLCode: 0, index: nil, certificate: nil, text: "out of memory")
+        }
+        if let anchor, COpenSSL_sk_X509_push(trusted, anchor.pointer) <= 0 {
             return .untrusted(reason: .other, openSSLCode: 0, index: nil, certificate: nil, text: "out of memory")
         }
         guard X509_STORE_CTX_init(context, store.pointer, leaf.pointer, untrusted) == 1 else {
@@ -226,6 +443,19 @@ struct OpenSSLChainEngine: Sendable {
                 reason: .other, openSSLCode: 0, index: nil, certificate: nil,
                 text: "OpenSSL could not start the evaluation")
         }
+        // X509_STORE_CTX_set0_trusted_stack borrows the stack (freed above, after the context): issuers are then
+        // looked up in it instead of the store.
+        if anchor != nil { X509_STORE_CTX_set0_trusted_stack(context, trusted) }
+        // The CRL stack does not own its elements either; X509_STORE_CTX_set0_crls borrows it.
+        guard let crls = COpenSSL_sk_X509_CRL_new_null() else {
+            return .untrusted(reason: .other, openSSLCode: 0, index: nil, certificate: nil, text: "out of memory")
+        }
+        defer { COpenSSL_sk_X509_CRL_free(crls) }
+        for list in revocationLists where COpenSSL_sk_X509_CRL_push(crls, list.pointer) <= 0 {
+            return .untrusted(reason: .other, openSSLCode: 0, index: nil, certificate: nil, text: "out of memory")
+        }
+        if !revocationLists.isEmpty { X509_STORE_CTX_set0_crls(context, crls) }
+        X509_STORE_CTX_set_verify_cb(context, anchorTolerantCallback)
         let seconds = time.timeIntervalSince1970.rounded(.down)
         let checkTime = time_t(exactly: seconds) ?? (seconds < 0 ? time_t.min : time_t.max)
         // X509_STORE_CTX_get0_param returns the context's own parameters (not owned by the caller).
@@ -233,9 +463,11 @@ struct OpenSSLChainEngine: Sendable {
             return .untrusted(reason: .other, openSSLCode: 0, index: nil, certificate: nil, text: "no parameters")
         }
         X509_VERIFY_PARAM_set_time(parameters, checkTime)
-        // Strict RFC 5280 checks; a trust anchor must be a self-signed root (no partial chains).
-        _ = X509_VERIFY_PARAM_clear_flags(parameters, UInt(X509_V_FLAG_PARTIAL_CHAIN))
-        _ = X509_VERIFY_PARAM_set_flags(parameters, UInt(X509_V_FLAG_X509_STRICT))
+        // Strict RFC 5280 checks; a trust anchor need not be self-signed (RFC 5280 6.1: the trust anchor is an
+        // input, not a certificate the path must end in), so an intermediate given as an anchor ends the path.
+        _ = X509_VERIFY_PARAM_set_flags(parameters, UInt(X509_V_FLAG_X509_STRICT | X509_V_FLAG_PARTIAL_CHAIN))
+        // With revocation lists, the leaf's issuer must have published one, and the leaf must not be on it.
+        if !revocationLists.isEmpty { _ = X509_VERIFY_PARAM_set_flags(parameters, UInt(X509_V_FLAG_CRL_CHECK)) }
         X509_VERIFY_PARAM_set_depth(parameters, Int32(clamping: maximumDepth))
         // Security level 2 (112 bits): RSA and DSA keys of at least 2048 bits, ECC of 224, no SHA-1 signatures,
         // which is what iOS 13 and later require of TLS certificates.
@@ -261,16 +493,17 @@ struct OpenSSLChainEngine: Sendable {
         var known = store.anchorDER
         known[leaf.pointer] = leaf.der
         for certificate in intermediates { known[certificate.pointer] = certificate.der }
-        let state = cache.map { VerificationState(time: checkTime, cache: $0, knownDER: known) }
-        if let state {
-            guard X509_STORE_CTX_set_ex_data(context, stateIndex, Unmanaged.passUnretained(state).toOpaque()) == 1
-            else {
-                ERR_clear_error()
-                return .untrusted(reason: .other, openSSLCode: 0, index: nil, certificate: nil, text: "ex_data")
-            }
-            X509_STORE_CTX_set_verify(context, cachedSignatureVerify)
+        // The verify function below replaces OpenSSL's internal one always: it reads notAfter as inclusive
+        // (RFC 5280 4.1.2.5), which OpenSSL's X509_cmp_time does not, and consults the signature cache if any.
+        let state = VerificationState(time: checkTime, cache: cache, knownDER: known)
+        guard X509_STORE_CTX_set_ex_data(context, stateIndex, Unmanaged.passUnretained(state).toOpaque()) == 1 else {
+            ERR_clear_error()
+            return .untrusted(reason: .other, openSSLCode: 0, index: nil, certificate: nil, text: "ex_data")
         }
-        let status = withExtendedLifetime((state, leaf, intermediates)) { X509_verify_cert(context) }
+        X509_STORE_CTX_set_verify(context, cachedSignatureVerify)
+        let status = withExtendedLifetime((state, leaf, intermediates, anchor, revocationLists)) {
+            X509_verify_cert(context)
+        }
         ERR_clear_error()
         if status == 1 {
             // X509_STORE_CTX_get0_chain returns a stack owned by the context; its elements are read here only.
@@ -280,7 +513,9 @@ struct OpenSSLChainEngine: Sendable {
             var path: [[UInt8]] = []
             for index in 0..<COpenSSL_sk_X509_num(chain) {
                 guard let element = COpenSSL_sk_X509_value(chain, index) else { continue }
-                path.append(known[element] ?? OpenSSLCertificate.encode(element))
+                path.append(
+                    known[element] ?? anchor.flatMap { $0.pointer == element ? $0.der : nil }
+                        ?? OpenSSLCertificate.encode(element))
             }
             return .trusted(path: path)
         }
@@ -289,15 +524,44 @@ struct OpenSSLChainEngine: Sendable {
         // X509_STORE_CTX_get_current_cert returns a pointer owned by the context.
         let current = X509_STORE_CTX_get_current_cert(context).map { known[$0] ?? OpenSSLCertificate.encode($0) }
         let text = String(cString: X509_verify_cert_error_string(Int(code)))
-        return .untrusted(
+        var failure = RawChainFailure(
             reason: Self.reason(for: code, depth: depth), openSSLCode: Int(code), index: depth, certificate: current,
             text: text)
+        // The certificates above the untrusted ones in the built chain came from the trust anchors.
+        failure.isAnchor = depth > 0 && Int(X509_STORE_CTX_get_num_untrusted(context)) <= depth
+        // X509_STORE_CTX_get0_chain returns a stack owned by the context; its elements are read here only.
+        if let chain = X509_STORE_CTX_get0_chain(context) {
+            for index in 0..<COpenSSL_sk_X509_num(chain) {
+                guard let element = COpenSSL_sk_X509_value(chain, index) else { continue }
+                failure.path.append(known[element] ?? OpenSSLCertificate.encode(element))
+            }
+        }
+        if code == X509_V_ERR_UNHANDLED_CRITICAL_EXTENSION, let concerned = X509_STORE_CTX_get_current_cert(context) {
+            failure.detail = Self.unhandledCriticalExtension(concerned)
+        }
+        return .untrusted(failure)
+    }
+
+    /// The dotted identifier of the first critical extension of `certificate` that OpenSSL does not support.
+    static func unhandledCriticalExtension(_ certificate: OpaquePointer) -> String? {
+        for index in 0..<X509_get_ext_count(certificate) {
+            // X509_get_ext returns a pointer into the certificate (not owned); so does X509_EXTENSION_get_object.
+            guard let item = X509_get_ext(certificate, index), X509_EXTENSION_get_critical(item) == 1,
+                X509_supported_extension(item) == 0, let object = X509_EXTENSION_get_object(item)
+            else { continue }
+            var buffer = [CChar](repeating: 0, count: 128)
+            let length = OBJ_obj2txt(&buffer, Int32(buffer.count), object, 1)
+            guard length > 0, Int(length) < buffer.count else { return nil }
+            return String(decoding: buffer.prefix(Int(length)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        }
+        return nil
     }
 
     /// Maps OpenSSL's `X509_V_ERR_*` to a reason code.
     static func reason(for code: Int32, depth: Int) -> ChainFailure.Reason {
         switch code {
         case X509_V_ERR_CERT_HAS_EXPIRED: return .expired
+        case X509_V_ERR_CERT_REVOKED: return .revoked
         case X509_V_ERR_CERT_NOT_YET_VALID: return .notYetValid
         case X509_V_ERR_HOSTNAME_MISMATCH, X509_V_ERR_IP_ADDRESS_MISMATCH: return .hostnameMismatch
         case X509_V_ERR_DEPTH_ZERO_SELF_SIGNED_CERT: return .selfSigned
@@ -332,6 +596,20 @@ struct OpenSSLChainEngine: Sendable {
     }
 }
 
+/// The verify callback: OpenSSL's default (stop at the first error), except that a trust anchor without keyUsage is
+/// accepted. X509_STRICT refuses CA certificates without keyUsage; for the anchor itself that is not a path
+/// validation rule (RFC 5280 6.1.1 (d): the anchor is an input, and 6.3.3 (f) checks a CRL issuer's keyUsage only
+/// "if a key usage extension is present").
+private let anchorTolerantCallback: @convention(c) (Int32, OpaquePointer?) -> Int32 = { ok, context in
+    guard ok == 0, let context else { return ok }
+    guard X509_STORE_CTX_get_error(context) == X509_V_ERR_CA_CERT_MISSING_KEY_USAGE,
+        let chain = X509_STORE_CTX_get0_chain(context)
+    else { return 0 }
+    let depth = X509_STORE_CTX_get_error_depth(context)
+    let isAnchor = depth == COpenSSL_sk_X509_num(chain) - 1 && depth >= X509_STORE_CTX_get_num_untrusted(context)
+    return isAnchor ? 1 : 0
+}
+
 /// Reports a failure the way OpenSSL's `CB_FAIL_IF` does: record it on the context and ask the verify callback
 /// whether to go on (the default callback says no).
 private func reportFailure(
@@ -347,7 +625,7 @@ private func reportFailure(
 }
 
 /// `X509_STORE_CTX_set_verify` replacement for OpenSSL's `internal_verify` (crypto/x509/x509_vfy.c, 3.0) that
-/// consults the ``SignatureCache`` before each `X509_verify`.
+/// consults the ``SignatureCache`` before each `X509_verify` and treats notAfter as inclusive.
 ///
 /// OpenSSL documents this hook as "responsible for verifying chain signatures and expiration times"; the rest of
 /// `X509_verify_cert` (path building, extensions, purpose, host name, trust) is unchanged. It walks the built chain
@@ -383,9 +661,9 @@ private let cachedSignatureVerify: @convention(c) (OpaquePointer?) -> Int32 = { 
             if let key = X509_get0_pubkey(issuer) {
                 let issuerDER = state.der(issuer)
                 let subjectDER = state.der(subject)
-                if !state.cache.contains(issuer: issuerDER, subject: subjectDER) {
+                if state.cache?.contains(issuer: issuerDER, subject: subjectDER) != true {
                     if X509_verify(subject, key) > 0 {
-                        state.cache.insert(issuer: issuerDER, subject: subjectDER)
+                        state.cache?.insert(issuer: issuerDER, subject: subjectDER)
                     } else if !reportFailure(context, subject, depth, X509_V_ERR_CERT_SIGNATURE_FAILURE) {
                         return 0
                     }
@@ -400,7 +678,11 @@ private let cachedSignatureVerify: @convention(c) (OpaquePointer?) -> Int32 = { 
             return 0
         }
         if notBefore > 0, !reportFailure(context, subject, depth, X509_V_ERR_CERT_NOT_YET_VALID) { return 0 }
-        let notAfter = X509_cmp_time(X509_get0_notAfter(subject), &now)
+        // X509_cmp_time answers -1 for a time "earlier than, or equal to" the one compared with; notAfter is
+        // inclusive (RFC 5280 4.1.2.5: "the certificate validity period includes the notAfter time"), so a
+        // certificate has expired only when notAfter is at or before one second earlier (times are whole seconds).
+        var lastValidSecond = now == time_t.min ? now : now - 1
+        let notAfter = X509_cmp_time(X509_get0_notAfter(subject), &lastValidSecond)
         if notAfter == 0, !reportFailure(context, subject, depth, X509_V_ERR_ERROR_IN_CERT_NOT_AFTER_FIELD) {
             return 0
         }

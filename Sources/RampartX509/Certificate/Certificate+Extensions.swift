@@ -74,6 +74,10 @@ extension Certificate {
         public let authorityKeyIdentifier: AuthorityKeyIdentifier?
         /// subjectKeyIdentifier (2.5.29.14).
         public let subjectKeyIdentifier: [UInt8]?
+        /// nameConstraints (2.5.29.30).
+        public let nameConstraints: NameConstraints?
+        /// authorityInfoAccess (1.3.6.1.5.5.7.1.1).
+        public let authorityInformationAccess: [AccessDescription]?
 
         /// Decodes the known extensions among `all`.
         ///
@@ -100,6 +104,9 @@ extension Certificate {
             authorityKeyIdentifier = try value(.X509Extension.authorityKeyIdentifier).map(
                 AuthorityKeyIdentifier.init(derEncoded:))
             subjectKeyIdentifier = try value(.X509Extension.subjectKeyIdentifier).map(ExtensionValues.keyIdentifier)
+            nameConstraints = try value(.X509Extension.nameConstraints).map(NameConstraints.init(derEncoded:))
+            authorityInformationAccess = try value(.X509Extension.authorityInformationAccess).map(
+                AccessDescription.sequence(derEncoded:))
         }
 
         /// The extension with identifier `oid`, or nil.

@@ -1,4 +1,22 @@
 extension Certificate {
+    /// The size of an RSA or RSA-PSS key's modulus in bits (without leading zero bits), or nil for other keys.
+    ///
+    /// Read from `RSAPublicKey ::= SEQUENCE { modulus INTEGER, publicExponent INTEGER }` (RFC 3279 2.3.1) in the
+    /// SubjectPublicKeyInfo as received.
+    public var rsaModulusBitCount: Int? {
+        guard
+            publicKeyAlgorithm == .PublicKeyAlgorithm.rsaEncryption
+                || publicKeyAlgorithm == .PublicKeyAlgorithm.rsassaPSS,
+            let spki = try? DER.parse(subjectPublicKeyInfoBytes), spki.children.count == 2,
+            let bits = try? spki.children[1].bitStringValue(), bits.unusedBitCount == 0,
+            let sequence = try? DER.parse(bits.bytes), sequence.identifier == .sequence,
+            let modulus = sequence.children.first, modulus.identifier == .integer
+        else { return nil }
+        let magnitude = modulus.contentSlice.drop { $0 == 0 }
+        guard let top = magnitude.first else { return nil }
+        return (magnitude.count - 1) * 8 + (8 - top.leadingZeroBitCount)
+    }
+
     /// A short description of a SubjectPublicKeyInfo's key: `RSA 2048`, `RSA-PSS 2048`, `EC P-256`, `Ed25519`, …
     ///
     /// ```

@@ -36,7 +36,15 @@ public enum GeneralName: Hashable {
     /// The most names one GeneralNames sequence may hold (DoS bound; busy CDN certificates hold a few hundred).
     public static let maximumCount = 1024
 
-    init(node: ASN1Node) throws {
+    /// Parses one GeneralName.
+    ///
+    /// - Parameters:
+    ///   - node: The element.
+    ///   - isSubtreeBase: Whether it is the base of a nameConstraints GeneralSubtree, where an iPAddress is an
+    ///     address and a mask: 8 octets (IPv4) or 32 (IPv6) (RFC 5280 4.2.1.10).
+    /// - Throws: ``X509Error`` with code `invalidCertificate` for an unknown tag, a non-ASCII string or an iPAddress
+    ///   of the wrong length; `invalidDER` for a malformed element.
+    init(node: ASN1Node, isSubtreeBase: Bool = false) throws {
         let identifier = node.identifier
         guard identifier.tagClass == .contextSpecific else {
             throw X509Error.invalidCertificate("a GeneralName is a \(identifier), not a context-specific tag")
@@ -54,9 +62,11 @@ public enum GeneralName: Hashable {
         case (5, true): self = .ediPartyName(node.encodedBytes)
         case (6, false): self = .uniformResourceIdentifier(try Self.ia5(node, "uniformResourceIdentifier"))
         case (7, false):
-            guard node.contentSlice.count == 4 || node.contentSlice.count == 16 else {
+            let lengths = isSubtreeBase ? [8, 32] : [4, 16]
+            guard lengths.contains(node.contentSlice.count) else {
                 throw X509Error.invalidCertificate(
-                    "an iPAddress name has \(node.contentSlice.count) octets; it must have 4 or 16 (RFC 5280 4.2.1.6)")
+                    "an iPAddress \(isSubtreeBase ? "subtree" : "name") has \(node.contentSlice.count) octets; it must "
+                        + "have \(lengths[0]) or \(lengths[1]) (RFC 5280 \(isSubtreeBase ? "4.2.1.10" : "4.2.1.6"))")
             }
             self = .ipAddress(node.contentBytes)
         case (8, false): self = .registeredID(try ASN1ObjectIdentifier(validatingContent: node.contentSlice))
@@ -73,7 +83,7 @@ public enum GeneralName: Hashable {
         guard node.children.count <= maximumCount else {
             throw X509Error.limitExceeded("\(what) holds more than \(maximumCount) names")
         }
-        return try node.children.map(GeneralName.init(node:))
+        return try node.children.map { try GeneralName(node: $0) }
     }
 
     private static func ia5(_ node: ASN1Node, _ what: String) throws -> String {

@@ -27,6 +27,8 @@ extension ASN1ObjectIdentifier {
         public static let certificatePolicies: ASN1ObjectIdentifier = "2.5.29.32"
         /// id-ce-authorityKeyIdentifier, 2.5.29.35.
         public static let authorityKeyIdentifier: ASN1ObjectIdentifier = "2.5.29.35"
+        /// id-ce-policyConstraints, 2.5.29.36.
+        public static let policyConstraints: ASN1ObjectIdentifier = "2.5.29.36"
         /// id-ce-extKeyUsage, 2.5.29.37.
         public static let extendedKeyUsage: ASN1ObjectIdentifier = "2.5.29.37"
         /// id-pe-authorityInfoAccess, 1.3.6.1.5.5.7.1.1.
