@@ -115,6 +115,8 @@ struct DocExampleTests {
         #expect(examples.last?.output == nil)
         #expect(examples.last?.script.contains("set +e; false \\") == true)
         #expect(examples.last?.script.contains(#"[ "$__rc" -eq 1 ]"#) == true)
+        let oneLine = DocExample.parse("```sh\nfalse   # exit 1\n```\n")
+        #expect(oneLine.first?.script.contains(#"set +e; false  ; __rc=$?"#) == true)
         #expect(DocExample.mismatch(expected: ["a … c"], actual: "a bb c\n") == nil)
         #expect(DocExample.mismatch(expected: ["a"], actual: "a\nb\n") != nil)
     }
@@ -287,11 +289,12 @@ struct DocExample {
             let continues = line.hasSuffix("\\")
             if let match = line.firstMatch(of: annotation) {
                 let code = match.1
-                lines[first] = "set +e; " + lines[first]
                 let command = String(line[..<match.range.lowerBound])
                 lines[index] =
                     command + "; __rc=$?; set -e; [ \"$__rc\" -eq \(code) ] || "
                     + "{ echo \"doc-test: exit $__rc, expected \(code): line \(first + 1) of the block\" >&2; exit 97; }"
+                // After the rewrite above: for a one-line command, first == index.
+                lines[first] = "set +e; " + lines[first]
             }
             if !continues { first = index + 1 }
         }
