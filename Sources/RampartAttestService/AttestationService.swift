@@ -101,21 +101,13 @@ public final class AttestationService {
         let limits = configuration.limits
         if let clientAddress {
             try checkFailureBudget(clientAddress, now: now)
-            if let wait = issuanceByAddress.take(Array(clientAddress.utf8), now: now) {
-                metrics.recordVerdict(kind: "challenge", reason: "rateLimited")
-                throw AttestServiceError.rateLimited(
-                    "this address asked for more than \(limits.challengesPerAddressPerMinute) challenges a minute; "
-                        + "retry after \(wait) s, and ask for a challenge only right before the request that uses it",
-                    retryAfterSeconds: wait)
-            }
+            try takeIssuance(
+                issuanceByAddress, clientAddress, now: now,
+                "this address asked for more than \(limits.challengesPerAddressPerMinute) challenges a minute")
         }
-        if let wait = issuanceBySubject.take(Array(subject.utf8), now: now) {
-            metrics.recordVerdict(kind: "challenge", reason: "rateLimited")
-            throw AttestServiceError.rateLimited(
-                "this subject was issued more than \(limits.challengesPerSubjectPerMinute) challenges a minute; "
-                    + "retry after \(wait) s, and ask for a challenge only right before the request that uses it",
-                retryAfterSeconds: wait)
-        }
+        try takeIssuance(
+            issuanceBySubject, subject, now: now,
+            "this subject was issued more than \(limits.challengesPerSubjectPerMinute) challenges a minute")
         let challenge = Base64Field.urlEncoded(SecureRandom.bytes(count: Self.challengeByteCount))
         let record = ChallengeRecord(
             digest: SHA256.hash(Array(challenge.utf8)), purpose: purpose, subject: subject,
@@ -378,6 +370,15 @@ public final class AttestationService {
         let digest = SHA256.hash(Array(challenge.utf8))
         _ = try await store.transaction { try $0.takeChallenge(digest: digest) }
         chargeFailure(clientAddress, now: clock())
+    }
+
+    /// Takes an issuance token for `key` from `limiter`, or refuses with `what` and the time to wait.
+    private func takeIssuance(_ limiter: RateLimiter, _ key: String, now: Date, _ what: String) throws {
+        guard let wait = limiter.take(Array(key.utf8), now: now) else { return }
+        metrics.recordVerdict(kind: "challenge", reason: "rateLimited")
+        throw AttestServiceError.rateLimited(
+            "\(what); retry after \(wait) s, and ask for a challenge only right before the request that uses it",
+            retryAfterSeconds: wait)
     }
 
     /// Refuses a client address that has used up its failure budget.

@@ -51,3 +51,17 @@ struct FakeVerifier: AppAttestVerifying {
         withUnsafeBytes(of: counter.bigEndian) { Array($0) } + SHA256.hash(clientData) + keyID
     }
 }
+
+extension AttestationService {
+    /// Registers a fresh key for `subject` with FakeVerifier's attestation, over a challenge issued for it.
+    func registerFakeKey(subject: String) async throws -> [UInt8] {
+        let keyID = SecureRandom.bytes(count: 32)
+        let challenge = try await self.issueChallenge(purpose: .attestation, subject: subject).challenge
+        let outcome = try await self.register(
+            AttestationSubmission(
+                subject: subject, keyID: keyID, attestationObject: FakeVerifier.attestation(keyID: keyID),
+                challenge: challenge))
+        guard case .registered = outcome else { throw AttestServiceError.storeFailure("registration failed") }
+        return keyID
+    }
+}

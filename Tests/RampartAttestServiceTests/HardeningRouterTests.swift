@@ -7,7 +7,7 @@ import Testing
 
 /// The hardening rules as the HTTP API shows them: challenges spent by malformed requests, exact payloads, 429s,
 /// byte-compared routes and subjects, and the operator unblock.
-struct HardeningRouterTests {
+struct HardeningRouterTests: RouterCalls {
     let router: ServiceRouter
     let admin: ServiceRouter
     let service: AttestationService
@@ -22,35 +22,14 @@ struct HardeningRouterTests {
         admin = ServiceRouter(service: service, listener: .admin)
     }
 
-    func call(_ method: String, _ path: String, _ json: String = "", from address: String? = nil) async -> HTTPResponse
-    {
+    func call(_ method: String, _ path: String, _ json: String = "") async -> HTTPResponse {
+        await call(from: nil, method, path, json)
+    }
+
+    func call(from address: String?, _ method: String, _ path: String, _ json: String = "") async -> HTTPResponse {
         let request = HTTPRequest(method: method, path: path, body: Array(json.utf8), remoteAddress: address)
         // Operator routes are on the admin listener.
         return await (path.hasPrefix("/v1/keys/") ? admin : router).respond(to: request)
-    }
-
-    func field(_ response: HTTPResponse, _ name: String) -> JSONValue? {
-        guard case .object(let fields)? = try? JSONValue(parsing: response.body) else { return nil }
-        return fields[name]
-    }
-
-    func challenge(_ purpose: String, subject: String = "alice") async throws -> String {
-        let response = await call("POST", "/v1/challenges", #"{"purpose":"\#(purpose)","subject":"\#(subject)"}"#)
-        guard case .string(let value)? = field(response, "challenge") else {
-            throw AttestServiceError.invalidJSON("no challenge in \(response.bodyText)")
-        }
-        return value
-    }
-
-    func register(subject: String = "alice") async throws -> [UInt8] {
-        let keyID = SecureRandom.bytes(count: 32)
-        let body = #"""
-            {"subject":"\#(subject)","keyId":"\#(Data(keyID).base64EncodedString())",\#
-            "attestationObject":"\#(Data(FakeVerifier.attestation(keyID: keyID)).base64EncodedString())",\#
-            "challenge":"\#(try await challenge("attestation", subject: subject))"}
-            """#
-        #expect(await call("POST", "/v1/attestations", body).status == 201)
-        return keyID
     }
 
     func assertionBody(
@@ -63,11 +42,6 @@ struct HardeningRouterTests {
             {"subject":"\#(subject)","keyId":"\#(Data(keyID).base64EncodedString())","challenge":"\#(challenge)",\#
             "assertion":"\#(assertion ?? signed.base64EncodedString())","payload":\#(payload)}
             """#
-    }
-
-    func code(_ response: HTTPResponse) -> String? {
-        if case .string(let code)? = field(response, "error") { return code }
-        return nil
     }
 
     @Test("a request whose assertion is not base64 or not CBOR still spends its challenge")
@@ -83,7 +57,7 @@ struct HardeningRouterTests {
                 "POST", "/v1/assertions",
                 try assertionBody(keyID: keyID, counter: 1, payload: "{}", challenge: challenge))
             #expect(retry.status == 409)
-            #expect(code(retry) == "challengeUsed")
+            #expect(errorCode(retry) == "challengeUsed")
         }
         let attestation = try await challenge("attestation")
         let newKey = SecureRandom.bytes(count: 32)
@@ -91,7 +65,7 @@ struct HardeningRouterTests {
             "POST", "/v1/attestations",
             #"{"subject":"alice","keyId":"\#(Data(newKey).base64EncodedString())","attestationObject":"!!","challenge":"\#(attestation)"}"#
         )
-        #expect(code(malformed) == "invalidBase64")
+        #expect(errorCode(malformed) == "invalidBase64")
         let good = await call(
             "POST", "/v1/attestations",
             #"""
@@ -99,7 +73,7 @@ struct HardeningRouterTests {
             "attestationObject":"\#(Data(FakeVerifier.attestation(keyID: newKey)).base64EncodedString())",\#
             "challenge":"\#(attestation)"}
             """#)
-        #expect(code(good) == "challengeUsed")
+        #expect(errorCode(good) == "challengeUsed")
     }
 
     @Test(
@@ -113,7 +87,7 @@ struct HardeningRouterTests {
             .replacingOccurrences(of: #""payload":{}"#, with: #""payload":{"toAccount":\#(number)}"#)
         let response = await call("POST", "/v1/assertions", body)
         #expect(response.status == 400)
-        #expect(code(response) == "invalidField")
+        #expect(errorCode(response) == "invalidField")
         #expect(response.bodyText.contains("payload.toAccount"))
         #expect(!response.bodyText.contains(number))
     }
@@ -122,15 +96,15 @@ struct HardeningRouterTests {
     func issuance429() async throws {
         for _ in 0..<3 {
             #expect(
-                await call("POST", "/v1/challenges", #"{"purpose":"assertion","subject":"a"}"#, from: "192.0.2.9")
+                await call(from: "192.0.2.9", "POST", "/v1/challenges", #"{"purpose":"assertion","subject":"a"}"#)
                     .status == 200)
         }
-        let refused = await call("POST", "/v1/challenges", #"{"purpose":"assertion","subject":"a"}"#, from: "192.0.2.9")
+        let refused = await call(from: "192.0.2.9", "POST", "/v1/challenges", #"{"purpose":"assertion","subject":"a"}"#)
         #expect(refused.status == 429)
-        #expect(code(refused) == "rateLimited")
+        #expect(errorCode(refused) == "rateLimited")
         #expect(refused.headers["Retry-After"] == "20")
         #expect(
-            await call("POST", "/v1/challenges", #"{"purpose":"assertion","subject":"a"}"#, from: "192.0.2.10").status
+            await call(from: "192.0.2.10", "POST", "/v1/challenges", #"{"purpose":"assertion","subject":"a"}"#).status
                 == 200)
     }
 
@@ -173,7 +147,7 @@ struct HardeningRouterTests {
             let again = try await challenge("assertion")
             let replay = await call(
                 "POST", "/v1/assertions", try assertionBody(keyID: keyID, counter: 7, payload: "{}", challenge: again))
-            #expect(code(replay) == "counterReplay")
+            #expect(errorCode(replay) == "counterReplay")
         }
         let path =
             "/v1/keys/"
@@ -194,7 +168,7 @@ struct HardeningRouterTests {
         let unknown = await call(
             "POST", "/v1/keys/" + Data(SecureRandom.bytes(count: 32)).base64EncodedString() + "/unblock")
         #expect(unknown.status == 404)
-        #expect(code(unknown) == "keyNotFound")
+        #expect(errorCode(unknown) == "keyNotFound")
         #expect(await call("GET", path + "/unblock").status == 405)
     }
 
@@ -202,15 +176,15 @@ struct HardeningRouterTests {
     func unknownFields() async throws {
         let typo = await call("POST", "/v1/challenges", #"{"purpose":"assertion","subject":"a","subjet":"b"}"#)
         #expect(typo.status == 400)
-        #expect(code(typo) == "invalidField")
+        #expect(errorCode(typo) == "invalidField")
         #expect(typo.bodyText.contains("unknown field 'subjet'"))
         let keyID = try await register()
         let challenge = try await challenge("assertion")
         let extra = try assertionBody(keyID: keyID, counter: 1, payload: "{}", challenge: challenge)
             .replacingOccurrences(of: #""payload":{}"#, with: #""payload":{},"amount":9"#)
-        #expect(code(await call("POST", "/v1/assertions", extra)) == "invalidField")
+        #expect(errorCode(await call("POST", "/v1/assertions", extra)) == "invalidField")
         let retry = await call(
             "POST", "/v1/assertions", try assertionBody(keyID: keyID, counter: 1, payload: "{}", challenge: challenge))
-        #expect(code(retry) == "challengeUsed")
+        #expect(errorCode(retry) == "challengeUsed")
     }
 }

@@ -23,14 +23,7 @@ struct RiskModelTests {
     }
 
     func register(_ subject: String = "alice") async throws -> [UInt8] {
-        let keyID = SecureRandom.bytes(count: 32)
-        let challenge = try await service.issueChallenge(purpose: .attestation, subject: subject).challenge
-        let outcome = try await service.register(
-            AttestationSubmission(
-                subject: subject, keyID: keyID, attestationObject: FakeVerifier.attestation(keyID: keyID),
-                challenge: challenge))
-        guard case .registered = outcome else { throw AttestServiceError.storeFailure("registration failed") }
-        return keyID
+        try await service.registerFakeKey(subject: subject)
     }
 
     func assertion(

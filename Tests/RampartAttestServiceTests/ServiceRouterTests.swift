@@ -6,7 +6,7 @@ import RampartRequestSigning
 import Testing
 
 /// The HTTP API in-process (no sockets): every 4xx path, the policies, the operator route, and the OpenAPI document.
-struct ServiceRouterTests {
+struct ServiceRouterTests: RouterCalls {
     let router: ServiceRouter
     let service: AttestationService
 
@@ -18,38 +18,6 @@ struct ServiceRouterTests {
 
     func call(_ method: String, _ path: String, _ json: String = "") async -> HTTPResponse {
         await router.respond(to: HTTPRequest(method: method, path: path, body: Array(json.utf8)))
-    }
-
-    func errorCode(_ response: HTTPResponse) -> String? {
-        guard case .object(let fields)? = try? JSONValue(parsing: response.body),
-            case .string(let code)? = fields["error"], case .string? = fields["message"]
-        else { return nil }
-        return code
-    }
-
-    func field(_ response: HTTPResponse, _ name: String) -> JSONValue? {
-        guard case .object(let fields)? = try? JSONValue(parsing: response.body) else { return nil }
-        return fields[name]
-    }
-
-    func challenge(_ purpose: String, subject: String = "alice") async throws -> String {
-        let response = await call("POST", "/v1/challenges", #"{"purpose":"\#(purpose)","subject":"\#(subject)"}"#)
-        guard case .string(let value)? = field(response, "challenge") else {
-            throw AttestServiceError.invalidJSON("no challenge in \(response.bodyText)")
-        }
-        return value
-    }
-
-    func register(subject: String = "alice") async throws -> [UInt8] {
-        let keyID = SecureRandom.bytes(count: 32)
-        let body = #"""
-            {"subject":"\#(subject)","keyId":"\#(Data(keyID).base64EncodedString())",\#
-            "attestationObject":"\#(Data(FakeVerifier.attestation(keyID: keyID)).base64EncodedString())",\#
-            "challenge":"\#(try await challenge("attestation", subject: subject))"}
-            """#
-        let response = await call("POST", "/v1/attestations", body)
-        #expect(response.status == 201)
-        return keyID
     }
 
     func signed(keyID: [UInt8], counter: UInt32, payload: String, subject: String = "alice") async throws -> String {
