@@ -49,7 +49,27 @@ def main() -> int:
             bad = sorted(seen & (system | SERVER_SIDE))
             if bad:
                 failures.append(f"{root} on {platform} reaches {', '.join(bad)}")
-    for failure in failures:
+    # The app-side modules support iOS 15 and macOS 12: nothing that needs a newer OS (Synchronization's Mutex and
+    # Atomic, String(validating:as:) need iOS 18 and macOS 15; use RampartCrypto's Locked and String(strictUTF8:)).
+    import os
+    import re
+    newer = re.compile(r"^\s*(internal |public |package )?import Synchronization\b|String\(validating:")
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Sources")
+    for module in APP_SIDE:
+        directory = os.path.join(root, module)
+        for folder, _, files in os.walk(directory):
+            for name in files:
+                if not name.endswith(".swift") or name.endswith("_openssl.swift"):
+                    continue
+                path = os.path.join(folder, name)
+                with open(path, encoding="utf-8") as source:
+                    for number, line in enumerate(source, 1):
+                        if newer.search(line) and not line.lstrip().startswith("//"):
+                            print(f"check-app-dependencies: {os.path.relpath(path, root)}:{number} uses an API newer "
+                                  "than iOS 15 and macOS 12 (Synchronization or String(validating:as:)); use "
+                                  "RampartCrypto's Locked or String(strictUTF8:)", file=sys.stderr)
+                            failures.append("newer API")
+    for failure in (f for f in failures if f != "newer API"):
         print(f"check-app-dependencies: {failure}; condition the dependency with .when(platforms: [.linux]) "
               "or move the code to a server-side module", file=sys.stderr)
     if not failures:

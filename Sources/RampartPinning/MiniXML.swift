@@ -1,3 +1,5 @@
+import RampartCrypto
+
 /// A strict reader for the small XML documents pin configurations come in (Android's `network_security_config.xml`):
 /// elements, attributes, text, comments and the XML declaration — nothing that can reach outside the document.
 ///
@@ -46,7 +48,7 @@ struct MiniXML {
     /// - Returns: The root element.
     /// - Throws: ``PinningError`` with code `invalidConfiguration` naming the byte offset and the problem.
     static func parse(_ bytes: [UInt8]) throws -> Element {
-        guard String(validating: bytes, as: UTF8.self) != nil else {
+        guard String(strictUTF8: bytes) != nil else {
             throw PinningError.invalidConfiguration("the XML is not valid UTF-8")
         }
         var parser = MiniXML(bytes: bytes)

@@ -1,7 +1,6 @@
 public import Foundation
 public import RampartCrypto
 public import RampartX509
-import Synchronization
 
 /// A pin-set update signed by the app's publisher: new pins delivered without an app release, which is what keeps a
 /// pinned app from bricking itself when keys rotate.
@@ -381,7 +380,7 @@ public final class PinSetUpdater: Sendable {
     private let shipped: PinConfiguration
     private let verifier: PinSetVerifier
     private let store: any PinSetStateStore
-    private let state: Mutex<ActivePinSet>
+    private let state: Locked<ActivePinSet>
 
     /// Creates the updater and reads the adopted set back from `store` (ignoring a stored envelope that no longer
     /// verifies, e.g. after its signer was removed from the app).
@@ -401,7 +400,7 @@ public final class PinSetUpdater: Sendable {
             active = ActivePinSet(
                 configuration: set.configuration, deny: set.deny, version: set.version, expiresAt: set.expiresAt)
         }
-        state = Mutex(active)
+        state = Locked(active)
     }
 
     /// The pins in force.

@@ -1,3 +1,5 @@
+import RampartCrypto
+
 /// A JSON value as I-JSON (RFC 7493) allows it: the input domain of RFC 8785 canonicalization.
 ///
 /// Numbers are IEEE 754 doubles, objects have unique keys, strings hold Unicode scalars only (no lone surrogates).
@@ -59,7 +61,7 @@ extension JSONValue {
                 "the JSON text is \(bytes.count) bytes; at most \(Limits.maximumByteCount) are accepted"
             )
         }
-        guard String(validating: bytes, as: UTF8.self) != nil else {
+        guard String(strictUTF8: bytes) != nil else {
             throw RequestSigningError.malformedJSON("the JSON text is not valid UTF-8")
         }
         var parser = JSONParser(bytes: bytes, numbers: numbers)

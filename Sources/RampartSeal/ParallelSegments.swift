@@ -1,6 +1,5 @@
 import Foundation
 import RampartCrypto
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -166,11 +165,11 @@ package enum ParallelSegments {
         let segmentsPerBatch: UInt64
         let batchCount: Int
 
-        private let nextBatch = Atomic<Int>(0)
-        private let completedBytes = Atomic<UInt64>(0)
-        private let stopping = Atomic<Bool>(false)
+        private let nextBatch = Locked<Int>(0)
+        private let completedBytes = Locked<UInt64>(0)
+        private let stopping = Locked<Bool>(false)
         /// The failure of the lowest-numbered segment seen so far.
-        private let failure = Mutex<(index: UInt64, error: SealError)?>(nil)
+        private let failure = Locked<(index: UInt64, error: SealError)?>(nil)
 
         init(
             header: SealHeader,
@@ -206,14 +205,14 @@ package enum ParallelSegments {
             work(reportingTo: progress)
             for _ in 0..<helpers { finished.wait() }
             if let failed = failure.withLock({ $0 }) { throw failed.error }
-            progress(completedBytes.load(ordering: .relaxed))
+            progress(completedBytes.withLock { $0 })
         }
 
         private func record(_ error: SealError, at index: UInt64) {
             failure.withLock { current in
                 if index < current?.index ?? .max { current = (index, error) }
             }
-            stopping.store(true, ordering: .relaxed)
+            stopping.withLock { $0 = true }
         }
 
         /// Claims batches in increasing order until none is left or a failure is recorded. A batch once claimed is
@@ -242,8 +241,11 @@ package enum ParallelSegments {
                 record(error as? SealError ?? SealError.invalidParameter("\(error)"), at: 0)
                 return
             }
-            while !stopping.load(ordering: .relaxed) {
-                let batch = nextBatch.wrappingAdd(1, ordering: .relaxed).oldValue
+            while !stopping.withLock({ $0 }) {
+                let batch = nextBatch.withLock { next in
+                    defer { next += 1 }
+                    return next
+                }
                 guard batch < batchCount else { return }
                 let first = UInt64(batch) * segmentsPerBatch
                 let count = Int(min(segmentsPerBatch, segmentCount - first))
@@ -251,7 +253,10 @@ package enum ParallelSegments {
                     let bytes = try run(
                         first: first, count: count, layout: layout, segmenter: &segmenter, input: input,
                         output: output)
-                    let total = completedBytes.wrappingAdd(bytes, ordering: .relaxed).newValue
+                    let total = completedBytes.withLock { done in
+                        done &+= bytes
+                        return done
+                    }
                     progress(total)
                 } catch {
                     record(error.error, at: error.index)

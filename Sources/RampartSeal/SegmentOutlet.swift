@@ -1,7 +1,6 @@
 import Dispatch
 import Foundation
 import RampartCrypto
-import Synchronization
 
 /// Where finished segments go. The segment loop asks for a buffer, fills it (sealed segment or verified plaintext),
 /// and emits it; an outlet decides whether the bytes are written at once or by another thread.
@@ -83,7 +82,7 @@ final class WriteBehindOutlet: SegmentOutlet {
     ///
     /// `@unchecked Sendable`: `buffers` and `sink` never change after init; each buffer's bytes belong to one thread at
     /// a time, handed from the caller to the writer by `filled` and back by `free` (semaphores order the memory
-    /// accesses on both sides); the queue and the first error live in a `Mutex`.
+    /// accesses on both sides); the queue and the first error live in a `Locked`.
     final class Ring: @unchecked Sendable {
         struct Item {
             let index: Int
@@ -102,7 +101,7 @@ final class WriteBehindOutlet: SegmentOutlet {
         let free = DispatchSemaphore(value: 0)
         let filled = DispatchSemaphore(value: 0)
         let done = DispatchSemaphore(value: 0)
-        let state = Mutex(State())
+        let state = Locked(State())
 
         init(sink: FileDescriptorSink, bufferByteCount: Int) {
             self.sink = sink

@@ -1,4 +1,4 @@
-import Synchronization
+import RampartCrypto
 
 /// A ``VaultBackend`` that keeps items in memory, for tests and short-lived processes.
 ///
@@ -50,7 +50,7 @@ public final class InMemoryBackend: VaultBackend {
         }
     }
 
-    private let storage = Mutex(Storage())
+    private let storage = Locked(Storage())
 
     /// Creates an empty store.
     public init() {}

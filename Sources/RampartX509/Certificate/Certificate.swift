@@ -188,7 +188,7 @@ public struct Certificate {
     ///   ``init(derEncoded:)`` for a malformed certificate.
     public static func parseAll(_ bytes: [UInt8]) throws -> [Certificate] {
         if bytes.first == 0x30 { return [try Certificate(derEncoded: bytes)] }
-        guard let text = String(validating: bytes, as: UTF8.self) else {
+        guard let text = String(strictUTF8: bytes) else {
             throw X509Error.invalidPEM("the input is neither DER (it does not start with a SEQUENCE) nor PEM text")
         }
         let documents = try PEMDocument.parseAll(text).filter { $0.label == "CERTIFICATE" }

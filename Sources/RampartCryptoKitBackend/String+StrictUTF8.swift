@@ -1,0 +1,1 @@
+../RampartCrypto/String+StrictUTF8.swift
