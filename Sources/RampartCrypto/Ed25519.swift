@@ -45,7 +45,9 @@ public struct Ed25519PublicKey: Sendable {
 
     /// Checks a 64-byte Ed25519 signature over `message`.
     ///
-    /// OpenSSL rejects non-canonical `S` (S ≥ L) and points that do not decode, so signatures are not malleable.
+    /// OpenSSL rejects non-canonical `S` (S ≥ L) and points that do not decode, so signatures are not malleable. On
+    /// Apple platforms CryptoKit's `Curve25519.Signing.PublicKey` verifies (making Ed25519 signatures needs the
+    /// OpenSSL backend; see <doc:ChoosingPrimitives>).
     ///
     /// - Parameters:
     ///   - signature: The 64-byte signature `R ‖ S`.

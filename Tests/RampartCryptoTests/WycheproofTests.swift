@@ -73,15 +73,7 @@ struct WycheproofSignatureTests {
         arguments: WycheproofCase.load("ed25519_test.json")
     )
     func ed25519(vector: WycheproofCase) throws {
-        if cryptoKitBackend {
-            #expect(throws: CryptoError.unsupportedAlgorithm("")) {
-                try Ed25519PublicKey(derRepresentation: vector.hex("publicKeyDer"))
-            }
-            #expect(throws: CryptoError.unsupportedAlgorithm("")) {
-                try Ed25519PublicKey(rawRepresentation: vector.hex("publicKey.pk"))
-            }
-            return
-        }
+        // Both backends verify Ed25519 (CryptoKit through Curve25519.Signing.PublicKey).
         let key = try Ed25519PublicKey(derRepresentation: vector.hex("publicKeyDer"))
         #expect(try key.rawRepresentation == vector.hex("publicKey.pk"))
         #expect(
@@ -90,7 +82,22 @@ struct WycheproofSignatureTests {
         #expect(
             try Ed25519PublicKey(pemRepresentation: vector.string("publicKeyPem")).rawRepresentation
                 == key.rawRepresentation)
-        expectVerdict(try key.isValidSignature(vector.hex("sig"), for: vector.hex("msg")), vector)
+        let accepted = try key.isValidSignature(vector.hex("sig"), for: vector.hex("msg"))
+        expectVerdict(accepted, vector)
+        let generic = try PublicKey(spkiDER: vector.hex("publicKeyDer"))
+        #expect(
+            try generic.isValidSignature(vector.hex("sig"), for: vector.hex("msg"), algorithm: .ed25519) == accepted)
+        #expect(generic.kind == .ed25519)
+    }
+
+    @Test("Ed25519 signing is refused on the CryptoKit backend (CryptoKit's signatures are randomized)")
+    func ed25519SigningOnlyWithOpenSSL() throws {
+        let seed = [UInt8](repeating: 7, count: 32)
+        guard cryptoKitBackend else {
+            #expect(try Ed25519PrivateKey(rawRepresentation: seed).publicKey.rawRepresentation.count == 32)
+            return
+        }
+        #expect(throws: CryptoError.unsupportedAlgorithm("")) { try Ed25519PrivateKey(rawRepresentation: seed) }
     }
 
     @Test(

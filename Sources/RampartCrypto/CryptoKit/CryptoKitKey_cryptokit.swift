@@ -9,37 +9,58 @@ internal import Foundation
 /// The CryptoKit backend's key: the neutral types (``ECPublicKey``, ``ECPrivateKey``, ``PublicKey``) hold one.
 typealias BackendKey = CryptoKitKey
 
-/// A P-256 key held by CryptoKit. The CryptoKit backend handles EC keys on P-256 only; every other key type and curve
-/// is refused with ``CryptoError/Code/unsupportedAlgorithm`` before a ``CryptoKitKey`` exists (see
-/// <doc:ChoosingPrimitives>, "Two backends").
+/// A key held by CryptoKit: a P-256 key pair or public key, or an Ed25519 public key (verification only). Every
+/// other key type and curve is refused with ``CryptoError/Code/unsupportedAlgorithm`` before a ``CryptoKitKey``
+/// exists (see <doc:ChoosingPrimitives>, "Two backends").
 ///
 /// `@unchecked Sendable`: immutable after `init`; CryptoKit's keys are values that may be used from any thread.
 final class CryptoKitKey: @unchecked Sendable {
     enum Material {
         case p256Private(P256.Signing.PrivateKey)
         case p256Public(P256.Signing.PublicKey)
+        case ed25519Public(Curve25519.Signing.PublicKey)
     }
 
     let material: Material
 
     init(_ material: Material) { self.material = material }
 
-    var publicKey: P256.Signing.PublicKey {
+    /// The P-256 public key, or `nil` for an Ed25519 key.
+    var p256PublicKey: P256.Signing.PublicKey? {
         switch material {
         case .p256Private(let key): key.publicKey
         case .p256Public(let key): key
+        case .ed25519Public: nil
         }
     }
 
-    var family: KeyFamily? { .ec }
-    var ecCurve: ECCurve? { .p256 }
+    var isEd25519: Bool {
+        if case .ed25519Public = material { true } else { false }
+    }
+
+    var family: KeyFamily? { isEd25519 ? .ed25519 : .ec }
+    var ecCurve: ECCurve? { isEd25519 ? nil : .p256 }
     var usesNamedCurve: Bool { true }
-    var bitCount: Int { 256 }
+    /// As OpenSSL counts them: 256 for P-256, 253 for Ed25519.
+    var bitCount: Int { isEd25519 ? 253 : 256 }
     /// CryptoKit validates the scalar and the point on import, so a held key pair is always consistent.
     func checkKeyPair() -> Bool { true }
 
-    var encodedPublicPoint: [UInt8] { Array(publicKey.x963Representation) }
-    var spkiDER: [UInt8] { Array(publicKey.derRepresentation) }
+    /// `04 ‖ X ‖ Y` for P-256; the 32-byte encoded point for Ed25519 (what OpenSSL's encoded public key is).
+    var encodedPublicPoint: [UInt8] {
+        switch material {
+        case .ed25519Public(let key): Array(key.rawRepresentation)
+        case .p256Private, .p256Public: Array(p256PublicKey?.x963Representation ?? Data())
+        }
+    }
+
+    var spkiDER: [UInt8] {
+        switch material {
+        case .ed25519Public(let key): SPKIShape.ed25519Prefix + Array(key.rawRepresentation)
+        case .p256Private, .p256Public: Array(p256PublicKey?.derRepresentation ?? Data())
+        }
+    }
+
     var spkiPEM: String { PEMBlock.encode(spkiDER, label: PEMBlock.publicKeyLabel) }
 
     func ecPrivateScalar(curve: ECCurve) throws -> [UInt8] {
@@ -56,11 +77,15 @@ final class CryptoKitKey: @unchecked Sendable {
         return Array(key.derRepresentation)
     }
 
-    func publicOnly() -> CryptoKitKey { CryptoKitKey(.p256Public(publicKey)) }
+    func publicOnly() -> CryptoKitKey {
+        guard case .p256Private(let key) = material else { return self }
+        return CryptoKitKey(.p256Public(key.publicKey))
+    }
 
-    /// Edwards keys never reach this backend (their imports throw), so these are unreachable.
-    var rawPublicKey: [UInt8] { preconditionFailure("the CryptoKit backend holds no Ed25519 keys") }
-    func rawPrivateKey() throws -> [UInt8] { throw CryptoError.unsupportedAlgorithm(ed25519Unsupported) }
+    /// The Ed25519 encoded point (only Ed25519 keys are asked for it).
+    var rawPublicKey: [UInt8] { encodedPublicPoint }
+    /// Ed25519 private keys never reach this backend (their imports throw).
+    func rawPrivateKey() throws -> [UInt8] { throw CryptoError.unsupportedAlgorithm(ed25519SigningUnsupported) }
 }
 
 /// The refusal for every curve but P-256 on this backend.
@@ -100,11 +125,11 @@ func importSPKI(_ der: [UInt8]) throws -> CryptoKitKey {
                 "an EC public key must be an uncompressed (04) or compressed (02/03) \(curve.rawValue) point")
         }
         return try importECPublicKey(curve: curve, point: point)
-    case .ed25519: throw CryptoError.unsupportedAlgorithm(ed25519Unsupported)
+    case .ed25519(let key): return try importRawEdDSAPublicKey(key, variant: .ed25519)
     case nil:
         throw CryptoError.unsupportedAlgorithm(
-            "only EC P-256 SubjectPublicKeyInfos are read on Apple platforms (CryptoKit backend); RSA, RSA-PSS, "
-                + "Ed448 and other curves need the OpenSSL backend")
+            "only EC P-256 and Ed25519 SubjectPublicKeyInfos are read on Apple platforms (CryptoKit backend); "
+                + "RSA, RSA-PSS, Ed448 and other curves need the OpenSSL backend")
     }
 }
 
@@ -119,6 +144,22 @@ func importPKCS8(_ der: [UInt8]) throws -> CryptoKitKey {
     } catch {
         throw CryptoError.invalidKey(
             "the PrivateKeyInfo is not a P-256 key CryptoKit can read (other key types need the OpenSSL backend)")
+    }
+}
+
+/// Imports a raw Ed25519 public key into CryptoKit; Ed448 (which CryptoKit lacks) is refused.
+func importRawEdDSAPublicKey(_ bytes: [UInt8], variant: EdDSAVariant) throws -> CryptoKitKey {
+    guard variant == .ed25519 else {
+        throw CryptoError.unsupportedAlgorithm("Ed448 needs the OpenSSL backend (CryptoKit has no Ed448)")
+    }
+    guard bytes.count == variant.keyByteCount else {
+        throw CryptoError.invalidKey(
+            "a raw \(variant.name) public key is \(variant.keyByteCount) bytes; got \(bytes.count)")
+    }
+    do {
+        return CryptoKitKey(.ed25519Public(try Curve25519.Signing.PublicKey(rawRepresentation: bytes)))
+    } catch {
+        throw CryptoError.invalidKey("CryptoKit refused the Ed25519 public key")
     }
 }
 
@@ -153,11 +194,20 @@ func verifySignature(
     signature: some ContiguousBytes,
     message: some ContiguousBytes
 ) -> Bool {
-    guard digest == .sha256,
+    guard digest == .sha256, let publicKey = key.p256PublicKey,
         let raw = try? ECDSASignatureEncoding.raw(fromDER: signature.withUnsafeBytes { Array($0) }, curve: .p256),
         let parsed = try? P256.Signing.ECDSASignature(rawRepresentation: raw)
     else { return false }
-    return key.publicKey.isValidSignature(parsed, for: message.withUnsafeBytes { Array($0) })
+    return publicKey.isValidSignature(parsed, for: message.withUnsafeBytes { Array($0) })
+}
+
+/// Verifies an RFC 8032 Ed25519 signature with CryptoKit's `Curve25519.Signing.PublicKey` (verification is
+/// deterministic, so CryptoKit's randomized signing does not matter here); anything but 64 bytes is a rejection.
+func verifyEd25519(_ key: CryptoKitKey, signature: some ContiguousBytes, message: some ContiguousBytes) -> Bool {
+    guard case .ed25519Public(let publicKey) = key.material else { return false }
+    let signatureBytes = signature.withUnsafeBytes { Array($0) }
+    guard signatureBytes.count == 64 else { return false }
+    return publicKey.isValidSignature(signatureBytes, for: message.withUnsafeBytes { Array($0) })
 }
 
 func signMessage(_ key: CryptoKitKey, digest: DigestAlgorithm?, message: some ContiguousBytes) throws -> [UInt8] {
@@ -182,7 +232,10 @@ func deriveSharedSecret(privateKey: CryptoKitKey, peer: CryptoKitKey) throws -> 
     }
     do {
         let agreement = try P256.KeyAgreement.PrivateKey(rawRepresentation: signing.rawRepresentation)
-        let peerKey = try P256.KeyAgreement.PublicKey(x963Representation: peer.publicKey.x963Representation)
+        guard let peerPublic = peer.p256PublicKey else {
+            throw CryptoError.invalidKey("key agreement needs a P-256 peer key")
+        }
+        let peerKey = try P256.KeyAgreement.PublicKey(x963Representation: peerPublic.x963Representation)
         return try agreement.sharedSecretFromKeyAgreement(with: peerKey).withUnsafeBytes { Array($0) }
     } catch {
         throw CryptoError.invalidKey("the peer public key failed validation for key agreement")
@@ -197,6 +250,7 @@ func verifyWithAlgorithm(
 ) -> Bool {
     switch algorithm.backing {
     case .ecdsa(let digest): verifySignature(key, digest: digest, signature: signature, message: message)
+    case .ed25519: verifyEd25519(key, signature: signature, message: message)
     default: false
     }
 }

@@ -3,9 +3,10 @@ internal import Foundation
 
 /// What the CryptoKit backend refuses, each with ``CryptoError/Code/unsupportedAlgorithm`` (thrown) or a `false`
 /// verdict (verification), never a silent difference. The table in <doc:ChoosingPrimitives> lists them.
-let ed25519Unsupported =
-    "Ed25519 needs the OpenSSL backend: CryptoKit's Curve25519 signatures are randomized, not RFC 8032's "
-    + "deterministic ones, so Rampart does not offer Ed25519 on Apple platforms"
+let ed25519SigningUnsupported =
+    "Ed25519 signing needs the OpenSSL backend: CryptoKit's Curve25519 signatures are randomized, not RFC 8032's "
+    + "deterministic ones, so on Apple platforms Rampart verifies Ed25519 signatures but does not make them; sign "
+    + "on the server"
 
 func pbkdf2(
     _ algorithm: DigestAlgorithm, password: [UInt8], salt: [UInt8], iterations: Int, length: Int
@@ -37,16 +38,12 @@ func argon2idHash(password: [UInt8], salt: [UInt8], parameters: Argon2Parameters
             + "one from a passphrase")
 }
 
-func importRawEdDSAPublicKey(_ bytes: [UInt8], variant: EdDSAVariant) throws -> CryptoKitKey {
-    throw CryptoError.unsupportedAlgorithm(ed25519Unsupported)
-}
-
 func importRawEdDSAPrivateKey(_ bytes: [UInt8], variant: EdDSAVariant) throws -> CryptoKitKey {
-    throw CryptoError.unsupportedAlgorithm(ed25519Unsupported)
+    throw CryptoError.unsupportedAlgorithm(ed25519SigningUnsupported)
 }
 
 func generateEdDSAKey(_ variant: EdDSAVariant) -> CryptoKitKey {
-    preconditionFailure(ed25519Unsupported)
+    preconditionFailure(ed25519SigningUnsupported)
 }
 
 func generateRSAKey(bitCount: Int) throws -> CryptoKitKey {
