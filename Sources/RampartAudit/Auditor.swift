@@ -58,19 +58,38 @@ public struct Auditor: Sendable {
                 let bytes = [UInt8](data)
                 lines += bytes.reduce(into: 1) { count, byte in if byte == 0x0A { count += 1 } }
                 findings += SourceRules.findings(in: bytes, file: file.relative)
-            } else if let plist = try? PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any]
-            {
-                if name.hasSuffix(".entitlements") {
-                    findings += PlistRules.entitlementFindings(plist, data: data, file: file.relative)
-                } else {
-                    findings += PlistRules.infoPlistFindings(plist, data: data, file: file.relative, at: time)
-                }
+            } else if let plistFindings = self.findings(inPropertyList: data, file: file.relative) {
+                findings += plistFindings
             } else {
                 skipped.append("\(file.relative): not a property list")
             }
         }
         findings.sort { ($0.file, $0.line, $0.column, $0.rule.id) < ($1.file, $1.line, $1.column, $1.rule.id) }
         return AuditReport(findings: findings, filesAudited: audited, swiftLines: lines, skipped: skipped)
+    }
+
+    /// The findings of the source rules in one Swift file.
+    ///
+    /// - Parameters:
+    ///   - source: The file's text.
+    ///   - file: The path to report.
+    /// - Returns: The findings, in source order.
+    public func findings(inSwiftSource source: String, file: String) -> [AuditFinding] {
+        SourceRules.findings(in: Array(source.utf8), file: file)
+    }
+
+    /// The findings of the ATS rules (an Info.plist) or the entitlement rules (a file ending in `.entitlements`)
+    /// in one property list, XML or binary.
+    ///
+    /// - Parameters:
+    ///   - data: The property list's bytes.
+    ///   - file: The path to report; its name chooses the rules.
+    /// - Returns: The findings, or nil when `data` is not a dictionary property list.
+    public func findings(inPropertyList data: Data, file: String) -> [AuditFinding]? {
+        guard let plist = try? PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any]
+        else { return nil }
+        if file.hasSuffix(".entitlements") { return PlistRules.entitlementFindings(plist, data: data, file: file) }
+        return PlistRules.infoPlistFindings(plist, data: data, file: file, at: time)
     }
 
     /// Whether the auditor reads a file of this name.

@@ -286,7 +286,9 @@ struct SourceRules {
             report(.hardcodedSecret, at: cursor + 1, "\(name) = \"…\"", fingerprint: "\(name) = literal")
         }
         let words = SecretNames.words(name)
-        if words.contains("iv") || words.contains("nonce"), isLiteralBytes((cursor + 1)..<end) {
+        // `var iv = [UInt8](repeating: 0, count: 16)` then `SecRandomCopyBytes(…, &iv)` fills it: not fixed.
+        let isFilled = code.texts.indices.contains { code.isOperator($0, "&") && code.text($0 + 1) == name }
+        if words.contains("iv") || words.contains("nonce"), !isFilled, isLiteralBytes((cursor + 1)..<end) {
             report(.fixedNonce, at: index + 1, "\(name) is built from literal bytes")
         }
     }
