@@ -26,7 +26,8 @@ enum Entropy {
         let lower = text.contains { $0.isLowercase }
         let upper = text.contains { $0.isUppercase }
         let digit = text.contains { $0.isNumber }
-        guard [lower, upper, digit].filter({ $0 }).count >= 2 else { return false }
+        // Real keys mix letters and digits; a camelCase word (`kSecClassGenericPassword`) is a name, not a key.
+        guard digit, lower || upper else { return false }
         let placeholder = ["your", "xxxx", "<", "$(", "example", "placeholder", "changeme", "replace"]
         let lowered = text.lowercased()
         guard !placeholder.contains(where: { lowered.contains($0) }) else { return false }

@@ -78,6 +78,31 @@ struct SourceRules {
         return nil
     }
 
+    /// Whether an expression is a secret itself (`session.token`, `password ?? ""`, `try? creds.password`), not
+    /// something computed from one (`hash(password)`, `vault.open(passphrase)`): a secret outside any call.
+    func refersToSecret(_ range: Range<Int>) -> Bool {
+        var index = range.lowerBound
+        while index < range.upperBound, index < code.count {
+            if code.tokens[index].kind == .punctuation, ["(", "[", "{"].contains(code.texts[index]) {
+                return false
+            }
+            if code.tokens[index].kind == .stringOpen { return false }
+            if code.isIdentifier(index), !code.isPunctuation(index + 1, "("), isSecretValue(index) {
+                var last = index
+                while code.isOperator(last + 1, ".") || code.isOperator(last + 1, "?.")
+                    || code.isOperator(last + 1, "!.")
+                {
+                    guard code.isIdentifier(last + 2) else { break }
+                    last += 2
+                }
+                if !code.isPunctuation(last + 1, "("), isSecretValue(last) { return true }
+                index = last
+            }
+            index += 1
+        }
+        return false
+    }
+
     func interpolationEnd(from start: Int) -> Int? {
         var depth = 0
         var index = start
@@ -160,7 +185,7 @@ struct SourceRules {
                 {
                     integerConstants[name] = value
                 }
-                if !SecretNames.isSecret(name), usesSecret(in: (valueStart + 1)..<end) != nil {
+                if !SecretNames.isSecret(name), refersToSecret((valueStart + 1)..<end) {
                     tainted.insert(name)
                 }
             } else if code.isIdentifier(index + 1), code.isPunctuation(index + 2, ":"),
@@ -174,7 +199,7 @@ struct SourceRules {
     }
 
     mutating func run() {
-        var nonceArguments: [String: Int] = [:]
+        var nonceArguments: [String: Int] = [:]  // "body start:name" → uses
         var functionsReportedForTrust: Set<Int> = []
         for index in 0..<code.count {
             let token = code.tokens[index]
@@ -191,13 +216,15 @@ struct SourceRules {
                 }
                 if text == "nonce" || text == "iv", code.isPunctuation(index + 1, ":"),
                     code.isPunctuation(index - 1, "(") || code.isPunctuation(index - 1, ","),
-                    code.isIdentifier(index + 2), !code.isOperator(index + 3, "."), !code.isPunctuation(index + 3, "(")
+                    code.isIdentifier(index + 2), !code.isOperator(index + 3, "."), !code.isPunctuation(index + 3, "("),
+                    code.texts[index + 2].first?.isLowercase == true, isSealCall(argumentAt: index)
                 {
                     let name = code.texts[index + 2]
-                    if nonceArguments[name] != nil, !code.isPunctuation(index + 3, "(") {
+                    let key = "\(code.enclosingBody(of: index).lowerBound):\(name)"
+                    if nonceArguments[key] != nil {
                         report(.fixedNonce, at: index + 2, "\(name) is passed as the nonce of more than one seal")
                     }
-                    nonceArguments[name, default: 0] += 1
+                    nonceArguments[key, default: 0] += 1
                 }
                 if text == "catch" || text == "else" { checkFallback(index) }
             case .stringOpen:
@@ -285,10 +312,18 @@ struct SourceRules {
         {
             report(.hardcodedSecret, at: cursor + 1, "\(name) = \"…\"", fingerprint: "\(name) = literal")
         }
+        // Only constants: `var iv = [UInt8](repeating: 0, count: 16)` is filled later (SecRandomCopyBytes(…, &iv)
+        // or a counter). The name must be the IV or nonce itself (not `nonceByteCount`), and a declared type must
+        // be bytes (an OID named `nonce` is not).
         let words = SecretNames.words(name)
-        // `var iv = [UInt8](repeating: 0, count: 16)` then `SecRandomCopyBytes(…, &iv)` fills it: not fixed.
-        let isFilled = code.texts.indices.contains { code.isOperator($0, "&") && code.text($0 + 1) == name }
-        if words.contains("iv") || words.contains("nonce"), !isFilled, isLiteralBytes((cursor + 1)..<end) {
+        let annotation = code.texts[(index + 2)..<cursor].joined()
+        let isBytesType =
+            annotation.isEmpty || ["UInt8", "Data", "Nonce", "Bytes"].contains { annotation.contains($0) }
+        if code.texts[index] == "let", words.contains("iv") || words.contains("nonce"),
+            ["iv", "nonce", "bytes", "data"].contains(words.last ?? ""), isBytesType,
+            isLiteralBytes((cursor + 1)..<end),
+            code.texts[(cursor + 1)..<end].contains(where: { $0 == "[" || $0 == "Data" || $0 == "\"" })
+        {
             report(.fixedNonce, at: index + 1, "\(name) is built from literal bytes")
         }
     }
@@ -310,15 +345,23 @@ struct SourceRules {
             .hardcodedSecret, at: index + 2, "\(name) \(isLabel ? ":" : "=") \"…\"", fingerprint: "\(name) = literal")
     }
 
+    /// PBKDF2 rounds below OWASP's figure: 600,000 for HMAC-SHA-256 (and by default), 210,000 for HMAC-SHA-512.
     mutating func checkRounds(_ range: Range<Int>, call: Int) {
         guard let first = range.first, range.count == 1 else { return }
+        var minimum = 600_000
+        if let open = (call + 1..<min(call + 6, code.count)).first(where: { code.isPunctuation($0, "(") }),
+            let close = code.partner[open],
+            code.texts[open..<min(close, code.count)].contains(where: { $0.lowercased().contains("sha512") })
+        {
+            minimum = 210_000
+        }
         var value: Int?
         if code.tokens[first].kind == .number {
             value = Int(code.text(first).filter { $0 != "_" })
         } else if code.isIdentifier(first) {
             value = integerConstants[code.text(first)]
         }
-        if let value, value < 600_000 { report(.pbkdf2Rounds, at: first, "\(value) rounds") }
+        if let value, value < minimum { report(.pbkdf2Rounds, at: first, "\(value) rounds") }
     }
 
     /// `PKCS5.PBKDF2(…, iterations: N)`, `PBKDF2.deriveKey(…, rounds: N)` and similar spellings.
@@ -398,12 +441,47 @@ struct SourceRules {
         }
     }
 
-    /// Whether a body evaluates the server trust before answering.
+    /// The callee of the call whose argument list contains `index` (`seal` for `AES.GCM.seal(x, nonce: n)`).
+    func callee(ofArgumentAt index: Int) -> String? {
+        var depth = 0
+        var cursor = index - 1
+        while cursor >= 0, index - cursor < 400 {
+            if code.tokens[cursor].kind == .punctuation {
+                switch code.texts[cursor] {
+                case ")", "]", "}": depth += 1
+                case "(", "[", "{":
+                    if depth == 0 { return code.texts[cursor] == "(" ? code.text(cursor - 1) : nil }
+                    depth -= 1
+                default: break
+                }
+            }
+            cursor -= 1
+        }
+        return nil
+    }
+
+    func isSealCall(argumentAt index: Int) -> Bool {
+        guard let name = callee(ofArgumentAt: index) else { return false }
+        return name == "seal" || name.lowercased().hasPrefix("encrypt") || name == "CCCrypt"
+    }
+
+    /// Whether a body evaluates the server trust before answering: it calls SecTrustEvaluate… or something named
+    /// evaluate, validate or verify, or hands the trust to a function (a pinning check) other than
+    /// `URLCredential(trust:)`.
     func evaluatesTrust(in body: Range<Int>) -> Bool {
         for index in body where index < code.count && code.tokens[index].kind == .identifier {
             let name = code.texts[index].lowercased()
             if name.hasPrefix("sectrustevaluate") || name.contains("evaluate") || name.contains("validat")
                 || name.contains("verif")
+            {
+                return true
+            }
+            if name.contains("trust"), !code.isPunctuation(index + 1, ":"), !code.isOperator(index - 1, "."),
+                code.isPunctuation(index - 1, "(") || code.isPunctuation(index - 1, ",")
+                    || code.isPunctuation(index - 1, ":"),
+                let callee = callee(ofArgumentAt: index), code.isIdentifier(index - 1) == false,
+                !["URLCredential", "completionHandler", "let", "var"].contains(callee), !callee.isEmpty,
+                callee.first?.isLetter == true
             {
                 return true
             }
@@ -458,7 +536,11 @@ struct SourceRules {
                 let isLocal =
                     host == "localhost" || host.hasSuffix(".localhost") || host.hasPrefix("127.")
                     || host.hasPrefix("[::1]") || exempt.contains(host)
-                if !isLocal {
+                let hostFollows =
+                    !host.isEmpty
+                    || (rest.isEmpty && code.tokens.indices.contains(cursor + 1)
+                        && code.tokens[cursor + 1].kind == .interpolationStart)
+                if !isLocal, hostFollows {
                     report(.cleartextURL, at: cursor, "http://\(host.isEmpty ? "…" : host)")
                     return
                 }

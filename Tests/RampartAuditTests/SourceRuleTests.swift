@@ -285,3 +285,41 @@ struct SourceRuleTests {
         }
     }
 }
+
+/// Near misses taken from real code (this repository's own sources): none of them may be reported.
+struct SourcePrecisionTests {
+    @Test(
+        "real-code near misses are clean",
+        arguments: [
+            // A counter nonce that is mutated later, and a nonce-size constant.
+            "private var nonce = [UInt8](repeating: 0, count: 12)\nstatic let nonceByteCount = 12",
+            // An OID named nonce.
+            "static let nonce: ASN1ObjectIdentifier = [1, 2, 840, 113635, 100, 8, 2]",
+            // The same nonce name in two functions, and a box that records its nonce.
+            """
+            func a() throws { _ = try AES.GCM.seal(m, using: k, nonce: nonce) }
+            func b() throws { _ = try AES.GCM.seal(m, using: k, nonce: nonce) }
+            func c() { _ = SealedBox(nonce: nonce, ciphertext: c, tag: t); _ = SealedBox(nonce: nonce, ciphertext: c, tag: t) }
+            """,
+            // Apple's constant names are not secrets.
+            #"public let kSecClassGenericPassword: CFString = "kSecClassGenericPassword""#,
+            // A value computed from a secret is not the secret.
+            "let openSeconds = measure { try vault.open(passphrase: passphrase) }\nprint(openSeconds)",
+            // A delegate that hands the trust to its pinning check.
+            """
+            func evaluate(_ challenge: URLAuthenticationChallenge) -> AuthChallengeDisposition {
+                guard let trust = challenge.protectionSpace.serverTrust else { return .performDefaultHandling }
+                let decision = decide(host: challenge.protectionSpace.host, trust: trust)
+                return decision.isAllowed ? .useCredential : .cancelAuthenticationChallenge
+            }
+            """,
+            // OWASP's figure for PBKDF2-HMAC-SHA512 is 210,000.
+            "let key = try PBKDF2.deriveKey(password: p, salt: s, digest: .sha512, rounds: 210_000, count: 32)",
+            // Prose that mentions http:// is not a URL.
+            #"let message = "an http:// URL sends its traffic in clear text""#,
+        ])
+    func realNearMisses(source: String) {
+        let findings = Auditor().findings(inSwiftSource: source, file: "App.swift")
+        #expect(findings.isEmpty, "\(findings)")
+    }
+}

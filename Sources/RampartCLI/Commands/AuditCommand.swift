@@ -72,18 +72,20 @@ public enum AuditCommand: Command {
         guard let failOn = AuditRule.Severity(rawValue: failOnText) else {
             throw UsageError("--fail-on '\(failOnText)' is not a severity; use low, medium or high")
         }
+        var baseline: AuditBaseline?
         var report: AuditReport
         do {
-            report = try Auditor(time: time).audit(path: path)
             if let baselinePath {
                 guard let data = FileManager.default.contents(atPath: baselinePath) else {
                     throw UsageError("\(baselinePath): cannot read the baseline; check the path")
                 }
-                report = report.removing(try AuditBaseline(data: data))
+                baseline = try AuditBaseline(data: data)
             }
+            report = try Auditor(time: time).audit(path: path)
         } catch let error as AuditError {
             throw UsageError("\(error.reason)")
         }
+        if let baseline { report = report.removing(baseline) }
         for note in report.skipped { context.printError("rampart audit: skipped \(note)") }
         if let writeBaselinePath {
             let baseline = AuditBaseline(accepting: report.findings)
