@@ -6,20 +6,36 @@ public import Foundation
 /// Folders named `.build`, `Pods`, `Carthage`, `DerivedData`, `.git` and `.swiftpm` are skipped, symbolic links are
 /// not followed, and the number and size of files are bounded.
 public struct Auditor: Sendable {
-    /// The most files audited in one run (DoS bound); a larger folder is refused with ``AuditError/Code/tooManyFiles``.
-    public static let maximumFileCount = 100_000
-    /// The largest file read, in bytes (DoS bound); a larger file is skipped and listed in ``AuditReport/skipped``.
-    public static let maximumFileSize = SwiftLexer.maximumInputSize
+    /// The default most files audited in one run (DoS bound); a larger folder is refused with
+    /// ``AuditError/Code/tooManyFiles``.
+    public static let defaultMaximumFileCount = 100_000
+    /// The default largest file read, in bytes (DoS bound); a larger file is skipped and listed in
+    /// ``AuditReport/skipped``. It is the lexer's own limit.
+    public static let defaultMaximumFileSize = SwiftLexer.maximumInputSize
     /// The folders never entered.
     public static let skippedFolders: Set<String> = [".build", "Pods", "Carthage", "DerivedData", ".git", ".swiftpm"]
 
     /// The time pinned-domain expiry checks are judged at.
     public let time: Date
+    /// The most files audited in one run.
+    public let maximumFileCount: Int
+    /// The largest file read, in bytes (at most the lexer's limit).
+    public let maximumFileSize: Int
 
     /// Creates an auditor.
     ///
-    /// - Parameter time: When to judge certificate expiry (the pinned-domain checks); now by default.
-    public init(time: Date = Date()) { self.time = time }
+    /// - Parameters:
+    ///   - time: When to judge certificate expiry (the pinned-domain checks); now by default.
+    ///   - maximumFileCount: The most files audited; more is refused.
+    ///   - maximumFileSize: The largest file read, in bytes; larger ones are skipped.
+    public init(
+        time: Date = Date(), maximumFileCount: Int = defaultMaximumFileCount,
+        maximumFileSize: Int = defaultMaximumFileSize
+    ) {
+        self.time = time
+        self.maximumFileCount = maximumFileCount
+        self.maximumFileSize = min(maximumFileSize, SwiftLexer.maximumInputSize)
+    }
 
     /// Audits `path`, a folder or a single file.
     ///
@@ -44,11 +60,11 @@ public struct Auditor: Sendable {
         var lines = 0
         for file in files {
             let values = try? file.url.resourceValues(forKeys: [.fileSizeKey])
-            if let size = values?.fileSize, size > Self.maximumFileSize {
-                skipped.append("\(file.relative): larger than \(Self.maximumFileSize) bytes")
+            if let size = values?.fileSize, size > maximumFileSize {
+                skipped.append("\(file.relative): larger than \(maximumFileSize) bytes")
                 continue
             }
-            guard let data = try? Data(contentsOf: file.url) else {
+            guard let data = try? Data(contentsOf: file.url), data.count <= maximumFileSize else {
                 skipped.append("\(file.relative): unreadable")
                 continue
             }
@@ -116,10 +132,10 @@ public struct Auditor: Sendable {
                 continue
             }
             guard Self.isAudited(url.lastPathComponent) else { continue }
-            guard files.count < Self.maximumFileCount else {
+            guard files.count < maximumFileCount else {
                 throw AuditError.make(
                     .tooManyFiles,
-                    "\(root.path) holds more than \(Self.maximumFileCount) files to audit; audit a smaller folder")
+                    "\(root.path) holds more than \(maximumFileCount) files to audit; audit a smaller folder")
             }
             var relative = url.standardizedFileURL.path
             if relative.hasPrefix(rootPath + "/") { relative.removeFirst(rootPath.count + 1) }

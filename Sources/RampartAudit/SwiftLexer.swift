@@ -95,6 +95,8 @@ private struct Lexer {
     var position = 0
     var line = 1
     var column = 1
+    /// The continuation bytes still expected by the UTF-8 sequence being read.
+    var pendingContinuations = 0
     var tokens: [SwiftToken] = []
     var problems: [SwiftLexer.Problem] = []
 
@@ -125,8 +127,8 @@ private struct Lexer {
         return index >= 0 && index < bytes.count ? bytes[index] : nil
     }
 
-    /// Advances one byte, keeping line and column (columns count Unicode scalars, so UTF-8 continuation bytes do
-    /// not advance them; `\r\n` is one line break).
+    /// Advances one byte, keeping line and column (columns count Unicode scalars, so the continuation bytes of a
+    /// UTF-8 sequence do not advance them, but a stray continuation byte does; `\r\n` is one line break).
     mutating func advance() {
         guard position < bytes.count else { return }
         let byte = bytes[position]
@@ -134,8 +136,17 @@ private struct Lexer {
         if byte == UInt8(ascii: "\n") || (byte == UInt8(ascii: "\r") && peek() != UInt8(ascii: "\n")) {
             line += 1
             column = 1
-        } else if byte & 0xC0 != 0x80 {
+            pendingContinuations = 0
+        } else if byte & 0xC0 == 0x80, pendingContinuations > 0 {
+            pendingContinuations -= 1
+        } else {
             column += 1
+            switch byte {
+            case 0xC0...0xDF: pendingContinuations = 1
+            case 0xE0...0xEF: pendingContinuations = 2
+            case 0xF0...0xF7: pendingContinuations = 3
+            default: pendingContinuations = 0
+            }
         }
     }
 

@@ -201,3 +201,43 @@ struct AuditCommandTests {
         #expect(captured.standardOutput.contains("WARNINGS"))
     }
 }
+
+/// The auditor's limits and path errors, each with its code.
+struct AuditorLimitTests {
+    @Test("more files than the limit is refused with tooManyFiles")
+    func tooManyFiles() throws {
+        let folder = try AuditCommandTests.scratch()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for name in ["A.swift", "B.swift", "C.swift"] {
+            try Data("let a = 1".utf8).write(to: folder.appendingPathComponent(name))
+        }
+        #expect(try Auditor(maximumFileCount: 3).audit(path: folder.path).filesAudited == 3)
+        let error = #expect(throws: AuditError.self) { try Auditor(maximumFileCount: 2).audit(path: folder.path) }
+        #expect(error?.code == .tooManyFiles)
+    }
+
+    @Test("a file over the size limit is skipped and listed, not read")
+    func fileTooLarge() throws {
+        let folder = try AuditCommandTests.scratch()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try Data("let d = Insecure.MD5.hash(data: x)".utf8).write(to: folder.appendingPathComponent("Big.swift"))
+        let report = try Auditor(maximumFileSize: 10).audit(path: folder.path)
+        #expect(report.findings.isEmpty)
+        #expect(report.skipped == ["Big.swift: larger than 10 bytes"])
+    }
+
+    @Test("a missing path is refused with unreadablePath")
+    func missingPath() {
+        let error = #expect(throws: AuditError.self) { try Auditor().audit(path: "/nonexistent/rampart-audit") }
+        #expect(error?.code == .unreadablePath)
+    }
+
+    @Test("a single file can be audited, reported by its name")
+    func singleFile() throws {
+        let folder = try AuditCommandTests.scratch()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("Hash.swift")
+        try Data("let d = Insecure.SHA1.hash(data: x)".utf8).write(to: file)
+        #expect(try Auditor().audit(path: file.path).findings.map(\.file) == ["Hash.swift"])
+    }
+}

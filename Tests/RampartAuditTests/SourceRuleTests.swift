@@ -108,6 +108,18 @@ struct SourceRuleTests {
                 defaults.set(value, forKey: "v")
                 """),
         SourceFixture(
+            rule: "secret-in-user-defaults", name: "a parameter whose label is token",
+            failing: """
+                func save(token value: String) {
+                    defaults.set(value, forKey: "v")
+                }
+                """,
+            nearMiss: """
+                func save(name value: String) {
+                    defaults.set(value, forKey: "v")
+                }
+                """),
+        SourceFixture(
             rule: "secret-in-user-defaults", name: "a key named like a secret",
             failing: #"UserDefaults.standard.set(response.value, forKey: "authToken")"#,
             nearMiss: #"UserDefaults.standard.set(response.value, forKey: "theme")"#),

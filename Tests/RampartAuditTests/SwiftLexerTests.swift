@@ -197,12 +197,17 @@ struct SwiftLexerTests {
         "arbitrary bytes are covered exactly",
         arguments: [
             [0xFF, 0xFE, 0x22, 0x5C], [0x23, 0x23, 0x23], [0x22, 0x22, 0x22, 0x5C, 0x28], [0x2F, 0x2A, 0x2F], [0x60],
-            [0x5C, 0x29, 0x29, 0x0D],
+            [0x5C, 0x29, 0x29, 0x0D], [0xA9, 0x20], [0xC3, 0xA9, 0xA9, 0x20, 0xE2, 0x82],
+            [0x0D, 0x0D, 0x0A, 0x22, 0x0D],
         ] as [[UInt8]])
     func arbitraryBytes(bytes: [UInt8]) {
         var offset = 0
+        var previous = (line: 1, column: 0)
         for token in SwiftLexer.tokenize(bytes).tokens {
             #expect(token.range.lowerBound == offset)
+            // Positions only grow, even over invalid UTF-8 (a stray continuation byte is a column of its own).
+            #expect(token.line > previous.line || (token.line == previous.line && token.column > previous.column))
+            previous = (token.line, token.column)
             offset = token.range.upperBound
         }
         #expect(offset == bytes.count)
