@@ -157,7 +157,6 @@ public enum SARIF {
     struct Tool: Encodable, Sendable { let driver: Driver }
     struct Driver: Encodable, Sendable {
         let name = "rampart audit"
-        let informationUri = "https://github.com/rampart-security/rampart"
         let rules: [Rule]
     }
     struct Rule: Encodable, Sendable {
