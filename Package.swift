@@ -170,7 +170,7 @@ let package = Package(
             dependencies: [
                 "RampartCrypto", "RampartX509", "RampartPinning", "RampartChainVerification", "RampartAttestService",
                 "RampartVault", "RampartSeal", "RampartAppAttest", "RampartAttestClient", "RampartAttestSimulation",
-                "RampartRequestSigning", "RampartSecretStore",
+                "RampartRequestSigning", "RampartSecretStore", "RampartAudit",
             ],
             swiftSettings: swiftSettings
         ),
