@@ -19,8 +19,8 @@ enum SecretNames {
     ]
     /// First words that make a name a question or an action.
     static let leadingWords: Set<String> = [
-        "is", "has", "should", "can", "did", "will", "needs", "show", "validate", "verify", "check", "make", "new",
-        "refresh", "get", "set", "fetch", "load", "save", "delete", "remove", "clear",
+        "is", "has", "should", "can", "did", "will", "needs", "show", "validate", "verify", "check", "make",
+        "get", "set", "fetch", "load", "save", "delete", "remove", "clear",
     ]
 
     /// The lowercased words of a camelCase or snake_case name (`authTokenURL` → `auth`, `token`, `url`).

@@ -269,8 +269,7 @@ struct SourceRules {
         case "print", "debugPrint", "NSLog", "os_log", "dump":
             if code.isPunctuation(index + 1, "("), !code.isOperator(index - 1, ".") { checkLog(index) }
         case "debug", "info", "notice", "error", "warning", "fault", "critical", "trace", "log":
-            if code.isOperator(index - 1, "."), code.isPunctuation(index + 1, "("),
-                code.text(index - 2).lowercased().contains("log")
+            if code.isOperator(index - 1, "."), code.isPunctuation(index + 1, "("), isLoggerReceiver(before: index - 1)
             {
                 checkLog(index)
             }
@@ -424,6 +423,28 @@ struct SourceRules {
         {
             report(.secretInUserDefaults, at: index, "@AppStorage(\"\(literal.text)\")")
         }
+    }
+
+    /// Whether the member chain ending at the `.` at `dot` is a logger: `logger`, `self.log`, `Logger.network`,
+    /// `Logger()` or `Logger(subsystem: …)`.
+    func isLoggerReceiver(before dot: Int) -> Bool {
+        var cursor = dot - 1
+        var steps = 0
+        while cursor >= 0, steps < 8 {
+            if code.isIdentifier(cursor) {
+                if code.texts[cursor].lowercased().contains("log") { return true }
+            } else if code.isPunctuation(cursor, ")") {
+                guard let open = code.partner.first(where: { $0.value == cursor })?.key else { return false }
+                cursor = open - 1
+                steps += 1
+                continue
+            } else if !code.isOperator(cursor, ".") && !code.isOperator(cursor, "?.") {
+                return false
+            }
+            cursor -= 1
+            steps += 1
+        }
+        return false
     }
 
     /// `print(token)`, `NSLog("%@", password)`, `logger.info("\(token)")` outside `#if DEBUG`.

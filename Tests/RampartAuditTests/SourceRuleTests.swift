@@ -138,6 +138,10 @@ struct SourceRuleTests {
             failing: #"logger.info("password \(user.password)")"#,
             nearMiss: #"logger.info("password \(user.password, privacy: .private)")"#),
         SourceFixture(
+            rule: "secret-logged", name: "a Logger extension and Logger()",
+            failing: #"Logger.network.error("refresh failed for \(refreshToken)")"#,
+            nearMiss: #"Logger().error("refresh failed after \(attempts) attempts")"#),
+        SourceFixture(
             rule: "secret-logged", name: "NSLog",
             failing: #"NSLog("%@", accessToken)"#,
             nearMiss: #"os_log("%{private}@", accessToken)"#),
@@ -334,4 +338,27 @@ struct SourcePrecisionTests {
         let findings = Auditor().findings(inSwiftSource: source, file: "App.swift")
         #expect(findings.isEmpty, "\(findings)")
     }
+}
+
+/// Which names read like a secret, seen through the logging rule.
+struct SecretNameTests {
+    static func logs(_ name: String) -> Bool {
+        !Auditor().findings(inSwiftSource: "print(\(name))", file: "A.swift").isEmpty
+    }
+
+    @Test(
+        "names that hold a secret",
+        arguments: [
+            "password", "authToken", "apiKey", "refreshToken", "newPassword", "client_secret", "privateKey",
+            "sessionToken", "jwt", "`password`", "accessKey",
+        ])
+    func secret(name: String) { #expect(Self.logs(name)) }
+
+    @Test(
+        "names about a secret, not holding one",
+        arguments: [
+            "tokenCount", "passwordField", "isTokenValid", "tokenKey", "tokenExpiry", "passwordPolicy", "hasPassword",
+            "apiKeyHeader", "pinnedDomains", "username", "tokenizer", "secretaryName",
+        ])
+    func notSecret(name: String) { #expect(!Self.logs(name)) }
 }
