@@ -58,7 +58,14 @@ public struct Auditor: Sendable {
         var skipped: [String] = []
         var audited = 0
         var lines = 0
-        for file in files {
+        // Xcode projects first: they say which entitlements files release builds sign with.
+        var project = XcodeProject()
+        for file in files where file.url.lastPathComponent == "project.pbxproj" {
+            let size = (try? file.url.resourceValues(forKeys: [.fileSizeKey]))?.fileSize ?? 0
+            guard size <= maximumFileSize, let data = try? Data(contentsOf: file.url) else { continue }
+            project.add(String(decoding: data, as: UTF8.self))
+        }
+        for file in files where file.url.lastPathComponent != "project.pbxproj" {
             let values = try? file.url.resourceValues(forKeys: [.fileSizeKey])
             if let size = values?.fileSize, size > maximumFileSize {
                 skipped.append("\(file.relative): larger than \(maximumFileSize) bytes")
@@ -74,7 +81,9 @@ public struct Auditor: Sendable {
                 let bytes = [UInt8](data)
                 lines += bytes.reduce(into: 1) { count, byte in if byte == 0x0A { count += 1 } }
                 findings += SourceRules.findings(in: bytes, file: file.relative)
-            } else if let plistFindings = self.findings(inPropertyList: data, file: file.relative) {
+            } else if let plistFindings = self.findings(
+                inPropertyList: data, file: file.relative, usedInRelease: project.isUsedInRelease(name))
+            {
                 findings += plistFindings
             } else {
                 skipped.append("\(file.relative): not a property list")
@@ -102,16 +111,22 @@ public struct Auditor: Sendable {
     ///   - file: The path to report; its name chooses the rules.
     /// - Returns: The findings, or nil when `data` is not a dictionary property list.
     public func findings(inPropertyList data: Data, file: String) -> [AuditFinding]? {
+        findings(inPropertyList: data, file: file, usedInRelease: nil)
+    }
+
+    func findings(inPropertyList data: Data, file: String, usedInRelease: Bool?) -> [AuditFinding]? {
         guard let plist = try? PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any]
         else { return nil }
-        if file.hasSuffix(".entitlements") { return PlistRules.entitlementFindings(plist, data: data, file: file) }
+        if file.hasSuffix(".entitlements") {
+            return PlistRules.entitlementFindings(plist, data: data, file: file, usedInRelease: usedInRelease)
+        }
         return PlistRules.infoPlistFindings(plist, data: data, file: file, at: time)
     }
 
     /// Whether the auditor reads a file of this name.
     static func isAudited(_ name: String) -> Bool {
         name.hasSuffix(".swift") || name.hasSuffix(".entitlements") || name == "Info.plist"
-            || name.hasSuffix("-Info.plist")
+            || name.hasSuffix("-Info.plist") || name == "project.pbxproj"
     }
 
     private func collect(_ root: URL) throws -> [(url: URL, relative: String)] {

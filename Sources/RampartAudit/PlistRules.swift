@@ -58,13 +58,16 @@ enum PlistRules {
         return findings
     }
 
-    /// The entitlement rules. An entitlements file whose name says Debug or Development is a debug configuration,
-    /// where the App Attest development environment is expected.
-    static func entitlementFindings(_ plist: [String: Any], data: Data, file: String) -> [AuditFinding] {
+    /// The entitlement rules. The App Attest development environment is expected in a debug configuration: an
+    /// entitlements file the Xcode project signs only debug configurations with (`usedInRelease` false), or, when
+    /// no project names it, one whose name says Debug or Development.
+    static func entitlementFindings(
+        _ plist: [String: Any], data: Data, file: String, usedInRelease: Bool? = nil
+    ) -> [AuditFinding] {
         let locator = KeyLocator(data: data)
         var findings: [AuditFinding] = []
         let name = (file as NSString).lastPathComponent.lowercased()
-        let isDebug = name.contains("debug") || name.contains("development")
+        let isDebug = usedInRelease.map { !$0 } ?? (name.contains("debug") || name.contains("development"))
         let environmentKey = "com.apple.developer.devicecheck.appattest-environment"
         if !isDebug, plist[environmentKey] as? String == "development" {
             let (line, column) = locator.position(of: environmentKey)

@@ -144,3 +144,60 @@ struct PlistRuleTests {
         #expect(Auditor().findings(inPropertyList: Data("not a plist".utf8), file: "Info.plist") == nil)
     }
 }
+
+/// The Xcode project decides which entitlements a release build signs with.
+struct XcodeProjectTests {
+    static func project(debug: String, release: String) -> String {
+        """
+        // !$*UTF8*$!
+        {
+        \tobjects = {
+        \t\tA1 /* Debug */ = {
+        \t\t\tisa = XCBuildConfiguration;
+        \t\t\tbuildSettings = {
+        \t\t\t\tCODE_SIGN_ENTITLEMENTS = \(debug);
+        \t\t\t\tPRODUCT_NAME = Points;
+        \t\t\t};
+        \t\t\tname = Debug;
+        \t\t};
+        \t\tA2 /* Release */ = {
+        \t\t\tisa = XCBuildConfiguration;
+        \t\t\tbuildSettings = {
+        \t\t\t\tCODE_SIGN_ENTITLEMENTS = "\(release)";
+        \t\t\t};
+        \t\t\tname = Release;
+        \t\t};
+        \t};
+        }
+        """
+    }
+
+    static func audit(project: String) throws -> [String] {
+        let folder = try AuditCommandTests.scratch()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let development = PlistRuleTests.plist(
+            "<key>com.apple.developer.devicecheck.appattest-environment</key><string>development</string>")
+        let production = PlistRuleTests.plist(
+            "<key>com.apple.developer.devicecheck.appattest-environment</key><string>production</string>")
+        try FileManager.default.createDirectory(
+            at: folder.appendingPathComponent("Points.xcodeproj"), withIntermediateDirectories: true)
+        try Data(project.utf8).write(to: folder.appendingPathComponent("Points.xcodeproj/project.pbxproj"))
+        try Data(development.utf8).write(to: folder.appendingPathComponent("Points.entitlements"))
+        try Data(production.utf8).write(to: folder.appendingPathComponent("PointsStore.entitlements"))
+        return try Auditor().audit(path: folder.path).findings.map { "\($0.rule.id) \($0.file)" }
+    }
+
+    @Test("development in an entitlements file only Debug signs with is expected")
+    func debugOnly() throws {
+        let findings = try Self.audit(
+            project: Self.project(debug: "Points/Points.entitlements", release: "Points/PointsStore.entitlements"))
+        #expect(findings.isEmpty)
+    }
+
+    @Test("development in the entitlements Release signs with is reported, whatever the file's name")
+    func release() throws {
+        let findings = try Self.audit(
+            project: Self.project(debug: "Points/Points.entitlements", release: "Points/Points.entitlements"))
+        #expect(findings == ["app-attest-development Points.entitlements"])
+    }
+}
