@@ -376,21 +376,10 @@ struct SourceRules {
 
     /// `UserDefaults.standard.set(token, forKey: "…")`, `defaults.set(value, forKey: "password")`.
     mutating func checkUserDefaults(_ index: Int) {
-        guard code.isOperator(index - 1, "."), code.isPunctuation(index + 1, "(") else { return }
-        var receiver = index - 2
-        var isDefaults = false
-        while receiver >= 0, index - receiver < 8 {
-            if code.isIdentifier(receiver), code.text(receiver).lowercased().contains("defaults") {
-                isDefaults = true
-                break
-            }
-            guard
-                code.isIdentifier(receiver) || code.isOperator(receiver, ".") || code.isPunctuation(receiver, ")")
-                    || code.isPunctuation(receiver, "(") || code.isOperator(receiver, "?.")
-            else { break }
-            receiver -= 1
-        }
-        guard isDefaults else { return }
+        guard code.isOperator(index - 1, ".") || code.isOperator(index - 1, "?.") || code.isOperator(index - 1, "!."),
+            code.isPunctuation(index + 1, "("),
+            receiverNames(before: index - 1).contains(where: { $0.lowercased().contains("defaults") })
+        else { return }
         let arguments = code.arguments(open: index + 1)
         guard let value = arguments.first, value.label == nil else { return }
         if usesSecret(in: value.value) != nil {
@@ -428,23 +417,31 @@ struct SourceRules {
     /// Whether the member chain ending at the `.` at `dot` is a logger: `logger`, `self.log`, `Logger.network`,
     /// `Logger()` or `Logger(subsystem: …)`.
     func isLoggerReceiver(before dot: Int) -> Bool {
+        receiverNames(before: dot).contains { $0.lowercased().contains("log") }
+    }
+
+    /// The identifiers of the member chain ending at the `.` (or `?.`) at `dot`, nearest first, stepping over call
+    /// arguments: `UserDefaults(suiteName: "g")?.set` gives `UserDefaults`.
+    func receiverNames(before dot: Int) -> [String] {
+        var names: [String] = []
         var cursor = dot - 1
         var steps = 0
+        let links: Set<String> = [".", "?.", "!.", "?", "!"]
         while cursor >= 0, steps < 8 {
             if code.isIdentifier(cursor) {
-                if code.texts[cursor].lowercased().contains("log") { return true }
+                names.append(code.texts[cursor])
             } else if code.isPunctuation(cursor, ")") {
-                guard let open = code.partner.first(where: { $0.value == cursor })?.key else { return false }
+                guard let open = code.partner.first(where: { $0.value == cursor })?.key else { break }
                 cursor = open - 1
                 steps += 1
                 continue
-            } else if !code.isOperator(cursor, ".") && !code.isOperator(cursor, "?.") {
-                return false
+            } else if code.tokens[cursor].kind != .operator || !links.contains(code.texts[cursor]) {
+                break
             }
             cursor -= 1
             steps += 1
         }
-        return false
+        return names
     }
 
     /// `print(token)`, `NSLog("%@", password)`, `logger.info("\(token)")` outside `#if DEBUG`.

@@ -120,6 +120,10 @@ struct SourceRuleTests {
                 }
                 """),
         SourceFixture(
+            rule: "secret-in-user-defaults", name: "an app-group suite",
+            failing: #"UserDefaults(suiteName: "group.com.example")?.set(session.accessToken, forKey: "a")"#,
+            nearMiss: #"UserDefaults(suiteName: "group.com.example")?.set(session.displayName, forKey: "a")"#),
+        SourceFixture(
             rule: "secret-in-user-defaults", name: "a key named like a secret",
             failing: #"UserDefaults.standard.set(response.value, forKey: "authToken")"#,
             nearMiss: #"UserDefaults.standard.set(response.value, forKey: "theme")"#),

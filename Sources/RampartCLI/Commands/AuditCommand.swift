@@ -23,7 +23,8 @@ public enum AuditCommand: Command {
             Reads the Info.plist files (XML or binary), .entitlements and Swift sources under PATH (skipping .build,
             Pods, Carthage and DerivedData) and reports the mistakes the iOS security guides list, grouped by file
             with line and column, each with its fix and a reference (OWASP MASTG test and MASVS control, or Apple's
-            documentation). Swift is lexed, so comments and string contents never match (except for rules about
+            documentation). An Xcode project's CODE_SIGN_ENTITLEMENTS says which entitlements release builds use.
+            Swift is lexed, so comments and string contents never match (except for rules about
             literals), and logging under #if DEBUG is allowed. SecRandomCopyBytes, SystemRandomNumberGenerator,
             arc4random and UUID() are secure and never reported.
 
