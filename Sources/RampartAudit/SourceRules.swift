@@ -431,7 +431,7 @@ struct SourceRules {
             if code.isIdentifier(cursor) {
                 names.append(code.texts[cursor])
             } else if code.isPunctuation(cursor, ")") {
-                guard let open = code.partner.first(where: { $0.value == cursor })?.key else { break }
+                guard let open = code.opener[cursor] else { break }
                 cursor = open - 1
                 steps += 1
                 continue
@@ -515,11 +515,7 @@ struct SourceRules {
         }
         guard code.isPunctuation(open, "{"), let close = code.partner[open] else { return }
         let body = code.enclosingBody(of: index)
-        let before = body.lowerBound..<index
-        let mentionsPins = before.contains { position in
-            code.isIdentifier(position) && SecretNames.words(code.texts[position]).contains { $0.hasPrefix("pin") }
-        }
-        guard mentionsPins else { return }
+        guard index > 0, code.lastPinMention[index - 1] >= body.lowerBound else { return }
         for position in (open + 1)..<min(close, code.count) {
             let text = code.texts[position]
             let unpinned =

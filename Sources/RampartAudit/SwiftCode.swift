@@ -7,8 +7,15 @@ struct SwiftCode {
     let texts: [String]
     /// For each opening `(`, `[` or `{`, the index of its closing partner (or the end when unbalanced).
     let partner: [Int: Int]
+    /// For each closing `)`, `]` or `}`, the index of its opening partner.
+    let opener: [Int: Int]
     /// The token ranges of function, initializer and closure-free declaration bodies (`{` … `}`), innermost last.
     let functionBodies: [Range<Int>]
+    /// For each token, the index in ``functionBodies`` of the innermost body containing it, or -1.
+    let innermostBody: [Int]
+    /// For each token, the index of the last identifier at or before it whose words start with `pin` (`pins`,
+    /// `pinned`, `pinSet`), or -1.
+    let lastPinMention: [Int]
     /// The raw lines of the file, for baseline fingerprints.
     let lines: [Substring]
 
@@ -19,17 +26,22 @@ struct SwiftCode {
         self.texts = tokens.map { String(decoding: source[$0.range], as: UTF8.self) }
         self.lines = String(decoding: source, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
         var partner: [Int: Int] = [:]
+        var opener: [Int: Int] = [:]
         var stack: [Int] = []
         for (index, token) in tokens.enumerated() where token.kind == .punctuation {
             switch texts[index] {
             case "(", "[", "{": stack.append(index)
             case ")", "]", "}":
-                if let open = stack.popLast() { partner[open] = index }
+                if let open = stack.popLast() {
+                    partner[open] = index
+                    opener[index] = open
+                }
             default: break
             }
         }
         for open in stack { partner[open] = tokens.count }
         self.partner = partner
+        self.opener = opener
         var bodies: [Range<Int>] = []
         for (index, text) in texts.enumerated()
         where tokens[index].kind == .identifier && (text == "func" || text == "init") {
@@ -51,6 +63,23 @@ struct SwiftCode {
             }
         }
         self.functionBodies = bodies
+        // Larger bodies first, so inner bodies overwrite the outer ones they are nested in.
+        var innermost = [Int](repeating: -1, count: tokens.count)
+        for (bodyIndex, body) in bodies.enumerated().sorted(by: { $0.element.count > $1.element.count }) {
+            for index in body where index < tokens.count { innermost[index] = bodyIndex }
+        }
+        self.innermostBody = innermost
+        var pins = [Int](repeating: -1, count: tokens.count)
+        var last = -1
+        for index in tokens.indices {
+            if tokens[index].kind == .identifier,
+                SecretNames.words(texts[index]).contains(where: { $0.hasPrefix("pin") })
+            {
+                last = index
+            }
+            pins[index] = last
+        }
+        self.lastPinMention = pins
     }
 
     var count: Int { tokens.count }
@@ -72,7 +101,8 @@ struct SwiftCode {
 
     /// The innermost function body containing `index`, or the whole file.
     func enclosingBody(of index: Int) -> Range<Int> {
-        functionBodies.filter { $0.contains(index) }.min { $0.count < $1.count } ?? 0..<tokens.count
+        guard index >= 0, index < innermostBody.count, innermostBody[index] >= 0 else { return 0..<tokens.count }
+        return functionBodies[innermostBody[index]]
     }
 
     /// The arguments of the call whose `(` is at `open`: each with its label (or nil) and its value's token range.
