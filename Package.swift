@@ -33,6 +33,7 @@ let package = Package(
         .library(name: "RampartAttestSimulation", targets: ["RampartAttestSimulation"]),
         .library(name: "RampartAttestService", targets: ["RampartAttestService"]),
         .library(name: "RampartVault", targets: ["RampartVault"]),
+        .library(name: "RampartAudit", targets: ["RampartAudit"]),
         .executable(name: "rampart", targets: ["rampart"]),
         .executable(name: "rampart-bench", targets: ["rampart-bench"]),
         .executable(name: "rampart-limbo", targets: ["rampart-limbo"]),
@@ -151,12 +152,13 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .target(name: "RampartAudit", dependencies: ["RampartPinning"], swiftSettings: swiftSettings),
         .target(
             name: "RampartCLI",
             dependencies: [
                 "RampartCrypto", "RampartX509", "RampartPinning", "RampartChainVerification", "RampartTLS",
                 "RampartAttestService", "RampartAttestClient", "RampartAttestSimulation", "RampartRequestSigning",
-                "RampartSecretStore", "RampartVault", "RampartSeal", "RampartAppAttest",
+                "RampartSecretStore", "RampartVault", "RampartSeal", "RampartAppAttest", "RampartAudit",
             ],
             swiftSettings: swiftSettings
         ),
@@ -168,7 +170,7 @@ let package = Package(
             dependencies: [
                 "RampartCrypto", "RampartX509", "RampartPinning", "RampartChainVerification", "RampartAttestService",
                 "RampartVault", "RampartSeal", "RampartAppAttest", "RampartAttestClient", "RampartAttestSimulation",
-                "RampartRequestSigning", "RampartSecretStore",
+                "RampartRequestSigning", "RampartSecretStore", "RampartAudit",
             ],
             swiftSettings: swiftSettings
         ),
@@ -256,6 +258,13 @@ let package = Package(
             name: "FuzzJSON",
             dependencies: ["FuzzSupport", "RampartRequestSigning"],
             path: "Fuzz/FuzzJSON",
+            exclude: ["Seeds"],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "FuzzSwiftLexer",
+            dependencies: ["FuzzSupport", "RampartAudit"],
+            path: "Fuzz/FuzzSwiftLexer",
             exclude: ["Seeds"],
             swiftSettings: swiftSettings
         ),
@@ -371,6 +380,11 @@ let package = Package(
                 "RampartAppAttest", "RampartAttestService", "RampartAttestClient", "RampartAttestSimulation",
                 "RampartRequestSigning", "RampartSecretStore", "RampartVault", "RampartSeal",
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RampartAuditTests",
+            dependencies: ["RampartAudit", "RampartCLI", "RampartPinning"],
             swiftSettings: swiftSettings
         ),
         // The secret-store contract every SecretStore passes (the vault backends, KeychainStore).

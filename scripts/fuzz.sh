@@ -38,6 +38,7 @@ targets=(
     FuzzVaultFile
     FuzzCBOR
     FuzzJSON
+    FuzzSwiftLexer
     FuzzRequestHead
     FuzzSignedPinSet
     FuzzAuthenticatorData

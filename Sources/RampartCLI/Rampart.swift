@@ -10,6 +10,7 @@ public enum Rampart {
         PinsetCommand.self,
         CheckCommand.self,
         LintCommand.self,
+        AuditCommand.self,
         VaultCommand.self,
         SealCommand.self,
         OpenCommand.self,

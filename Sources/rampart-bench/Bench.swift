@@ -40,6 +40,10 @@ enum Bench {
         ) { options in
             AppAttestBenchmarks.run(options)
         },
+        Benchmark(name: "audit", summary: "rampart audit over a 100,000-line Swift project, lines/s vs SHA-256") {
+            options in
+            AuditBenchmarks.run(options)
+        },
         Benchmark(
             name: "service",
             summary: "protected requests/s through rampart serve (SQLite, PostgreSQL) vs the P-256 verify floor"

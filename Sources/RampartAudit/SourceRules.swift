@@ -1,0 +1,574 @@
+import Foundation
+
+/// The rules that read Swift source, over the lexer's tokens (so comments and string contents never match unless
+/// a rule is about a literal).
+struct SourceRules {
+    let code: SwiftCode
+    let file: String
+    var findings: [AuditFinding] = []
+    /// Local names whose value comes from a secret-named one (`let value = session.token`), and parameters whose
+    /// argument label is secret-named (`func save(token value: String)`).
+    var tainted: Set<String> = []
+    /// `let NAME = <integer literal>` in the file, for PBKDF2 rounds given through a constant.
+    var integerConstants: [String: Int] = [:]
+
+    init(code: SwiftCode, file: String) {
+        self.code = code
+        self.file = file
+    }
+
+    /// Runs every source rule over `source`.
+    static func findings(in source: [UInt8], file: String) -> [AuditFinding] {
+        var rules = SourceRules(code: SwiftCode(source: source), file: file)
+        rules.collectNames()
+        rules.run()
+        return rules.findings
+    }
+
+    mutating func report(_ rule: AuditRule, at index: Int, _ detail: String, fingerprint: String? = nil) {
+        guard index >= 0, index < code.count else { return }
+        let token = code.tokens[index]
+        findings.append(
+            AuditFinding(
+                rule: rule, file: file, line: token.line, column: token.column, detail: detail,
+                fingerprintText: fingerprint ?? code.lineText(of: index)))
+    }
+
+    /// Whether the identifier (or the last of the member chain) at `index` names a secret or a tainted value.
+    func isSecretValue(_ index: Int) -> Bool {
+        guard code.isIdentifier(index) else { return false }
+        let name = code.text(index).trimmingBackquotes
+        return SecretNames.isSecret(name) || tainted.contains(name)
+    }
+
+    /// Whether the tokens in `range` use a secret value: an identifier (not a label, not followed by a member that
+    /// takes its size or emptiness) that names a secret or is tainted. Interpolations marked `privacy: .private`
+    /// or `.sensitive` are skipped.
+    func usesSecret(in range: Range<Int>) -> Int? {
+        var index = range.lowerBound
+        while index < range.upperBound, index < code.count {
+            let token = code.tokens[index]
+            if token.kind == .interpolationStart, let end = interpolationEnd(from: index) {
+                let inner = (index + 1)..<end
+                if isPrivate(inner) {
+                    index = end + 1
+                    continue
+                }
+            }
+            if token.kind == .identifier, !code.isPunctuation(index + 1, ":"), !code.isOperator(index - 1, "."),
+                isSecretValue(index)
+            {
+                // Follow the member chain: `token.count` is not the token; `session.token` is checked by its last
+                // member.
+                var last = index
+                while code.isOperator(last + 1, ".") || code.isOperator(last + 1, "?.")
+                    || code.isOperator(last + 1, "!.")
+                {
+                    guard code.isIdentifier(last + 2) else { break }
+                    last += 2
+                }
+                if last == index || isSecretValue(last) { return index }
+            } else if token.kind == .identifier, code.isOperator(index - 1, "."), isSecretValue(index),
+                !code.isPunctuation(index + 1, "(")
+            {
+                return index
+            }
+            index += 1
+        }
+        return nil
+    }
+
+    /// Whether an expression is a secret itself (`session.token`, `password ?? ""`, `try? creds.password`), not
+    /// something computed from one (`hash(password)`, `vault.open(passphrase)`): a secret outside any call.
+    func refersToSecret(_ range: Range<Int>) -> Bool {
+        var index = range.lowerBound
+        while index < range.upperBound, index < code.count {
+            if code.tokens[index].kind == .punctuation, ["(", "[", "{"].contains(code.texts[index]) {
+                return false
+            }
+            if code.tokens[index].kind == .stringOpen { return false }
+            if code.isIdentifier(index), !code.isPunctuation(index + 1, "("), isSecretValue(index) {
+                var last = index
+                while code.isOperator(last + 1, ".") || code.isOperator(last + 1, "?.")
+                    || code.isOperator(last + 1, "!.")
+                {
+                    guard code.isIdentifier(last + 2) else { break }
+                    last += 2
+                }
+                if !code.isPunctuation(last + 1, "("), isSecretValue(last) { return true }
+                index = last
+            }
+            index += 1
+        }
+        return false
+    }
+
+    func interpolationEnd(from start: Int) -> Int? {
+        var depth = 0
+        var index = start
+        while index < code.count {
+            switch code.tokens[index].kind {
+            case .interpolationStart: depth += 1
+            case .interpolationEnd:
+                depth -= 1
+                if depth == 0 { return index }
+            default: break
+            }
+            index += 1
+        }
+        return nil
+    }
+
+    func isPrivate(_ range: Range<Int>) -> Bool {
+        for index in range where code.isIdentifier(index, "privacy") && code.isPunctuation(index + 1, ":") {
+            let value = code.text(index + 3)
+            if code.isOperator(index + 2, "."), value == "private" || value == "sensitive" { return true }
+        }
+        return false
+    }
+
+    /// The string literal starting at `index` (a `stringOpen`) when it has no interpolation: its text and the
+    /// index after its close.
+    func plainString(at index: Int) -> (text: String, end: Int)? {
+        guard index < code.count, code.tokens[index].kind == .stringOpen else { return nil }
+        var text = ""
+        var cursor = index + 1
+        while cursor < code.count {
+            switch code.tokens[cursor].kind {
+            case .stringSegment: text += code.texts[cursor]
+            case .stringClose: return (text, cursor + 1)
+            default: return nil
+            }
+            cursor += 1
+        }
+        return nil
+    }
+
+    /// Whether `range` builds bytes from literals only: `[0, 1]`, `Data(repeating: 0, count: 12)`,
+    /// `Data("fixed".utf8)`, `"iv".data(using: .utf8)`, `[UInt8](repeating: 0, count: 16)`.
+    func isLiteralBytes(_ range: Range<Int>) -> Bool {
+        let allowed: Set<String> = [
+            "Data", "UInt8", "Array", "repeating", "count", "utf8", "data", "using", "bytes", "ContiguousBytes",
+        ]
+        var sawLiteral = false
+        for index in range where index < code.count {
+            let token = code.tokens[index]
+            switch token.kind {
+            case .identifier: if !allowed.contains(code.texts[index]) { return false }
+            case .interpolationStart: return false
+            case .number, .stringOpen: sawLiteral = true
+            case .punctuation where code.texts[index] == "{": return false
+            default: break
+            }
+        }
+        return sawLiteral
+    }
+
+    /// First pass: taint from secret-named values, and integer constants.
+    mutating func collectNames() {
+        for index in 0..<code.count where code.isIdentifier(index) {
+            let word = code.texts[index]
+            if word == "let" || word == "var", code.isIdentifier(index + 1) {
+                let name = code.text(index + 1).trimmingBackquotes
+                var valueStart = index + 2
+                if code.isPunctuation(valueStart, ":") {
+                    while valueStart < code.count, !code.isOperator(valueStart, "="),
+                        code.tokens[valueStart].line == code.tokens[index].line
+                    {
+                        valueStart += 1
+                    }
+                }
+                guard code.isOperator(valueStart, "=") else { continue }
+                let end = code.statementEnd(from: valueStart + 1)
+                if end == valueStart + 2, code.tokens[valueStart + 1].kind == .number,
+                    let value = Int(code.text(valueStart + 1).filter { $0 != "_" })
+                {
+                    integerConstants[name] = value
+                }
+                if !SecretNames.isSecret(name), refersToSecret((valueStart + 1)..<end) {
+                    tainted.insert(name)
+                }
+            } else if code.isIdentifier(index + 1), code.isPunctuation(index + 2, ":"),
+                code.isPunctuation(index - 1, "(") || code.isPunctuation(index - 1, ","),
+                SecretNames.isSecret(word.trimmingBackquotes)
+            {
+                // `func save(token value: String)`: the parameter `value` holds the token.
+                tainted.insert(code.text(index + 1).trimmingBackquotes)
+            }
+        }
+    }
+
+    mutating func run() {
+        var nonceArguments: [String: Int] = [:]  // "body start:name" → uses
+        var functionsReportedForTrust: Set<Int> = []
+        for index in 0..<code.count {
+            let token = code.tokens[index]
+            let text = code.texts[index]
+            switch token.kind {
+            case .identifier:
+                checkIdentifier(index, text)
+                if text == "useCredential", code.isOperator(index - 1, ".") {
+                    let body = code.enclosingBody(of: index)
+                    if !functionsReportedForTrust.contains(body.lowerBound), !evaluatesTrust(in: body) {
+                        functionsReportedForTrust.insert(body.lowerBound)
+                        report(.trustWithoutEvaluation, at: index - 1, ".useCredential")
+                    }
+                }
+                if text == "nonce" || text == "iv", code.isPunctuation(index + 1, ":"),
+                    code.isPunctuation(index - 1, "(") || code.isPunctuation(index - 1, ","),
+                    code.isIdentifier(index + 2), !code.isOperator(index + 3, "."), !code.isPunctuation(index + 3, "("),
+                    code.texts[index + 2].first?.isLowercase == true, isSealCall(argumentAt: index)
+                {
+                    let name = code.texts[index + 2]
+                    let key = "\(code.enclosingBody(of: index).lowerBound):\(name)"
+                    if nonceArguments[key] != nil {
+                        report(.fixedNonce, at: index + 2, "\(name) is passed as the nonce of more than one seal")
+                    }
+                    nonceArguments[key, default: 0] += 1
+                }
+                if text == "catch" || text == "else" { checkFallback(index) }
+            case .stringOpen:
+                checkURLs(index)
+            default: break
+            }
+        }
+    }
+
+    /// The rules keyed on one identifier.
+    mutating func checkIdentifier(_ index: Int, _ text: String) {
+        switch text {
+        case "Insecure":
+            if code.isOperator(index + 1, "."), ["MD5", "SHA1"].contains(code.text(index + 2)) {
+                report(.weakHash, at: index, "Insecure.\(code.text(index + 2))")
+            }
+        case "CC_MD5", "CC_SHA1", "CC_MD5_Init", "CC_SHA1_Init":
+            if code.isPunctuation(index + 1, "(") { report(.weakHash, at: index, text) }
+        case "md5", "sha1":
+            if code.isOperator(index - 1, "."), code.isPunctuation(index + 1, "(") {
+                report(.weakHash, at: index, ".\(text)()")
+            }
+        case "kCCAlgorithmDES", "kCCAlgorithm3DES", "kCCAlgorithmRC4":
+            report(.weakCipher, at: index, text)
+        case "kCCOptionECBMode":
+            report(.ecbMode, at: index, text)
+        case "ECB":
+            if code.isPunctuation(index + 1, "("), code.isPunctuation(index + 2, ")") {
+                report(.ecbMode, at: index, "ECB()")
+            }
+        case "kSecAttrAccessibleAlways", "kSecAttrAccessibleAlwaysThisDeviceOnly":
+            report(.keychainAccessibleAlways, at: index, text)
+        case "CCKeyDerivationPBKDF":
+            if code.isPunctuation(index + 1, "(") {
+                let arguments = code.arguments(open: index + 1)
+                if arguments.count > 6 { checkRounds(arguments[6].value, call: index) }
+            }
+        case "set", "setValue", "setObject":
+            checkUserDefaults(index)
+        case "AppStorage":
+            checkAppStorage(index)
+        case "print", "debugPrint", "NSLog", "os_log", "dump":
+            if code.isPunctuation(index + 1, "("), !code.isOperator(index - 1, ".") { checkLog(index) }
+        case "debug", "info", "notice", "error", "warning", "fault", "critical", "trace", "log":
+            if code.isOperator(index - 1, "."), code.isPunctuation(index + 1, "("), isLoggerReceiver(before: index - 1)
+            {
+                checkLog(index)
+            }
+        case "Nonce":
+            if code.isPunctuation(index + 1, "("), let argument = code.arguments(open: index + 1).first,
+                argument.label == "data", isLiteralBytes(argument.value)
+            {
+                report(.fixedNonce, at: index, "a nonce built from literal bytes")
+            }
+        case "let", "var":
+            checkDeclaration(index)
+        default:
+            if text.contains("PBKDF2") || text.contains("pbkdf2") { checkPBKDF2Call(index) }
+            if text.hasPrefix("kSecAttrAccessibleAlways") {
+                report(.keychainAccessibleAlways, at: index, text)
+            }
+            if code.tokens.indices.contains(index + 2), code.tokens[index + 2].kind == .stringOpen {
+                checkSecretAssignment(index)
+            }
+        }
+    }
+
+    /// `let NAME (: T)? = VALUE`: hard-coded secrets and fixed IVs and nonces.
+    mutating func checkDeclaration(_ index: Int) {
+        guard code.isIdentifier(index + 1) else { return }
+        let name = code.text(index + 1).trimmingBackquotes
+        var cursor = index + 2
+        if code.isPunctuation(cursor, ":") {
+            while cursor < code.count, !code.isOperator(cursor, "="),
+                code.tokens[cursor].line == code.tokens[index].line
+            {
+                cursor += 1
+            }
+        }
+        guard code.isOperator(cursor, "=") else { return }
+        let end = code.statementEnd(from: cursor + 1)
+        if SecretNames.isSecret(name), let literal = plainString(at: cursor + 1), literal.end == end,
+            Entropy.looksLikeSecret(literal.text)
+        {
+            report(.hardcodedSecret, at: cursor + 1, "\(name) = \"…\"", fingerprint: "\(name) = literal")
+        }
+        // Only constants: `var iv = [UInt8](repeating: 0, count: 16)` is filled later (SecRandomCopyBytes(…, &iv)
+        // or a counter). The name must be the IV or nonce itself (not `nonceByteCount`), and a declared type must
+        // be bytes (an OID named `nonce` is not).
+        let words = SecretNames.words(name)
+        let annotation = code.texts[(index + 2)..<cursor].joined()
+        let isBytesType =
+            annotation.isEmpty || ["UInt8", "Data", "Nonce", "Bytes"].contains { annotation.contains($0) }
+        if code.texts[index] == "let", words.contains("iv") || words.contains("nonce"),
+            ["iv", "nonce", "bytes", "data"].contains(words.last ?? ""), isBytesType,
+            isLiteralBytes((cursor + 1)..<end),
+            code.texts[(cursor + 1)..<end].contains(where: { $0 == "[" || $0 == "Data" || $0 == "\"" })
+        {
+            report(.fixedNonce, at: index + 1, "\(name) is built from literal bytes")
+        }
+    }
+
+    /// A plain string given to a secret-named label (`Client(apiKey: "…")`) or assigned to a secret-named
+    /// property (`self.token = "…"`).
+    mutating func checkSecretAssignment(_ index: Int) {
+        let name = code.text(index).trimmingBackquotes
+        let isLabel =
+            code.isPunctuation(index + 1, ":")
+            && (code.isPunctuation(index - 1, "(") || code.isPunctuation(index - 1, ","))
+        let isAssignment =
+            code.isOperator(index + 1, "=") && !code.isIdentifier(index - 1, "let")
+            && !code.isIdentifier(index - 1, "var")
+        guard isLabel || isAssignment, SecretNames.isSecret(name), let literal = plainString(at: index + 2),
+            Entropy.looksLikeSecret(literal.text)
+        else { return }
+        report(
+            .hardcodedSecret, at: index + 2, "\(name) \(isLabel ? ":" : "=") \"…\"", fingerprint: "\(name) = literal")
+    }
+
+    /// PBKDF2 rounds below OWASP's figure: 600,000 for HMAC-SHA-256 (and by default), 210,000 for HMAC-SHA-512.
+    mutating func checkRounds(_ range: Range<Int>, call: Int) {
+        guard let first = range.first, range.count == 1 else { return }
+        var minimum = 600_000
+        if let open = (call + 1..<min(call + 6, code.count)).first(where: { code.isPunctuation($0, "(") }),
+            let close = code.partner[open],
+            code.texts[open..<min(close, code.count)].contains(where: { $0.lowercased().contains("sha512") })
+        {
+            minimum = 210_000
+        }
+        var value: Int?
+        if code.tokens[first].kind == .number {
+            value = Int(code.text(first).filter { $0 != "_" })
+        } else if code.isIdentifier(first) {
+            value = integerConstants[code.text(first)]
+        }
+        if let value, value < minimum { report(.pbkdf2Rounds, at: first, "\(value) rounds") }
+    }
+
+    /// `PKCS5.PBKDF2(…, iterations: N)`, `PBKDF2.deriveKey(…, rounds: N)` and similar spellings.
+    mutating func checkPBKDF2Call(_ index: Int) {
+        var open = index + 1
+        while code.isOperator(open, "."), code.isIdentifier(open + 1) { open += 2 }
+        guard code.isPunctuation(open, "(") else { return }
+        for argument in code.arguments(open: open)
+        where ["iterations", "rounds", "iterationCount", "rounds_", "iteration"].contains(argument.label ?? "") {
+            checkRounds(argument.value, call: index)
+        }
+    }
+
+    /// `UserDefaults.standard.set(token, forKey: "…")`, `defaults.set(value, forKey: "password")`.
+    mutating func checkUserDefaults(_ index: Int) {
+        guard code.isOperator(index - 1, ".") || code.isOperator(index - 1, "?.") || code.isOperator(index - 1, "!."),
+            code.isPunctuation(index + 1, "("),
+            receiverNames(before: index - 1).contains(where: { $0.lowercased().contains("defaults") })
+        else { return }
+        let arguments = code.arguments(open: index + 1)
+        guard let value = arguments.first, value.label == nil else { return }
+        if usesSecret(in: value.value) != nil {
+            report(.secretInUserDefaults, at: index, "UserDefaults.\(code.text(index))")
+            return
+        }
+        if let key = arguments.first(where: { $0.label == "forKey" })?.value, let first = key.first {
+            let keyName: String?
+            if let literal = plainString(at: first) {
+                keyName = literal.text
+            } else if code.isIdentifier(key.upperBound - 1) {
+                keyName = code.text(key.upperBound - 1).replacingSuffix("Key")
+            } else {
+                keyName = nil
+            }
+            if let keyName, SecretNames.isSecretKey(keyName) {
+                report(.secretInUserDefaults, at: index, "UserDefaults key \(keyName)")
+            }
+        }
+    }
+
+    /// `@AppStorage("authToken") var token` stores in UserDefaults too.
+    mutating func checkAppStorage(_ index: Int) {
+        guard code.isPunctuation(index - 1, "@"), code.isPunctuation(index + 1, "("),
+            let key = code.arguments(open: index + 1).first, let first = key.value.first
+        else { return }
+        let close = code.partner[index + 1] ?? index
+        let property = code.isIdentifier(close + 1, "var") ? code.text(close + 2) : ""
+        if let literal = plainString(at: first), SecretNames.isSecretKey(literal.text) || SecretNames.isSecret(property)
+        {
+            report(.secretInUserDefaults, at: index, "@AppStorage(\"\(literal.text)\")")
+        }
+    }
+
+    /// Whether the member chain ending at the `.` at `dot` is a logger: `logger`, `self.log`, `Logger.network`,
+    /// `Logger()` or `Logger(subsystem: …)`.
+    func isLoggerReceiver(before dot: Int) -> Bool {
+        receiverNames(before: dot).contains { $0.lowercased().contains("log") }
+    }
+
+    /// The identifiers of the member chain ending at the `.` (or `?.`) at `dot`, nearest first, stepping over call
+    /// arguments: `UserDefaults(suiteName: "g")?.set` gives `UserDefaults`.
+    func receiverNames(before dot: Int) -> [String] {
+        var names: [String] = []
+        var cursor = dot - 1
+        var steps = 0
+        let links: Set<String> = [".", "?.", "!.", "?", "!"]
+        while cursor >= 0, steps < 8 {
+            if code.isIdentifier(cursor) {
+                names.append(code.texts[cursor])
+            } else if code.isPunctuation(cursor, ")") {
+                guard let open = code.opener[cursor] else { break }
+                cursor = open - 1
+                steps += 1
+                continue
+            } else if code.tokens[cursor].kind != .operator || !links.contains(code.texts[cursor]) {
+                break
+            }
+            cursor -= 1
+            steps += 1
+        }
+        return names
+    }
+
+    /// `print(token)`, `NSLog("%@", password)`, `logger.info("\(token)")` outside `#if DEBUG`.
+    mutating func checkLog(_ index: Int) {
+        guard !code.tokens[index].isDebugOnly, let close = code.partner[index + 1] else { return }
+        let range = (index + 2)..<close
+        // os_log("%{private}@", token) redacts its arguments.
+        if let first = range.first, let format = plainString(at: first),
+            format.text.contains("{private}") || format.text.contains("{sensitive}")
+        {
+            return
+        }
+        if let secret = usesSecret(in: range) {
+            report(.secretLogged, at: index, "\(code.text(index))(… \(code.text(secret)) …)")
+        }
+    }
+
+    /// The callee of the call whose argument list contains `index` (`seal` for `AES.GCM.seal(x, nonce: n)`).
+    func callee(ofArgumentAt index: Int) -> String? {
+        var depth = 0
+        var cursor = index - 1
+        while cursor >= 0, index - cursor < 400 {
+            if code.tokens[cursor].kind == .punctuation {
+                switch code.texts[cursor] {
+                case ")", "]", "}": depth += 1
+                case "(", "[", "{":
+                    if depth == 0 { return code.texts[cursor] == "(" ? code.text(cursor - 1) : nil }
+                    depth -= 1
+                default: break
+                }
+            }
+            cursor -= 1
+        }
+        return nil
+    }
+
+    func isSealCall(argumentAt index: Int) -> Bool {
+        guard let name = callee(ofArgumentAt: index) else { return false }
+        return name == "seal" || name.lowercased().hasPrefix("encrypt") || name == "CCCrypt"
+    }
+
+    /// Whether a body evaluates the server trust before answering: it calls SecTrustEvaluate… or something named
+    /// evaluate, validate or verify, or hands the trust to a function (a pinning check) other than
+    /// `URLCredential(trust:)`.
+    func evaluatesTrust(in body: Range<Int>) -> Bool {
+        for index in body where index < code.count && code.tokens[index].kind == .identifier {
+            let name = code.texts[index].lowercased()
+            if name.hasPrefix("sectrustevaluate") || name.contains("evaluate") || name.contains("validat")
+                || name.contains("verif")
+            {
+                return true
+            }
+            if name.contains("trust"), !code.isPunctuation(index + 1, ":"), !code.isOperator(index - 1, "."),
+                code.isPunctuation(index - 1, "(") || code.isPunctuation(index - 1, ",")
+                    || code.isPunctuation(index - 1, ":"),
+                let callee = callee(ofArgumentAt: index), code.isIdentifier(index - 1) == false,
+                !["URLCredential", "completionHandler", "let", "var"].contains(callee), !callee.isEmpty,
+                callee.first?.isLetter == true
+            {
+                return true
+            }
+        }
+        return false
+    }
+
+    /// A `catch` or `else` branch, after code about pins, that connects without pinning.
+    mutating func checkFallback(_ index: Int) {
+        var open = index + 1
+        if code.texts[index] == "catch" {
+            while open < code.count, !code.isPunctuation(open, "{") { open += 1 }
+        }
+        guard code.isPunctuation(open, "{"), let close = code.partner[open] else { return }
+        let body = code.enclosingBody(of: index)
+        guard index > 0, code.lastPinMention[index - 1] >= body.lowerBound else { return }
+        for position in (open + 1)..<min(close, code.count) {
+            let text = code.texts[position]
+            let unpinned =
+                (text == "performDefaultHandling" && code.isOperator(position - 1, "."))
+                || (text == "shared" && code.isIdentifier(position - 2, "URLSession"))
+                || (text == "URLSession" && code.isPunctuation(position + 1, "(")
+                    && !code.arguments(open: position + 1).contains { $0.label == "delegate" })
+            if unpinned {
+                report(.pinningFallback, at: index, "\(code.texts[index]) { … \(text) … }")
+                return
+            }
+        }
+    }
+
+    /// `http://` in a string literal, except localhost and XML namespaces.
+    mutating func checkURLs(_ index: Int) {
+        var cursor = index + 1
+        while cursor < code.count, code.tokens[cursor].kind != .stringClose {
+            guard code.tokens[cursor].kind == .stringSegment else {
+                if code.tokens[cursor].kind == .interpolationStart, let end = interpolationEnd(from: cursor) {
+                    cursor = end + 1
+                    continue
+                }
+                return
+            }
+            let segment = code.texts[cursor].lowercased()
+            var search = segment[...]
+            while let range = search.range(of: "http://") {
+                let rest = search[range.upperBound...]
+                let host = String(rest.prefix { $0 != "/" && $0 != ":" && $0 != "?" && $0 != "\"" && $0 != " " })
+                let exempt = ["localhost", "127.0.0.1", "0.0.0.0", "[", "www.w3.org", "www.apple.com"]
+                let isLocal =
+                    host == "localhost" || host.hasSuffix(".localhost") || host.hasPrefix("127.")
+                    || host.hasPrefix("[::1]") || exempt.contains(host)
+                let hostFollows =
+                    !host.isEmpty
+                    || (rest.isEmpty && code.tokens.indices.contains(cursor + 1)
+                        && code.tokens[cursor + 1].kind == .interpolationStart)
+                if !isLocal, hostFollows {
+                    report(.cleartextURL, at: cursor, "http://\(host.isEmpty ? "…" : host)")
+                    return
+                }
+                search = rest
+            }
+            cursor += 1
+        }
+    }
+}
+
+extension String {
+    fileprivate var trimmingBackquotes: String { filter { $0 != "`" } }
+
+    fileprivate func replacingSuffix(_ suffix: String) -> String {
+        hasSuffix(suffix) && count > suffix.count ? String(dropLast(suffix.count)) : self
+    }
+}
