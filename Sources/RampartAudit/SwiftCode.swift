@@ -72,7 +72,7 @@ struct SwiftCode {
         var pins = [Int](repeating: -1, count: tokens.count)
         var last = -1
         for index in tokens.indices {
-            if tokens[index].kind == .identifier,
+            if tokens[index].kind == .identifier, texts[index].contains("pin") || texts[index].contains("Pin"),
                 SecretNames.words(texts[index]).contains(where: { $0.hasPrefix("pin") })
             {
                 last = index
