@@ -49,15 +49,17 @@ final class CryptoKitKey: @unchecked Sendable {
     /// `04 ‖ X ‖ Y` for P-256; the 32-byte encoded point for Ed25519 (what OpenSSL's encoded public key is).
     var encodedPublicPoint: [UInt8] {
         switch material {
+        case .p256Private(let key): Array(key.publicKey.x963Representation)
+        case .p256Public(let key): Array(key.x963Representation)
         case .ed25519Public(let key): Array(key.rawRepresentation)
-        case .p256Private, .p256Public: Array(p256PublicKey?.x963Representation ?? Data())
         }
     }
 
     var spkiDER: [UInt8] {
         switch material {
+        case .p256Private(let key): Array(key.publicKey.derRepresentation)
+        case .p256Public(let key): Array(key.derRepresentation)
         case .ed25519Public(let key): SPKIShape.ed25519Prefix + Array(key.rawRepresentation)
-        case .p256Private, .p256Public: Array(p256PublicKey?.derRepresentation ?? Data())
         }
     }
 
