@@ -17,17 +17,22 @@
 /// The unescaper of MHD_OPTION_UNESCAPE_CALLBACK: decodes `text` in place and returns its new length.
 typedef size_t (*CMicroHTTPD_unescape_callback)(void *context, struct MHD_Connection *connection, char *text);
 
+/// The callback of MHD_OPTION_URI_LOG_CALLBACK: sees each request's target before any unescaping; what it returns is
+/// the request's initial `*req_cls`.
+typedef void *(*CMicroHTTPD_uri_callback)(void *context, const char *uri, struct MHD_Connection *connection);
+
 /// Starts a daemon without a listening socket of its own: Rampart's connection gate accepts, checks each request
 /// head, and hands the connection over with MHD_add_connection. One thread per connection; URLs are unescaped with
-/// `unescape`; `notify` hears of each connection's start and end.
+/// `unescape`; `uri` sees each raw request target first; `notify` hears of each connection's start and end.
 static inline struct MHD_Daemon *CMicroHTTPD_start_daemon(
     unsigned int flags, unsigned int connection_limit, unsigned int connection_timeout_seconds,
     MHD_AccessHandlerCallback handler, void *handler_context, MHD_RequestCompletedCallback completed,
     void *completed_context, MHD_NotifyConnectionCallback notify, void *notify_context,
-    CMicroHTTPD_unescape_callback unescape) {
+    CMicroHTTPD_unescape_callback unescape, CMicroHTTPD_uri_callback uri, void *uri_context) {
     return MHD_start_daemon(
         flags | MHD_USE_NO_LISTEN_SOCKET | MHD_USE_ITC, 0, NULL, NULL, handler, handler_context,
         MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
+        MHD_OPTION_URI_LOG_CALLBACK, uri, uri_context,
         MHD_OPTION_CONNECTION_LIMIT, connection_limit,
         MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout_seconds,
         MHD_OPTION_NOTIFY_COMPLETED, completed, completed_context,

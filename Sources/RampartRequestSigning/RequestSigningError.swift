@@ -9,6 +9,7 @@ public struct RequestSigningError: Error {
             case malformedJSON
             case inexactNumber
             case limitExceeded
+            case invalidHeader
         }
 
         let backing: Backing
@@ -23,6 +24,9 @@ public struct RequestSigningError: Error {
         public static let inexactNumber = Code(backing: .inexactNumber)
         /// The text is larger or nests deeper than ``JSONValue/Limits`` allow (a denial-of-service bound).
         public static let limitExceeded = Code(backing: .limitExceeded)
+        /// A part of a signed request (``RequestSignature``) is malformed: a `Content-Digest` not in the one accepted
+        /// form, or a method, target or challenge that is empty, too long or holds a control character.
+        public static let invalidHeader = Code(backing: .invalidHeader)
 
         /// The code's stable name, e.g. `malformedJSON`.
         public var description: String { backing.rawValue }
@@ -55,6 +59,11 @@ public struct RequestSigningError: Error {
     /// A number cannot be held exactly by a double.
     public static func inexactNumber(_ reason: String, file: String = #fileID, line: UInt = #line) -> Self {
         Self(code: .inexactNumber, reason: reason, file: file, line: line)
+    }
+
+    /// A part of a signed request is malformed.
+    public static func invalidHeader(_ reason: String, file: String = #fileID, line: UInt = #line) -> Self {
+        Self(code: .invalidHeader, reason: reason, file: file, line: line)
     }
 
     /// A size or depth limit was exceeded.

@@ -7,7 +7,11 @@ struct EchoResponder: HTTPResponder {
     func respond(to request: HTTPRequest) async -> HTTPResponse {
         let text = "\(request.method) \(request.path) \(request.body.count) \(request.headers["content-type"] ?? "-")"
         return HTTPResponse(
-            status: 200, headers: ["Content-Type": "text/plain", "X-Remote-Address": request.remoteAddress ?? "-"],
+            status: 200,
+            headers: [
+                "Content-Type": "text/plain", "X-Remote-Address": request.remoteAddress ?? "-",
+                "X-Target": request.target, "X-Echo": request.headers["x-echo"] ?? "-",
+            ],
             body: Array(text.utf8))
     }
 }
@@ -30,6 +34,19 @@ struct HTTPServerTests {
             let response = try #require(await RawHTTP.request(port: port, "POST", "/v1/x?y=1", json: "{\"a\":1}"))
             #expect(response.status == 200)
             #expect(response.body == "POST /v1/x 7 application/json")
+        }
+    }
+
+    @Test("the responder sees the target as sent (query and escapes untouched) and every header, repeats joined")
+    func targetAndHeaders() async throws {
+        try await withServer { port in
+            let request = Array(
+                "GET /v1/a%2Fb?q=%41&r=1 HTTP/1.1\r\nHost: x\r\nX-Echo: one\r\nX-Echo: two\r\nConnection: close\r\n\r\n"
+                    .utf8)
+            let response = try #require(await RawHTTP.exchange(port: port, request))
+            #expect(response.headers["x-target"] == "/v1/a%2Fb?q=%41&r=1")
+            #expect(response.headers["x-echo"] == "one, two")
+            #expect(response.body == "GET /v1/a/b 0 -")
         }
     }
 

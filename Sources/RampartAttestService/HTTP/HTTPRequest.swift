@@ -1,11 +1,16 @@
-/// One HTTP request as the router sees it: the method, the path without its query, lower-cased headers and the body
-/// (already capped by the server).
+/// One HTTP request as the router sees it: the method, the path without its query, the request target as sent,
+/// lower-cased headers and the body (already capped by the server).
 public struct HTTPRequest: Hashable {
     /// `GET`, `POST`, …
     public var method: String
-    /// The path, e.g. `/v1/challenges`, without `?query`.
+    /// The path, e.g. `/v1/challenges`, without `?query`, percent-decoded by the server (a `%00` stays encoded).
+    /// Routes match on it.
     public var path: String
-    /// Header values by lower-cased name.
+    /// The request target exactly as the client sent it: path and query, percent-encoding untouched (RFC 9112 3.2).
+    /// Signed requests cover these bytes (`docs/request-signature.md`).
+    public var target: String
+    /// Header values by lower-cased name; a field sent more than once holds its values joined by `, ` (RFC 9110
+    /// 5.3).
     public var headers: [String: String]
     /// The body bytes.
     public var body: [UInt8]
@@ -20,17 +25,20 @@ public struct HTTPRequest: Hashable {
     /// - Parameters:
     ///   - method: The method.
     ///   - path: The path; anything from `?` on is dropped.
-    ///   - headers: Header values; names are lower-cased.
+    ///   - headers: Header values; names are lower-cased, and values of names that differ only in case are joined.
     ///   - body: The body.
     ///   - remoteAddress: The client's IP address, if known.
+    ///   - target: The request target as sent; nil means `path` as given (query included).
     public init(
-        method: String, path: String, headers: [String: String] = [:], body: [UInt8] = [], remoteAddress: String? = nil
+        method: String, path: String, headers: [String: String] = [:], body: [UInt8] = [], remoteAddress: String? = nil,
+        target: String? = nil
     ) {
         self.method = method
+        self.target = target ?? path
         self.path =
             path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init)
             ?? path
-        self.headers = Dictionary(headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { $1 })
+        self.headers = Dictionary(headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { "\($0), \($1)" })
         self.body = body
         self.remoteAddress = remoteAddress
     }

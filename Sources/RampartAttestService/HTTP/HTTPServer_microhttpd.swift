@@ -26,7 +26,7 @@ final class MicroHTTPDaemon: Sendable {
         let started = CMicroHTTPD_start_daemon(
             flags, UInt32(clamping: limit + 16), UInt32(clamping: configuration.connectionTimeoutSeconds),
             accessHandler, context.toOpaque(), completionHandler, context.toOpaque(), connectionHandler,
-            context.toOpaque(), unescapeUnlessNUL)
+            context.toOpaque(), unescapeUnlessNUL, rawTargetHandler, nil)
         guard let started else {
             close(listener)
             context.release()
@@ -164,10 +164,24 @@ final class DaemonContext: Sendable {
     }
 }
 
-/// The state of one request while libmicrohttpd feeds it body chunks; owned by the connection's thread.
+/// The state of one request while libmicrohttpd feeds it body chunks; owned by the connection's thread. Made by
+/// ``rawTargetHandler`` and released by ``completionHandler``.
 private final class RequestState {
+    /// The request target as sent, before MHD unescapes it.
+    let target: String
+    var started = false
     var body: [UInt8] = []
     var responded = false
+
+    init(target: String) { self.target = target }
+}
+
+/// MHD_OPTION_URI_LOG_CALLBACK, called once per request before anything is unescaped: "some programmers may use it to
+/// instantiate their own request objects, freeing them in the notifier MHD_OPTION_NOTIFY_COMPLETED" (microhttpd.h).
+/// Its return value is the request's initial `*req_cls`.
+private let rawTargetHandler: CMicroHTTPD_uri_callback = { _, uri, _ in
+    let target = uri.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: strlen($0)), as: UTF8.self) }
+    return Unmanaged.passRetained(RequestState(target: target ?? "/")).toOpaque()
 }
 
 /// Holds the responder's answer while the connection thread waits for it.
@@ -181,10 +195,11 @@ private let accessHandler: MHD_AccessHandlerCallback = {
     guard let contextPointer, let connection, let requestPointer, let uploadDataSize else { return .NO }
     let context = Unmanaged<DaemonContext>.fromOpaque(contextPointer).takeUnretainedValue()
 
-    guard let existing = requestPointer.pointee else {
+    guard let existing = requestPointer.pointee else { return .NO }  // rawTargetHandler always sets it
+    let state = Unmanaged<RequestState>.fromOpaque(existing).takeUnretainedValue()
+    if !state.started {
         // First call: headers only. Refuse an announced oversized body before reading a byte of it.
-        let state = RequestState()
-        requestPointer.pointee = Unmanaged.passRetained(state).toOpaque()
+        state.started = true
         if let length = header(connection, "Content-Length"), let count = Int(length),
             count > context.maximumBodyByteCount
         {
@@ -202,7 +217,6 @@ private let accessHandler: MHD_AccessHandlerCallback = {
         }
         return .YES
     }
-    let state = Unmanaged<RequestState>.fromOpaque(existing).takeUnretainedValue()
     if uploadDataSize.pointee > 0 {
         let count = uploadDataSize.pointee
         uploadDataSize.pointee = 0
@@ -222,13 +236,10 @@ private let accessHandler: MHD_AccessHandlerCallback = {
     state.responded = true
     // The whole request is in: the gate's receive deadline no longer applies.
     context.connections.requestReceived(CMicroHTTPD_connection_fd(connection))
-    var headers: [String: String] = [:]
-    for name in ["Content-Type", "Content-Length", "Authorization"] {
-        if let value = header(connection, name) { headers[name] = value }
-    }
     let request = HTTPRequest(
         method: method.map { String(cString: $0) } ?? "GET", path: url.map { String(cString: $0) } ?? "/",
-        headers: headers, body: state.body, remoteAddress: clientAddress(connection))
+        headers: allHeaders(connection), body: state.body, remoteAddress: clientAddress(connection),
+        target: state.target)
     state.body = []
     // This is a libmicrohttpd connection thread, not one of Swift's cooperative threads, so blocking it while the
     // responder runs is safe.
@@ -279,6 +290,29 @@ private let completionHandler: MHD_RequestCompletedCallback = { _, _, requestPoi
 private func header(_ connection: OpaquePointer, _ name: String) -> String? {
     // MHD_lookup_connection_value: the returned string is owned by MHD and valid while the request lives; copy it.
     MHD_lookup_connection_value(connection, .HEADER_KIND, name).map { String(cString: $0) }
+}
+
+/// Every request header, names lower-cased; a field sent more than once holds its values joined by `, ` in the order
+/// sent (RFC 9110 5.3). MHD_get_connection_values calls the iterator once per field; the strings are MHD's, so they
+/// are copied.
+private func allHeaders(_ connection: OpaquePointer) -> [String: String] {
+    final class Fields {
+        var values: [String: String] = [:]
+    }
+    let fields = Fields()
+    withExtendedLifetime(fields) {
+        _ = MHD_get_connection_values(
+            connection, .HEADER_KIND,
+            { context, _, key, value in
+                guard let context, let key else { return .YES }
+                let fields = Unmanaged<Fields>.fromOpaque(context).takeUnretainedValue()
+                let name = String(cString: key).lowercased()
+                let text = value.map { String(cString: $0) } ?? ""
+                fields.values[name] = fields.values[name].map { "\($0), \(text)" } ?? text
+                return .YES
+            }, Unmanaged.passUnretained(fields).toOpaque())
+    }
+    return fields.values
 }
 
 /// The client's IP address as text, from MHD_CONNECTION_INFO_CLIENT_ADDRESS.
