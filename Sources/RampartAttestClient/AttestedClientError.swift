@@ -13,8 +13,10 @@ public struct AttestedClientError {
             case unexpectedResponse
             case registrationRefused
             case secretStoreFailure
-            case invalidPayload
+            case invalidRequest
             case invalidKey
+            case rateLimited
+            case credentialsUnavailable
         }
 
         let backing: Backing
@@ -31,12 +33,18 @@ public struct AttestedClientError {
         public static let registrationRefused = Code(backing: .registrationRefused)
         /// The secret store holding the key id failed.
         public static let secretStoreFailure = Code(backing: .secretStoreFailure)
-        /// The payload holds a number the server would refuse: its canonical form is not exactly that number (an
-        /// integer beyond ±(2^53−1), say); send such values as strings.
-        public static let invalidPayload = Code(backing: .invalidPayload)
+        /// The request cannot be signed as given: its method, target or challenge is empty, too long or holds a
+        /// control character, or its target does not start with `/`. Nothing was sent.
+        public static let invalidRequest = Code(backing: .invalidRequest)
         /// The device no longer has the key (`DCError.invalidKey`: the app was reinstalled or restored, or the key
         /// was invalidated); ``AttestedClient`` generates and registers a new key.
         public static let invalidKey = Code(backing: .invalidKey)
+        /// The server kept answering 429 Too Many Requests past the client's retry budget, or asked to wait longer
+        /// than the client waits (``AttestedClient/RetryPolicy``); try again later.
+        public static let rateLimited = Code(backing: .rateLimited)
+        /// The app's header provider (its own authentication to the backend, a session token) failed, so no
+        /// request was sent; sign the user in again.
+        public static let credentialsUnavailable = Code(backing: .credentialsUnavailable)
 
         /// The code's stable name.
         public var description: String { backing.rawValue }
@@ -96,11 +104,25 @@ public struct AttestedClientError {
         Self(.registrationRefused, reason, detail: detail, file: file, line: line)
     }
 
-    /// The payload cannot be signed exactly.
-    public static func invalidPayload(
+    /// The request cannot be signed as given.
+    public static func invalidRequest(
         _ reason: String, detail: String = "", file: String = #fileID, line: UInt = #line
     ) -> Self {
-        Self(.invalidPayload, reason, detail: detail, file: file, line: line)
+        Self(.invalidRequest, reason, detail: detail, file: file, line: line)
+    }
+
+    /// The server's rate limit outlasted the retry budget.
+    public static func rateLimited(
+        _ reason: String, detail: String = "", file: String = #fileID, line: UInt = #line
+    ) -> Self {
+        Self(.rateLimited, reason, detail: detail, file: file, line: line)
+    }
+
+    /// The app's header provider failed.
+    public static func credentialsUnavailable(
+        _ reason: String, detail: String = "", file: String = #fileID, line: UInt = #line
+    ) -> Self {
+        Self(.credentialsUnavailable, reason, detail: detail, file: file, line: line)
     }
 
     /// The device no longer has the key.

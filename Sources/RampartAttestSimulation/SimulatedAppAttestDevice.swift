@@ -36,6 +36,23 @@ public final class SimulatedAppAttestDevice: AppAttestDevice {
         self.environment = environment
     }
 
+    /// Adds a key made elsewhere (a saved device restored by a tool), replacing one with the same id.
+    ///
+    /// - Parameter device: The simulated key.
+    /// - Returns: Its key id (standard base64).
+    @discardableResult
+    public func add(_ device: SimulatedDevice) -> String {
+        let keyID = Data(device.keyID).base64EncodedString()
+        devices.withLock { $0[keyID] = device }
+        return keyID
+    }
+
+    /// The simulated key with this id, with its current counter (to save it).
+    ///
+    /// - Parameter keyID: The key id (standard base64).
+    /// - Returns: The key, or nil when this device has none with that id.
+    public func device(for keyID: String) -> SimulatedDevice? { devices.withLock { $0[keyID] } }
+
     /// Always true.
     public var isSupported: Bool { true }
 
@@ -56,10 +73,11 @@ public final class SimulatedAppAttestDevice: AppAttestDevice {
     ///   - keyID: The key id.
     ///   - clientDataHash: The hash to attest.
     /// - Returns: The attestation object.
-    /// - Throws: ``AttestedClientError`` (`deviceFailure`) for an unknown key id.
+    /// - Throws: ``AttestedClientError`` (`invalidKey`, as `DCError.invalidKey`) for an unknown key id.
     public func attestKey(_ keyID: String, clientDataHash: [UInt8]) async throws -> [UInt8] {
         guard let device = devices.withLock({ $0[keyID] }) else {
-            throw AttestedClientError.deviceFailure("no simulated key has this id; call generateKey() first")
+            throw AttestedClientError.invalidKey(
+                "no simulated key has this id (DCError.invalidKey); generate and attest a new key")
         }
         return try simulator.attestKey(of: device, clientDataHash: clientDataHash)
     }
@@ -70,11 +88,12 @@ public final class SimulatedAppAttestDevice: AppAttestDevice {
     ///   - keyID: The key id.
     ///   - clientDataHash: The hash to sign.
     /// - Returns: The assertion.
-    /// - Throws: ``AttestedClientError`` (`deviceFailure`) for an unknown key id.
+    /// - Throws: ``AttestedClientError`` (`invalidKey`, as `DCError.invalidKey`) for an unknown key id.
     public func generateAssertion(_ keyID: String, clientDataHash: [UInt8]) async throws -> [UInt8] {
         try devices.withLock { devices in
             guard var device = devices[keyID] else {
-                throw AttestedClientError.deviceFailure("no simulated key has this id; call generateKey() first")
+                throw AttestedClientError.invalidKey(
+                "no simulated key has this id (DCError.invalidKey); generate and attest a new key")
             }
             let assertion = try device.generateAssertion(clientDataHash: clientDataHash)
             devices[keyID] = device

@@ -29,6 +29,39 @@ public struct SimulatedDevice: Sendable {
         self.privateKey = ECPrivateKey(curve: .p256)
     }
 
+    /// Restores a kept key (a tool's saved device): its private key and the counter of its last assertion.
+    ///
+    /// - Warning: `privateKeyPEM` is the key that proves this simulated device; keep it as a secret (mode 0600).
+    ///
+    /// - Parameters:
+    ///   - teamID: The team identifier.
+    ///   - bundleID: The bundle identifier.
+    ///   - environment: The environment.
+    ///   - privateKeyPEM: The P-256 private key, PKCS#8 PEM (``privateKeyPEM``).
+    ///   - counter: The counter of the last assertion made with it.
+    /// - Throws: ``AppAttestError/Code/invalidArgument`` when the key is not a P-256 private key.
+    public init(
+        teamID: String, bundleID: String, environment: AppAttestEnvironment, privateKeyPEM: String, counter: UInt32
+    ) throws {
+        let key: ECPrivateKey
+        do {
+            key = try ECPrivateKey(pemRepresentation: privateKeyPEM)
+        } catch {
+            throw AppAttestError.invalidArgument("the simulated device's key is not a PKCS#8 EC private key: \(error)")
+        }
+        guard key.publicKey.x963Representation.count == 65 else {
+            throw AppAttestError.invalidArgument("the simulated device's key is not a P-256 key")
+        }
+        self.teamID = teamID
+        self.bundleID = bundleID
+        self.environment = environment
+        self.privateKey = key
+        self.counter = counter
+    }
+
+    /// The private key, PKCS#8 PEM, to keep the device between runs (``init(teamID:bundleID:environment:privateKeyPEM:counter:)``).
+    public var privateKeyPEM: String { privateKey.pemRepresentation }
+
     /// The App ID, `TEAMID.bundle.id`.
     public var appID: String { "\(teamID).\(bundleID)" }
 
