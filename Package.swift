@@ -346,6 +346,14 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "RampartAttestClientTests",
+            dependencies: [
+                "RampartAttestClient", "RampartAttestSimulation", "RampartAppAttest", "RampartRequestSigning",
+                "RampartSecretStore", "RampartCrypto",
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "RampartRequestSigningTests",
             dependencies: ["RampartRequestSigning", "RampartCrypto", "TestSupport"],
             swiftSettings: swiftSettings

@@ -240,7 +240,8 @@ public actor AttestedClient {
                     continue
                 }
                 let challenge = try await takeChallenge(for: key, fresh: freshChallengeUsed)
-                let request = try await sign(method, target, headers: headers, body: body, keyID: key, challenge: challenge)
+                let request = try await sign(
+                    method, target, headers: headers, body: body, keyID: key, challenge: challenge)
                 answer = try await send(request)
             } catch let error as AttestedClientError where error.code == .invalidKey && !attestedAgain {
                 // The device no longer has the key (DCError.invalidKey after a reinstall or a restore).
@@ -302,7 +303,8 @@ public actor AttestedClient {
         let digest = RequestSignature.digestValue(of: body)
         let hash: [UInt8]
         do {
-            hash = try RequestSignature.clientDataHash(method: upper, target: target, challenge: challenge, digest: digest)
+            hash = try RequestSignature.clientDataHash(
+                method: upper, target: target, challenge: challenge, digest: digest)
         } catch let error as RequestSigningError {
             throw AttestedClientError.invalidRequest(
                 "the request cannot be signed: \(error.reason)", detail: "\(error.code)")
@@ -354,7 +356,8 @@ public actor AttestedClient {
     }
 
     private func freshChallenge(purpose: String) async throws -> String {
-        let answer = try await exchange(Self.jsonRequest("POST", "/v1/challenges", .object(["purpose": .string(purpose)])))
+        let answer = try await exchange(
+            Self.jsonRequest("POST", "/v1/challenges", .object(["purpose": .string(purpose)])))
         guard answer.status == 200, let value = answer.field("challenge") else {
             let code = answer.errorCode.map { " \($0)" } ?? ""
             throw AttestedClientError.unexpectedResponse(

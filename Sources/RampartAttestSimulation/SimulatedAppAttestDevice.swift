@@ -93,7 +93,7 @@ public final class SimulatedAppAttestDevice: AppAttestDevice {
         try devices.withLock { devices in
             guard var device = devices[keyID] else {
                 throw AttestedClientError.invalidKey(
-                "no simulated key has this id (DCError.invalidKey); generate and attest a new key")
+                    "no simulated key has this id (DCError.invalidKey); generate and attest a new key")
             }
             let assertion = try device.generateAssertion(clientDataHash: clientDataHash)
             devices[keyID] = device

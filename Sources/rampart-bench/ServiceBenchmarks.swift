@@ -87,11 +87,13 @@ enum ServiceBenchmarks {
         let transport = URLSessionTransport(baseURL: base)
         var clients: [AttestedClient] = []
         for index in 0..<max(keys, concurrency) {
+            let subject = "bench-\(index)-\(UUID().uuidString.prefix(8))"
             let client = AttestedClient(
                 transport: transport,
                 device: SimulatedAppAttestDevice(
                     simulator: simulator, teamID: teamID, bundleID: bundleID, environment: .development),
-                secrets: Vault(backend: InMemoryBackend()), subject: "bench-\(index)-\(UUID().uuidString.prefix(8))")
+                secrets: Vault(backend: InMemoryBackend()),
+                headers: { [HTTPField(name: "X-User-Id", value: subject)] })
             try await client.register()
             clients.append(client)
         }
@@ -109,8 +111,13 @@ enum ServiceBenchmarks {
                         let client = owned[turn % owned.count]
                         turn += 1
                         let begin = clock.now
-                        let answer = try await client.send(
-                            "/v1/assertions", payload: .object(["action": .string("point_use"), "amount": .number(1)]))
+                        // A gateway check (Envoy ext_authz shape): the app signed /api/bench, the gateway asks
+                        // about /ext-authz/api/bench.
+                        var request = try await client.sign(
+                            "POST", "/api/bench", headers: [HTTPField(name: "Content-Type", value: "application/json")],
+                            body: Array(#"{"action":"point_use","amount":1}"#.utf8))
+                        request.target = "/ext-authz" + request.target
+                        let answer = try await client.send(request)
                         let elapsed = clock.now - begin
                         latencies.append(
                             Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)

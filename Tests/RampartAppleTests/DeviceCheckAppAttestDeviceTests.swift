@@ -15,7 +15,7 @@ import Testing
 struct DeviceCheckAppAttestDeviceTests {
     static let teamID = "TEAM123456"
     static let bundleID = "com.rampart.apple-tests"
-    static let payload: JSONValue = .object(["action": .string("point_use"), "amount": .number(1000)])
+    static let payload: JSONValue = .object(["amount": .number(1)])
 
     let simulation: SimulatedAppAttest
 
@@ -44,7 +44,8 @@ struct DeviceCheckAppAttestDeviceTests {
         AttestedClient(
             transport: URLSessionTransport(
                 baseURL: URL(string: "http://127.0.0.1:\(server.port)") ?? URL(fileURLWithPath: "/")),
-            device: DeviceCheckAppAttestDevice(), secrets: Vault(backend: InMemoryBackend()), subject: subject)
+            device: DeviceCheckAppAttestDevice(), secrets: Vault(backend: InMemoryBackend()),
+            headers: { [HTTPField(name: "X-User-Id", value: subject)] })
     }
 
     @Test("AttestedClient over DeviceCheckAppAttestDevice registers and signs against rampart serve")
@@ -52,10 +53,10 @@ struct DeviceCheckAppAttestDeviceTests {
         let server = try startServer()
         try await SimulatedAppAttest.$current.withValue(simulation) {
             let app = client(server)
-            let first = try await app.send("/v1/assertions", payload: Self.payload)
+            let first = try await app.send("POST", "/v1/demo/points/use", json: Self.payload)
             #expect(first.status == 200)
             #expect(first.number("counter") == 1)
-            let second = try await app.send("/v1/assertions", payload: Self.payload)
+            let second = try await app.send("POST", "/v1/demo/points/use", json: Self.payload)
             #expect(second.number("counter") == 2)
         }
         await server.stop()
@@ -66,14 +67,14 @@ struct DeviceCheckAppAttestDeviceTests {
         let server = try startServer()
         try await SimulatedAppAttest.$current.withValue(simulation) {
             let app = client(server)
-            #expect(try await app.send("/v1/assertions", payload: Self.payload).status == 200)
+            #expect(try await app.send("POST", "/v1/demo/points/use", json: Self.payload).status == 200)
             let old = try await app.registeredKeyID()
             simulation.invalidateKey(old)
             await #expect(throws: AttestedClientError.invalidKey("")) {
                 try await DeviceCheckAppAttestDevice().generateAssertion(
                     old, clientDataHash: [UInt8](repeating: 1, count: 32))
             }
-            let answer = try await app.send("/v1/assertions", payload: Self.payload)
+            let answer = try await app.send("POST", "/v1/demo/points/use", json: Self.payload)
             #expect(answer.status == 200)
             #expect(answer.number("counter") == 1)
             #expect(try await app.registeredKeyID() != old)
@@ -91,7 +92,7 @@ struct DeviceCheckAppAttestDeviceTests {
                 try await DeviceCheckAppAttestDevice().generateKey()
             }
             await #expect(throws: AttestedClientError.deviceUnsupported("")) {
-                try await client(server).send("/v1/assertions", payload: Self.payload)
+                try await client(server).send("POST", "/v1/demo/points/use", json: Self.payload)
             }
         }
         await #expect(throws: AttestedClientError.deviceUnsupported("")) {
@@ -107,7 +108,9 @@ struct DeviceCheckAppAttestDeviceTests {
             let app = client(server)
             _ = try await app.registeredKeyID()
             let answers = try await withThrowingTaskGroup(of: ServerAnswer.self) { group in
-                for _ in 0..<12 { group.addTask { try await app.send("/v1/assertions", payload: Self.payload) } }
+                for _ in 0..<12 {
+                    group.addTask { try await app.send("POST", "/v1/demo/points/use", json: Self.payload) }
+                }
                 return try await group.reduce(into: [ServerAnswer]()) { $0.append($1) }
             }
             #expect(answers.map(\.status) == Array(repeating: 200, count: 12))

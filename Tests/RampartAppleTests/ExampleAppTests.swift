@@ -64,7 +64,7 @@ struct ExampleAppTests {
                 #expect(try await environment.sessions.load() == .init(userID: "user_123", token: "t0ken"))
                 let points = PointsService(
                     transport: transport, device: environment.device, secrets: environment.secrets,
-                    userID: "user_123")
+                    sessions: environment.sessions)
                 let keyID = try await points.register()
                 #expect(try await points.register() == keyID, "registered once per installation")
                 #expect(try await points.use(1000) == .spent(balance: 4000))

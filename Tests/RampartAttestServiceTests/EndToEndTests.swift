@@ -46,14 +46,22 @@ struct EndToEndTests {
                 baseURL: URL(string: "http://127.0.0.1:\(port)") ?? URL(fileURLWithPath: "/")),
             device: SimulatedAppAttestDevice(
                 simulator: simulator, teamID: teamID, bundleID: Self.bundleID, environment: .development),
-            secrets: Vault(backend: InMemoryBackend()), subject: subject)
+            secrets: Vault(backend: InMemoryBackend()), headers: Self.signedIn(subject))
     }
+
+    /// The subject as the demo server's header source reads it (a proxy that authenticated the user sets it).
+    static func signedIn(_ subject: String) -> AttestedClient.HeaderProvider {
+        { [HTTPField(name: "X-User-Id", value: subject)] }
+    }
+
+    static let route = "/v1/demo/points/use"
 
     func transport(_ port: UInt16) -> URLSessionTransport {
         URLSessionTransport(baseURL: URL(string: "http://127.0.0.1:\(port)") ?? URL(fileURLWithPath: "/"))
     }
 
-    static let payload: JSONValue = .object(["action": .string("point_use"), "amount": .number(1000)])
+    static let payload: JSONValue = .object(["amount": .number(1)])
+    static var payloadBytes: [UInt8] { CanonicalJSON.canonicalBytes(of: payload) }
 
     @Test("rampart demo's story passes step by step")
     func demo() async throws {
@@ -68,19 +76,21 @@ struct EndToEndTests {
         let device = SimulatedAppAttestDevice(
             simulator: simulator, teamID: Self.teamID, bundleID: Self.bundleID, environment: .development)
         let secrets = Vault(backend: InMemoryBackend())
-        let app = AttestedClient(transport: transport(server.port), device: device, secrets: secrets, subject: "alice")
-        let first = try await app.send("/v1/assertions", payload: Self.payload)
+        let app = AttestedClient(
+            transport: transport(server.port), device: device, secrets: secrets, headers: Self.signedIn("alice"))
+        let first = try await app.send("POST", Self.route, json: Self.payload)
         #expect(first.status == 200)
         #expect(first.number("counter") == 1)
-        let second = try await app.send("/v1/assertions", payload: Self.payload)
+        let second = try await app.send("POST", Self.route, json: Self.payload)
         #expect(second.number("counter") == 2)
         let keyID = try await app.registeredKeyID()
 
         // The app now talks to a server that never saw its key (a wiped or new backend): the first answer is
         // unknownKey, the client attests a new key, keeps it, and the retried request is accepted.
         let fresh = try startServer()
-        let moved = AttestedClient(transport: transport(fresh.port), device: device, secrets: secrets, subject: "alice")
-        let recovered = try await moved.send("/v1/assertions", payload: Self.payload)
+        let moved = AttestedClient(
+            transport: transport(fresh.port), device: device, secrets: secrets, headers: Self.signedIn("alice"))
+        let recovered = try await moved.send("POST", Self.route, json: Self.payload)
         #expect(recovered.status == 200)
         #expect(recovered.number("counter") == 1)
         #expect(try await moved.registeredKeyID() != keyID)
@@ -90,8 +100,8 @@ struct EndToEndTests {
             transport: transport(fresh.port),
             device: SimulatedAppAttestDevice(
                 simulator: simulator, teamID: Self.teamID, bundleID: Self.bundleID, environment: .development),
-            secrets: secrets, subject: "alice")
-        #expect(try await reinstalled.send("/v1/assertions", payload: Self.payload).status == 200)
+            secrets: secrets, headers: Self.signedIn("alice"))
+        #expect(try await reinstalled.send("POST", Self.route, json: Self.payload).status == 200)
         await server.stop()
         await fresh.stop()
     }
@@ -112,7 +122,7 @@ struct EndToEndTests {
             simulator: simulator, teamID: Self.teamID, bundleID: Self.bundleID, environment: .development)
         let app = AttestedClient(
             transport: transport(server.port), device: device, secrets: Vault(backend: InMemoryBackend()),
-            subject: "alice")
+            headers: Self.signedIn("alice"))
         let answer = try await app.attest(keyID: try await device.generateKey())
         #expect(answer.status == 403)
         #expect(answer.errorCode == "wrongEnvironment")
@@ -123,9 +133,9 @@ struct EndToEndTests {
         let server = try startServer()
         defer { Task { await server.stop() } }
         let app = client(port: server.port)
-        let request = try await app.prepare(payload: Self.payload)
+        let request = try await app.sign("POST", Self.route, body: Self.payloadBytes)
         let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
-            for _ in 0..<50 { group.addTask { try await app.send("/v1/assertions", request).status } }
+            for _ in 0..<50 { group.addTask { try await app.send(request).status } }
             return try await group.reduce(into: [Int]()) { $0.append($1) }
         }
         #expect(statuses.filter { $0 == 200 }.count == 1)
@@ -150,8 +160,9 @@ struct EndToEndTests {
                 baseURL: URL(string: "http://127.0.0.1:\(ports[0])") ?? URL(fileURLWithPath: "/")
             )
             .send(
-                "POST", "/v1/challenges",
-                body: Array(#"{"purpose":"attestation","subject":"\#(subject)"}"#.utf8)))
+                TransportRequest(
+                    method: "POST", target: "/v1/challenges", headers: [HTTPField(name: "X-User-Id", value: subject)],
+                    body: Array(#"{"purpose":"attestation"}"#.utf8))))
         let challenge = try #require(challengeAnswer.field("challenge"))
         _ = issuer
         var bodies: [(UInt16, [UInt8])] = []
@@ -162,7 +173,7 @@ struct EndToEndTests {
             let object = try await device.attestKey(keyID, clientDataHash: SHA256.hash(Array(challenge.utf8)))
             let body = CanonicalJSON.canonicalBytes(
                 of: .object([
-                    "subject": .string(subject), "keyId": .string(keyID),
+                    "keyId": .string(keyID),
                     "attestationObject": .string(Data(object).base64EncodedString()), "challenge": .string(challenge),
                 ]))
             bodies.append((ports[index % ports.count], body))
@@ -172,7 +183,11 @@ struct EndToEndTests {
                 group.addTask {
                     try await URLSessionTransport(
                         baseURL: URL(string: "http://127.0.0.1:\(port)") ?? URL(fileURLWithPath: "/")
-                    ).send("POST", "/v1/attestations", body: body).status
+                    ).send(
+                        TransportRequest(
+                            method: "POST", target: "/v1/attestations",
+                            headers: [HTTPField(name: "X-User-Id", value: subject)], body: body)
+                    ).status
                 }
             }
             return try await group.reduce(into: [Int]()) { $0.append($1) }
@@ -196,11 +211,11 @@ struct EndToEndTests {
         let second = try await ServeProcess.start(arguments)
         // Issued by the first, consumed by the second: accepted once, then refused on either.
         let app = client(port: first.port)
-        let request = try await app.prepare(payload: Self.payload)
+        let request = try await app.sign("POST", Self.route, body: Self.payloadBytes)
         let other = client(port: second.port)
-        #expect(try await other.send("/v1/assertions", request).status == 200)
-        #expect(try await app.send("/v1/assertions", request).errorCode == "challengeUsed")
-        #expect(try await other.send("/v1/assertions", request).errorCode == "challengeUsed")
+        #expect(try await other.send(request).status == 200)
+        #expect(try await app.send(request).errorCode == "challengeUsed")
+        #expect(try await other.send(request).errorCode == "challengeUsed")
         // 50 concurrent registrations over one challenge, spread over both processes: exactly one.
         try await raceOneChallenge(ports: [first.port, second.port])
         #expect(await first.stop() == 0)
@@ -228,7 +243,7 @@ struct EndToEndTests {
                         guard let keyID = try? await app.register() else { return }
                         ledger.counters.withLock { $0[keyID] = 0 }
                         for _ in 0..<30 {
-                            guard let answer = try? await app.send("/v1/assertions", payload: Self.payload),
+                            guard let answer = try? await app.send("POST", Self.route, json: Self.payload),
                                 answer.status == 200, let counter = answer.number("counter")
                             else { return }
                             ledger.counters.withLock { $0[keyID] = max($0[keyID] ?? 0, counter) }

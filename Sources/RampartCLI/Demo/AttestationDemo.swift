@@ -65,7 +65,9 @@ public enum AttestationDemo {
         let device = SimulatedAppAttestDevice(
             simulator: simulator, teamID: teamID, bundleID: bundleID, environment: .development)
         let secrets = Vault(backend: InMemoryBackend())
-        let app = AttestedClient(transport: transport, device: device, secrets: secrets, subject: user)
+        // The demo server takes the subject from X-User-Id, as a proxy that authenticated the user would set it.
+        let signedIn: AttestedClient.HeaderProvider = { [HTTPField(name: "X-User-Id", value: user)] }
+        let app = AttestedClient(transport: transport, device: device, secrets: secrets, headers: signedIn)
 
         var steps: [Step] = []
         func record(_ title: String, expect status: Int, _ code: String, _ answer: ServerAnswer, _ detail: String) {
@@ -76,47 +78,48 @@ public enum AttestationDemo {
             steps.append(step)
             report(step)
         }
-        func points(_ amount: Int) -> JSONValue {
-            .object(["userId": .string(user), "amount": .number(Double(amount))])
+        func points(_ amount: Int) -> [UInt8] {
+            CanonicalJSON.canonicalBytes(of: .object(["amount": .number(Double(amount))]))
         }
+        let json = [HTTPField(name: "Content-Type", value: "application/json")]
 
         do {
             // 1. Attestation: the app registers its key once, over a one-time challenge (POST /v1/attestations
             // answers 201), and keeps its id where AttestedClient.register() would.
             let keyID = try await device.generateKey()
             let registered = try await app.attest(keyID: keyID)
-            if registered.status == 201 {
-                try await secrets.setSecret(Array(keyID.utf8), service: AttestedClient.keyIDService, account: user)
-            }
+            if registered.status == 201 { try await app.keep(keyID: keyID) }
             record(
                 "the app generates a key and registers it (attestation over a one-time challenge)", expect: 201,
                 "accepted", registered, "key registered, counter 0, environment development")
 
             // 2. A protected request with a valid assertion.
-            let spend = try await app.prepare(payload: points(1000))
-            let spent = try await app.send(route, spend)
+            let spend = try await app.sign("POST", route, headers: json, body: points(1000))
+            let spent = try await app.send(spend)
             record(
-                "use 1000 points, signed with an assertion over the challenge and payload", expect: 200, "accepted",
-                spent, "balance \(Int(spent.number("balance") ?? -1)), counter \(Int(spent.number("counter") ?? -1))")
+                "use 1000 points, signed with an assertion over the method, path, challenge and body", expect: 200,
+                "accepted", spent,
+                "balance \(Int(spent.number("balance") ?? -1)), counter \(Int(spent.number("counter") ?? -1))")
 
             // 3. The same request again.
-            let replayed = try await app.send(route, spend)
+            let replayed = try await app.send(spend)
             record(
                 "send the very same request again (replay)", expect: 409, "challengeUsed", replayed,
                 replayed.message ?? "")
 
             // 4. The amount changed after signing.
-            var tampered = try await app.prepare(payload: points(1000))
-            tampered.payload = points(9000)
-            let altered = try await app.send(route, tampered)
+            var tampered = try await app.sign("POST", route, headers: json, body: points(1000))
+            tampered.body = points(9000)
+            tampered.contentDigest = RequestSignature.contentDigest(of: tampered.body)
+            let altered = try await app.send(tampered)
             record(
                 "change the amount to 9000 after signing", expect: 401, "invalidAssertion", altered,
                 altered.message ?? "")
 
             // 5. An old assertion replayed after a newer one was accepted.
-            let held = try await app.prepare(payload: points(500))
-            let newer = try await app.send(route, try await app.prepare(payload: points(100)))
-            let stale = try await app.send(route, held)
+            let held = try await app.sign("POST", route, headers: json, body: points(500))
+            let newer = try await app.send(try await app.sign("POST", route, headers: json, body: points(100)))
+            let stale = try await app.send(held)
             record(
                 "replay an earlier assertion (older counter) after a newer one was accepted", expect: 409,
                 "counterReplay", stale, "the newer request got \(newer.status); \(stale.message ?? "")")
@@ -126,23 +129,24 @@ public enum AttestationDemo {
                 simulator: simulator, teamID: "ATTACKER01", bundleID: bundleID, environment: .development)
             let attacker = AttestedClient(
                 transport: transport, device: attackerDevice, secrets: Vault(backend: InMemoryBackend()),
-                subject: user)
+                headers: signedIn)
             let attackerKey = try await attackerDevice.generateKey()
             let refusedRegistration = try await attacker.attest(keyID: attackerKey)
             record(
                 "a tampered app (re-signed by another team) tries to register its key", expect: 403,
                 "invalidAttestation", refusedRegistration, refusedRegistration.message ?? "")
             let unattested = try await attacker.send(
-                route, try await attacker.prepare(payload: points(1000), keyID: attackerKey))
+                try await attacker.sign("POST", route, headers: json, body: points(1000), keyID: attackerKey))
             record(
                 "the tampered app calls the points API with its never-attested key", expect: 401, "unknownKey",
                 unattested, unattested.message ?? "")
 
             // 8. The failure policy: a read under `limited` works without an assertion, and is logged.
-            let balance = try await transport.send(
-                "POST", "/v1/demo/points/balance",
-                body: CanonicalJSON.canonicalBytes(of: .object(["payload": .object(["userId": .string(user)])])))
-            let read = ServerAnswer(balance)
+            let read = ServerAnswer(
+                try await transport.send(
+                    TransportRequest(
+                        method: "POST", target: "/v1/demo/points/balance",
+                        headers: [HTTPField(name: "X-User-Id", value: user)])))
             record(
                 "read the balance without an assertion (policy: limited — allowed, logged)", expect: 200, "accepted",
                 read, "balance \(Int(read.number("balance") ?? -1)); failures raised the key's risk score")

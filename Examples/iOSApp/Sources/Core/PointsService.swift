@@ -4,7 +4,9 @@ import RampartRequestSigning
 public import RampartSecretStore
 
 /// The guide's scenario: the app registers its App Attest key once, then every use of points is a request signed
-/// with an assertion over a one-time challenge and the exact payload, which the server checks before it spends.
+/// with an assertion over its method, path, a one-time challenge and its exact body, which the backend checks
+/// before it spends. The backend knows who is spending from the app's own sign-in (the session token sent in
+/// `Authorization`), never from a field the app fills in.
 public actor PointsService {
     /// What the server said about a use of points.
     public enum Outcome: Sendable, Hashable {
@@ -14,22 +16,28 @@ public actor PointsService {
         case refused(code: String, status: Int)
     }
 
-    let client: AttestedClient
-    /// The signed-in user, the App Attest subject.
-    public let userID: String
+    /// Thrown by the header provider when nobody is signed in: no request is sent.
+    public struct SignedOut: Error, Sendable {}
 
-    /// Creates the service for the signed-in user.
+    let client: AttestedClient
+
+    /// Creates the service.
     ///
     /// - Parameters:
     ///   - transport: How requests reach the server (a pinned `URLSession` in the app).
     ///   - device: The App Attest device (`DeviceCheckAppAttestDevice()` in the app).
     ///   - secrets: Where the App Attest key id is kept (`KeychainStore()` in the app).
-    ///   - userID: The signed-in user.
+    ///   - sessions: The signed-in session, whose token authenticates every request.
     public init(
-        transport: any AttestedClientTransport, device: any AppAttestDevice, secrets: any SecretStore, userID: String
+        transport: any AttestedClientTransport, device: any AppAttestDevice, secrets: any SecretStore,
+        sessions: SessionStore
     ) {
-        client = AttestedClient(transport: transport, device: device, secrets: secrets, subject: userID)
-        self.userID = userID
+        client = AttestedClient(
+            transport: transport, device: device, secrets: secrets, account: "points",
+            headers: {
+                guard let session = try await sessions.load() else { throw SignedOut() }
+                return [HTTPField(name: "Authorization", value: "Bearer \(session.token)")]
+            })
     }
 
     /// Registers the device's App Attest key with the server, once per installation; later calls return the
@@ -40,19 +48,19 @@ public actor PointsService {
     ///   policy for unattested clients).
     @discardableResult
     public func register() async throws -> String {
-        if let keyID = try? await client.registeredKeyID() { return keyID }
-        return try await client.register()
+        try await client.registeredKeyID()
     }
 
-    /// Uses `amount` points with a signed request (`POST /v1/demo/points/use`); re-registers once when the server
-    /// no longer knows the key (a reinstall, or `DCError.invalidKey`).
+    /// Uses `amount` points with a signed request (`POST /v1/demo/points/use`); the client re-registers once when
+    /// the server no longer knows the key (a reinstall, or `DCError.invalidKey`) and retries once with a fresh
+    /// challenge when the kept one was used or expired.
     ///
     /// - Parameter amount: Points to use, 1 or more.
     /// - Returns: The outcome.
-    /// - Throws: `AttestedClientError` when no answer came back.
+    /// - Throws: `AttestedClientError` when no answer came back (`credentialsUnavailable` when signed out).
     public func use(_ amount: Int) async throws -> Outcome {
-        let payload: JSONValue = .object(["userId": .string(userID), "amount": .number(Double(amount))])
-        let answer = try await client.send("/v1/demo/points/use", payload: payload)
+        let answer = try await client.send(
+            "POST", "/v1/demo/points/use", json: .object(["amount": .number(Double(amount))]))
         guard answer.status == 200, let balance = answer.number("balance") else {
             return .refused(code: answer.errorCode ?? "unexpectedResponse", status: answer.status)
         }
