@@ -344,7 +344,11 @@ public actor AttestedClient {
         return keyID
     }
 
-    private func keptKeyID() async throws -> String? {
+    /// The kept key id, without registering one.
+    ///
+    /// - Returns: The key id, or nil when none is kept.
+    /// - Throws: ``AttestedClientError`` (`secretStoreFailure`).
+    public func keptKeyID() async throws -> String? {
         do {
             return try await secrets.secret(service: Self.keyIDService, account: account).map {
                 String(decoding: $0, as: UTF8.self)

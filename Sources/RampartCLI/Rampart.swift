@@ -16,6 +16,7 @@ public enum Rampart {
         OpenCommand.self,
         RewrapCommand.self,
         AppAttestCommand.self,
+        DeviceCommand.self,
         ServeCommand.self,
         DemoCommand.self,
     ]
