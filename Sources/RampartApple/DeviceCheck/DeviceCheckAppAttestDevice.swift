@@ -12,13 +12,13 @@ import RampartAppleSimulation
 /// ```swift
 /// let client = AttestedClient(
 ///     transport: URLSessionTransport(baseURL: api), device: DeviceCheckAppAttestDevice(),
-///     secrets: KeychainStore(), subject: session.userID)
+///     secrets: KeychainStore(), headers: { [HTTPField(name: "Authorization", value: "Bearer \(token)")] })
 /// ```
 ///
 /// Failures are translated to ``AttestedClientError`` codes that the client acts on:
 /// - `DCError.invalidKey` (a reinstall, a restore, a key the system invalidated) →
-///   ``AttestedClientError/Code/invalidKey``: ``AttestedClient/send(_:payload:)`` generates and registers a new key,
-///   then retries;
+///   ``AttestedClientError/Code/invalidKey``: ``AttestedClient/send(_:_:headers:body:)`` generates and registers a
+///   new key, then retries;
 /// - `DCError.featureUnsupported` → ``AttestedClientError/Code/deviceUnsupported``: the caller applies its fallback
 ///   policy for devices without App Attest (the server decides what an unattested client may do);
 /// - anything else (`serverUnavailable`, `unknownSystemFailure`, `invalidInput`) →

@@ -36,7 +36,7 @@ struct ContentView: View {
             try await environment.sessions.save(.init(userID: userID, token: UUID().uuidString))
             let points = PointsService(
                 transport: environment.transport, device: environment.device, secrets: environment.secrets,
-                userID: userID)
+                sessions: environment.sessions)
             try await points.register()
             service = points
             status = "Signed in as \(userID); App Attest key registered"
