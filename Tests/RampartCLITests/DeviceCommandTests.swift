@@ -126,3 +126,115 @@ struct DeviceCommandTests {
         #expect(result.stderr.contains("could not reach"), "\(result.stderr)")
     }
 }
+
+/// `rampart device` against a running `rampart serve --demo` (the built binary, its root from the device's folder).
+@Suite(.serialized, .enabled(if: ServeChild.available, "needs the rampart binary (swift build)"))
+struct DeviceAgainstServeTests {
+    static let teamID = "TEAM123456"
+    static let bundleID = "com.rampart.device-tests"
+
+    static func keyFile(_ path: String) throws -> [String: Any] {
+        let data = try Data(contentsOf: URL(fileURLWithPath: path + "/key.json"))
+        return try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
+    }
+
+    @Test(
+        "init, serve --root DIR/ca/root.pem, register, then signed requests: answers printed, counter and next challenge kept"
+    )
+    func registerAndRequest() async throws {
+        let path = ScratchDirectory.uniquePath("device")
+        let created = await runRampart([
+            "device", "init", path, "--team-id", Self.teamID, "--bundle-id", Self.bundleID,
+        ])
+        try #require(created.status == 0, "\(created.stderr)")
+        let server = try await ServeChild.start([
+            "--demo", "--root", path + "/ca/root.pem", "--team-id", Self.teamID, "--bundle-id", Self.bundleID,
+            "--environment", "development", "--db", "sqlite:" + ScratchDirectory.uniquePath("device.db"),
+        ])
+        let url = "http://127.0.0.1:\(server.port)"
+        let user = ["-H", "X-User-Id: alice"]
+
+        let registered = await runRampart(["device", "register", "--dir", path, "--server", url] + user)
+        #expect(registered.status == 0, "\(registered.stderr)")
+        #expect(registered.stdout.contains("registered key "))
+        #expect(try DeviceCommandTests.mode(path + "/key.json") == 0o600)
+        let key = try Self.keyFile(path)
+        #expect(key["counter"] as? Int == 0)
+        let keyID = try #require(key["keyId"] as? String)
+
+        let spent = await runRampart(
+            ["device", "request", "--dir", path, "--server", url, "POST", "/v1/demo/points/use"] + user + [
+                "--data", #"{"amount":1000}"#,
+            ])
+        #expect(spent.status == 0, "\(spent.stderr)")
+        let answer = try JSONSerialization.jsonObject(with: Data(spent.stdout.utf8)) as? [String: Any]
+        #expect(answer?["balance"] as? Int == 4000, "\(spent.stdout)")
+        let afterFirst = try Self.keyFile(path)
+        #expect(afterFirst["keyId"] as? String == keyID)
+        #expect(afterFirst["counter"] as? Int == 1)
+        let next = try #require(afterFirst["nextChallenge"] as? String, "the answer's Rampart-Next-Challenge is kept")
+
+        // The next request uses the kept challenge; -i prints the status line and headers first.
+        let body = ScratchDirectory.uniquePath("body.json")
+        try Data(#"{"amount":500}"#.utf8).write(to: URL(fileURLWithPath: body))
+        let included = await runRampart(
+            ["device", "request", "--dir", path, "--server", url, "-i", "POST", "/v1/demo/points/use"] + user + [
+                "--data", "@" + body,
+            ])
+        #expect(included.status == 0, "\(included.stderr)")
+        #expect(included.stdout.hasPrefix("HTTP/1.1 200"))
+        #expect(included.stdout.contains("\nrampart-next-challenge: "))
+        #expect(included.stdout.contains(#""balance":3500"#))
+        let afterSecond = try Self.keyFile(path)
+        #expect(afterSecond["counter"] as? Int == 2)
+        #expect(afterSecond["nextChallenge"] as? String != next, "a new next challenge replaces the used one")
+
+        // A refusal: printed as received, one line on stderr, exit 1.
+        let refused = await runRampart(
+            ["device", "request", "--dir", path, "--server", url, "POST", "/v1/demo/points/use"] + user + [
+                "--data", #"{"amount":4000}"#,
+            ])
+        #expect(refused.status == 1)
+        #expect(refused.stdout.contains("insufficientPoints"))
+        #expect(refused.stderr.contains("the server answered 409 insufficientPoints"), "\(refused.stderr)")
+
+        // --json
+        let json = await runRampart(
+            ["device", "request", "--dir", path, "--server", url, "--json", "POST", "/v1/demo/points/balance"] + user)
+        #expect(json.status == 0, "\(json.stderr)")
+        let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        #expect(object?["status"] as? Int == 200)
+        #expect(object?["keyId"] as? String == keyID)
+        #expect(await server.stop() == 0)
+    }
+
+    @Test("a server that no longer knows the key: request attests a new one, retries, and saves it")
+    func reattest() async throws {
+        let path = ScratchDirectory.uniquePath("device")
+        try #require(
+            await runRampart(["device", "init", path, "--team-id", Self.teamID, "--bundle-id", Self.bundleID]).status
+                == 0)
+        let arguments = [
+            "--demo", "--root", path + "/ca/root.pem", "--team-id", Self.teamID, "--bundle-id", Self.bundleID,
+            "--environment", "development",
+        ]
+        let first = try await ServeChild.start(arguments + ["--db", "sqlite:" + ScratchDirectory.uniquePath("a.db")])
+        let user = ["-H", "X-User-Id: alice"]
+        let registered = await runRampart(
+            ["device", "register", "--dir", path, "--server", "http://127.0.0.1:\(first.port)"] + user)
+        try #require(registered.status == 0, "\(registered.stderr)")
+        let old = try Self.keyFile(path)["keyId"] as? String
+        await first.stop()
+        let second = try await ServeChild.start(arguments + ["--db", "sqlite:" + ScratchDirectory.uniquePath("b.db")])
+        let answer = await runRampart(
+            [
+                "device", "request", "--dir", path, "--server", "http://127.0.0.1:\(second.port)", "POST",
+                "/v1/demo/points/use", "--data", #"{"amount":1}"#,
+            ] + user)
+        #expect(answer.status == 0, "\(answer.stderr)")
+        let key = try Self.keyFile(path)
+        #expect(key["keyId"] as? String != old)
+        #expect(key["counter"] as? Int == 1)
+        await second.stop()
+    }
+}
