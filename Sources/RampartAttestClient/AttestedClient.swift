@@ -19,7 +19,7 @@ public import RampartSecretStore
 /// {"purpose":"attestation"}`), attests the key over SHA-256(challenge) and registers it (`POST /v1/attestations
 /// {"keyId","attestationObject","challenge"}`); the key id is kept in the secret store under ``keyIDService`` and
 /// the client's ``account``, so later launches reuse it. Each protected request is signed with the headers of
-/// ``RequestSignature``: an assertion over the method, the request target, a one-time challenge and the
+/// `RequestSignature` (RampartRequestSigning): an assertion over the method, the request target, a one-time challenge and the
 /// `Content-Digest` of the body as sent. The challenge is the `Rampart-Next-Challenge` of the previous answer when
 /// there is one (one round trip per request), else a fresh `assertion` challenge.
 ///

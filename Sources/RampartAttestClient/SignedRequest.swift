@@ -3,7 +3,7 @@ import RampartRequestSigning
 
 /// A request signed in the `rampart-request-v1` format: what the client sends, and what a tampering test changes.
 ///
-/// Its ``transportRequest`` carries the four headers of ``RequestSignature``: `Rampart-Key-Id` (the key id,
+/// Its ``transportRequest`` carries the four headers of `RequestSignature` (RampartRequestSigning): `Rampart-Key-Id` (the key id,
 /// standard base64), `Rampart-Challenge`, `Rampart-Assertion` (the CBOR assertion, standard base64) and
 /// `Content-Digest` (`sha-256=:<base64>:` of the body as signed). Changing ``method``, ``target`` or ``body`` after
 /// signing leaves the signature over the original, which the server refuses.

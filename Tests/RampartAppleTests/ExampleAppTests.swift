@@ -40,8 +40,12 @@ struct ExampleAppTests {
         #expect(environment.pinning.configuration.lint(at: Date(), chain: chain).isEmpty)
     }
 
-    @Test("sign in (token in the Keychain), register once, spend points with signed requests, sign out")
+    @Test(
+        "sign in (session JWT in the Keychain), register once, spend points with signed requests (the server takes "
+            + "the user from the JWT), sign out")
     func scenario() async throws {
+        let tokens = SessionTokens()
+        let token = try tokens.token(for: "user_123")
         let simulation = SimulatedAppAttest(
             simulator: try AppAttestSimulator(), teamID: Self.teamID, bundleID: Self.bundleID)
         var configuration = ServiceConfiguration()
@@ -60,8 +64,8 @@ struct ExampleAppTests {
         try await SimulatedKeychain.$current.withValue(SimulatedKeychain()) {
             try await SimulatedAppAttest.$current.withValue(simulation) {
                 let environment = try AppEnvironment(infoPlist: try Self.infoPlist)
-                try await environment.sessions.save(.init(userID: "user_123", token: "t0ken"))
-                #expect(try await environment.sessions.load() == .init(userID: "user_123", token: "t0ken"))
+                try await environment.sessions.save(.init(userID: "user_123", token: token))
+                #expect(try await environment.sessions.load() == .init(userID: "user_123", token: token))
                 let points = PointsService(
                     transport: transport, device: environment.device, secrets: environment.secrets,
                     sessions: environment.sessions)
@@ -72,6 +76,9 @@ struct ExampleAppTests {
                 #expect(try await points.use(5000) == .refused(code: "insufficientPoints", status: 409))
                 try await environment.sessions.clear()
                 #expect(try await environment.sessions.load() == nil)
+                // Signed out: the header provider throws, so nothing is sent.
+                let error = await #expect(throws: AttestedClientError.self) { try await points.use(1) }
+                #expect(error?.code == .credentialsUnavailable)
             }
         }
         await server.stop()
