@@ -40,9 +40,7 @@ struct ExampleAppTests {
         #expect(environment.pinning.configuration.lint(at: Date(), chain: chain).isEmpty)
     }
 
-    @Test(
-        "sign in (session JWT in the Keychain), register once, spend points with signed requests (the server takes "
-            + "the user from the JWT), sign out")
+    @Test("sign in (a session JWT in the Keychain), register once, spend points with signed requests, sign out")
     func scenario() async throws {
         let tokens = SessionTokens()
         let token = try tokens.token(for: "user_123")
