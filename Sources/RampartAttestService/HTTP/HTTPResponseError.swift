@@ -11,6 +11,7 @@ enum HTTPResponseError {
         case .invalidJSON, .missingField, .invalidField, .invalidBase64, .malformedRequest: 400
         case .headersTooLarge: 431
         case .requestTimeout: 408
+        case .invalidSession, .invalidToken, .tokenExpired: 401
         case .bodyTooLarge: 413
         case .lengthRequired: 411
         case .notFound, .keyNotFound: 404
