@@ -237,7 +237,12 @@ public actor AccessTokenIssuer {
     /// The key for the current rotation period, made (or loaded from another process) when needed.
     func signingKey(now: Date) async throws -> LoadedKey {
         let current = slot(at: now)
-        if let key = keys.last(where: { $0.record.slot == current }) { return key }
+        // A cached key past its publication is deleted from the store now (one transaction per retired key).
+        if let key = keys.last(where: { $0.record.slot == current }),
+            keys.allSatisfy({ isPublished($0.record, at: now) })
+        {
+            return key
+        }
         try await reload(now: now, creating: true)
         guard let key = keys.last(where: { $0.record.slot == current }) else {
             throw AttestServiceError.storeFailure(
@@ -250,7 +255,9 @@ public actor AccessTokenIssuer {
     /// current period's key if no process has.
     func reload(now: Date, creating: Bool) async throws {
         let current = slot(at: now)
-        let cutoff = now.addingTimeInterval(-publicationSeconds)
+        // Deletes exactly the keys `isPublished` no longer accepts: created at or before now − publication (the store
+        // keeps milliseconds, and its cut-off is exclusive).
+        let cutoff = now.addingTimeInterval(-publicationSeconds + 0.001)
         let records = try await store.transaction { transaction -> [TokenSigningKeyRecord] in
             guard creating else { return try transaction.tokenSigningKeys() }
             _ = try transaction.deleteTokenSigningKeys(createdBefore: cutoff)
