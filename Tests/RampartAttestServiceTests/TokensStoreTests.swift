@@ -7,7 +7,9 @@ import Testing
 /// The `rampart_token_keys` operations on both stores, and schema version 4 (the table) with its migration from
 /// version 2.
 enum TokenKeyContract {
-    static func record(slot: Int64 = Int64.random(in: 1_000_000...Int64(Int32.max)), created: Double = 1_800_000_000)
+    static func record(
+        slot: Int64 = Int64.random(in: 1_000_000...Int64(Int32.max)), created: Double = 1_800_000_000
+    )
         -> TokenSigningKeyRecord
     {
         TokenSigningKeyRecord(
