@@ -255,6 +255,13 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .executableTarget(
+            name: "FuzzJWS",
+            dependencies: ["FuzzSupport", "RampartAttestService", "RampartCrypto"],
+            path: "Fuzz/FuzzJWS",
+            exclude: ["Seeds"],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
             name: "FuzzJSON",
             dependencies: ["FuzzSupport", "RampartRequestSigning"],
             path: "Fuzz/FuzzJSON",
