@@ -6,7 +6,7 @@ import RampartRequestSigning
 ///
 /// Keys come from ``JSONWebKeySet/init(jsonEncoded:)`` (a JWKS document) or ``init(_:keyID:)`` (a key Rampart signs
 /// with, for publication). The signature check itself is RampartCrypto's: RSASSA-PKCS1-v1_5 with SHA-256 through
-/// ``RSAPublicKey``, raw `r ‖ s` ECDSA through ``ECPublicKey/isValidRawSignature(_:for:digest:)``.
+/// `RSAPublicKey`, raw `r ‖ s` ECDSA through `ECPublicKey.isValidRawSignature(_:for:digest:)`.
 public struct JSONWebKey {
     enum Material {
         /// `n` and `e`, big-endian without leading zeros, as the document spelled them.
@@ -56,7 +56,7 @@ public struct JSONWebKey {
             material: .ec(x: Array(point[1..<33]), y: Array(point[33..<65]), key: key))
     }
 
-    /// The key as RampartCrypto's ``PublicKey``.
+    /// The key as RampartCrypto's `PublicKey`.
     public var publicKey: PublicKey {
         switch material {
         case .rsa(_, _, let key): PublicKey(key)

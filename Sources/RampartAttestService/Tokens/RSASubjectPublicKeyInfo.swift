@@ -1,5 +1,5 @@
 /// DER encoding (not parsing, not crypto) of an RSA SubjectPublicKeyInfo from a JWK's `n` and `e`, so that
-/// RampartCrypto's ``RampartCrypto/RSAPublicKey/init(derRepresentation:)`` imports and checks the key.
+/// RampartCrypto's `RSAPublicKey(derRepresentation:)` imports and checks the key.
 ///
 /// ```
 /// SubjectPublicKeyInfo ::= SEQUENCE {                       -- RFC 5280 section 4.1
