@@ -15,6 +15,10 @@ if ! "$venv/bin/schemathesis" --version 2>/dev/null | grep -q "$version"; then
     python3 -m venv "$venv"
     "$venv/bin/pip" install --quiet "schemathesis==$version"
 fi
+# PyJWT and cryptography, for the token interoperability tests (TokensPyJWTTests find them in this venv).
+if ! "$venv/bin/python" -c "import jwt, cryptography" 2>/dev/null; then
+    "$venv/bin/pip" install --quiet pyjwt cryptography
+fi
 
 rampart=.build/debug/rampart
 [ -x "$rampart" ] || swift build --product rampart

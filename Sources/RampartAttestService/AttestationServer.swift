@@ -42,10 +42,20 @@ public final class AttestationServer {
         let service = AttestationService(
             store: store, verifier: verifier,
             configuration: configuration.serviceConfiguration, clock: clock)
-        let verifier = SignedRequestVerifier(service: service, accessTokens: nil, log: log)
+        let tokens = try configuration.tokenConfiguration().map {
+            try AccessTokenIssuer(configuration: $0, store: store, clock: clock)
+        }
+        let sessionTokens = try subjectSource.jwtSettings.map {
+            try SessionTokenVerifier(
+                configuration: SessionTokenConfiguration(
+                    jwksPath: $0.jwks, issuer: $0.issuer, audience: $0.audience, algorithms: $0.algorithms,
+                    leewaySeconds: $0.leewaySeconds))
+        }
+        let verifier = SignedRequestVerifier(service: service, accessTokens: tokens, log: log)
         let router = ServiceRouter(
-            service: service, listener: .publicAPI, subjects: SubjectResolver(source: subjectSource),
-            verifier: verifier, routes: routes, demo: configuration.demo, operatorToken: nil, tokens: nil, log: log)
+            service: service, listener: .publicAPI,
+            subjects: SubjectResolver(source: subjectSource, sessionTokens: sessionTokens, clock: clock),
+            verifier: verifier, routes: routes, demo: configuration.demo, operatorToken: nil, tokens: tokens, log: log)
         func listener(_ host: String, _ port: UInt16) -> HTTPServer.Configuration {
             .init(
                 host: host, port: port, maximumBodyByteCount: configuration.maximumBodyBytes,
@@ -57,7 +67,7 @@ public final class AttestationServer {
         let (adminHost, adminPort) = try configuration.adminListenAddress()
         let adminRouter = ServiceRouter(
             service: service, listener: .admin, subjects: SubjectResolver(source: .internalOnly), verifier: verifier,
-            routes: routes, demo: false, operatorToken: configuration.operatorToken, tokens: nil, log: log)
+            routes: routes, demo: false, operatorToken: configuration.operatorToken, tokens: tokens, log: log)
         let adminHTTP = HTTPServer(configuration: listener(adminHost, adminPort), responder: adminRouter)
         do {
             try http.start()

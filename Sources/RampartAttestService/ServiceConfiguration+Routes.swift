@@ -25,6 +25,20 @@ extension ServiceConfiguration {
         return (SubjectSource.demoDefault, true)
     }
 
+    /// The access-token configuration: ``tokens`` with the app id `TEAMID.bundle` as the default audience.
+    ///
+    /// - Returns: The configuration, or nil when no audience is known (no ``tokens`` audience, team id or bundle id):
+    ///   the service then issues no tokens.
+    public func tokenConfiguration() -> TokenConfiguration? {
+        let audience =
+            tokens.audience
+            ?? teamId.flatMap { team in
+                bundleId.map { TokenConfiguration.defaultAudience(teamID: team, bundleID: $0) }
+            }
+        guard let audience else { return nil }
+        return TokenConfiguration(issuer: tokens.issuer, audience: audience, lifetimeSeconds: tokens.lifetimeSeconds)
+    }
+
     static let routesExample =
         #"[{"method": "POST", "path": "/api/points/*", "policy": "require-assertion"}, "#
         + #"{"method": "*", "path": "/api/public/*", "policy": "open"}]"#

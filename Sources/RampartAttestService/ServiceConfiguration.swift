@@ -288,12 +288,7 @@ public struct ServiceConfiguration: Hashable, Decodable {
         }
         _ = try routeTable()
         try subject?.validate()
-        guard !tokens.issuer.isEmpty, tokens.audience.map({ !$0.isEmpty }) ?? true else {
-            throw AttestServiceError.invalidConfiguration("tokens.issuer and tokens.audience must not be empty")
-        }
-        guard tokens.lifetimeSeconds >= 30, tokens.lifetimeSeconds <= 86400 else {
-            throw AttestServiceError.invalidConfiguration("tokens.lifetimeSeconds must be 30...86400")
-        }
+        try tokenConfiguration()?.validate()
         guard maximumBodyBytes >= 1024, maximumBodyBytes <= 1 << 20 else {
             throw AttestServiceError.invalidConfiguration("maximumBodyBytes must be 1024...1048576")
         }

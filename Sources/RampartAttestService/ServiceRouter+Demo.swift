@@ -41,8 +41,7 @@ extension ServiceRouter {
             allowance = allowed
         }
         guard let user = allowance.subject else {
-            let refusal = Refusal(
-                .subjectRequired, "the demo needs a user: \(subjects.source.explanation)")
+            let refusal = Refusal(.subjectRequired, "the demo needs a user: \(subjects.source.explanation)")
             return Self.response(for: .refuse(GatewayRefusal(refusal)), nginx: false, &outcome)
         }
         outcome.code = allowance.limitedRefusal.map { "limited:\($0)" } ?? "accepted"

@@ -71,7 +71,7 @@ extension ServiceRouter {
         clientAddress: String?, _ outcome: inout Outcome
     ) async throws -> GatewayVerdict {
         var subject: String?
-        var subjectRefusal: Refusal?
+        var subjectRefusal: GatewayRefusal?
         switch subjects.resolve(headers) {
         case .subject(let value): subject = value
         case .refused(let refusal): subjectRefusal = refusal

@@ -31,8 +31,8 @@ extension ServiceRouter {
         switch try registrationSubject(fields, request) {
         case .subject(let value): subject = value
         case .refused(let refusal):
-            outcome.code = refusal.reason.description
-            return HTTPResponseError.response(for: refusal)
+            outcome.code = refusal.code
+            return HTTPResponseError.body(status: refusal.status, code: refusal.code, message: refusal.message)
         }
         try fields.refuseUnknownFields(
             allowing: listener == .admin ? RegistrationFields.internalChallenge : RegistrationFields.publicChallenge)
@@ -56,8 +56,8 @@ extension ServiceRouter {
             if let challenge = fields.presentedChallenge {
                 try await service.burnChallenge(challenge, clientAddress: clientAddress)
             }
-            outcome.code = refusal.reason.description
-            return HTTPResponseError.response(for: refusal)
+            outcome.code = refusal.code
+            return HTTPResponseError.body(status: refusal.status, code: refusal.code, message: refusal.message)
         }
         let submission = try await spendingChallenge(of: fields, request) {
             try fields.refuseUnknownFields(

@@ -111,7 +111,7 @@ public final class ServiceRouter: HTTPResponder {
     let log: ServiceLog
     let listener: Listener
     let operatorToken: String?
-    let tokens: TokenHooks?
+    let tokens: AccessTokenIssuer?
     let points = DemoPoints()
 
     /// Creates the router.
@@ -123,24 +123,28 @@ public final class ServiceRouter: HTTPResponder {
     ///     takes none on the public listener.
     ///   - routes: The backend's routes and their policies, for the gateway checks and `POST /v1/verify`.
     ///   - demo: Whether the demo routes `/v1/demo/points/*` exist.
+    ///   - tokens: The access-token issuer behind `POST /v1/tokens`, `GET /.well-known/jwks.json` and the `token`
+    ///     policy; nil: no tokens (404, and `token` routes need a signed request).
+    ///   - sessionTokens: The verifier of a `jwt` subject source.
     ///   - operatorToken: When set, the ``operatorRoutes`` and ``internalRoutes`` require
     ///     `Authorization: Bearer <token>` (compared in constant time). ``ServiceConfiguration/validate()`` refuses a
     ///     short or low-entropy token.
     ///   - log: Where request lines go.
     public convenience init(
         service: AttestationService, listener: Listener = .publicAPI, subjectSource: SubjectSource = .internalOnly,
-        routes: RouteTable = .everyRoute(.requireAssertion), demo: Bool = false, operatorToken: String? = nil,
-        log: ServiceLog = .disabled
+        routes: RouteTable = .everyRoute(.requireAssertion), demo: Bool = false, tokens: AccessTokenIssuer? = nil,
+        sessionTokens: SessionTokenVerifier? = nil, operatorToken: String? = nil, log: ServiceLog = .disabled
     ) {
         self.init(
-            service: service, listener: listener, subjects: SubjectResolver(source: subjectSource),
-            verifier: SignedRequestVerifier(service: service, log: log), routes: routes, demo: demo,
-            operatorToken: operatorToken, tokens: nil, log: log)
+            service: service, listener: listener,
+            subjects: SubjectResolver(source: subjectSource, sessionTokens: sessionTokens, clock: service.clock),
+            verifier: SignedRequestVerifier(service: service, accessTokens: tokens, log: log), routes: routes,
+            demo: demo, operatorToken: operatorToken, tokens: tokens, log: log)
     }
 
     init(
         service: AttestationService, listener: Listener, subjects: SubjectResolver, verifier: SignedRequestVerifier,
-        routes: RouteTable, demo: Bool, operatorToken: String?, tokens: TokenHooks?, log: ServiceLog
+        routes: RouteTable, demo: Bool, operatorToken: String?, tokens: AccessTokenIssuer?, log: ServiceLog
     ) {
         self.tokens = tokens
         self.service = service
@@ -267,7 +271,7 @@ public final class ServiceRouter: HTTPResponder {
         case "/v1/tokens":
             return try await token(request, &outcome)
         case "/.well-known/jwks.json":
-            return try jwks()
+            return try await jwks()
         case "/ext-authz/{target}", "/forward-auth", "/auth-request":
             return try await gateway(pattern, request, &outcome)
         case "/v1/demo/points/use", "/v1/demo/points/balance":

@@ -50,13 +50,6 @@ public struct SignedRequest: Hashable, Sendable {
     }
 }
 
-/// An access token that ``SignedRequestVerifier`` accepted under the `token` policy.
-struct VerifiedAccessToken: Hashable, Sendable {
-    let subject: String
-    let keyID: String
-    let environment: String
-}
-
 /// Checks signed requests (`docs/request-signature.md`) under a route's ``RoutePolicy`` and answers a
 /// ``GatewayVerdict``.
 ///
@@ -80,22 +73,17 @@ struct VerifiedAccessToken: Hashable, Sendable {
 /// is thrown (the caller answers 503), never turned into an allow.
 public final class SignedRequestVerifier: Sendable {
     let service: AttestationService
-    let accessTokens: (@Sendable (String) throws -> VerifiedAccessToken)?
+    let accessTokens: AccessTokenIssuer?
     let log: ServiceLog
 
     /// Creates a verifier over `service`.
     ///
     /// - Parameters:
     ///   - service: The attestation service (challenges and keys).
+    ///   - accessTokens: The issuer whose tokens the `token` policy accepts in `Rampart-Token`; nil: only signed
+    ///     requests pass that policy.
     ///   - log: Where `limited` allowances are logged.
-    public convenience init(service: AttestationService, log: ServiceLog = .disabled) {
-        self.init(service: service, accessTokens: nil, log: log)
-    }
-
-    init(
-        service: AttestationService, accessTokens: (@Sendable (String) throws -> VerifiedAccessToken)?,
-        log: ServiceLog
-    ) {
+    public init(service: AttestationService, accessTokens: AccessTokenIssuer? = nil, log: ServiceLog = .disabled) {
         self.service = service
         self.accessTokens = accessTokens
         self.log = log
@@ -118,7 +106,7 @@ public final class SignedRequestVerifier: Sendable {
 
     /// Decides `request`; `subjectRefusal` says why the subject source gave no subject.
     func verify(
-        _ request: SignedRequest, policy: RoutePolicy, subjectRefusal: Refusal?
+        _ request: SignedRequest, policy: RoutePolicy, subjectRefusal: GatewayRefusal?
     ) async throws -> GatewayVerdict {
         switch policy {
         case .open:
@@ -140,7 +128,7 @@ public final class SignedRequestVerifier: Sendable {
             return .allow(allowance)
         case .token:
             if let token = request.headers[Self.tokenHeader.lowercased()] {
-                return checkToken(token, request, subjectRefusal: subjectRefusal)
+                return try await checkToken(token, request, subjectRefusal: subjectRefusal)
             }
             return try await check(request, policy: .token, subjectRefusal: subjectRefusal)
         case .requireAssertion:
@@ -156,27 +144,24 @@ public final class SignedRequestVerifier: Sendable {
     }
 
     private func checkToken(
-        _ token: String, _ request: SignedRequest, subjectRefusal: Refusal?
-    ) -> GatewayVerdict {
+        _ token: String, _ request: SignedRequest, subjectRefusal: GatewayRefusal?
+    ) async throws -> GatewayVerdict {
         guard let subject = request.subject else {
-            return .refuse(GatewayRefusal(subjectRefusal ?? Self.noSubject))
+            return .refuse(subjectRefusal ?? GatewayRefusal(Self.noSubject))
         }
         guard let accessTokens else {
             return .refuse(
                 GatewayRefusal(
-                    Refusal(
-                        .invalidToken,
-                        "this service issues no access tokens (no token signing key); send a signed request")))
+                    AttestServiceError.invalidToken(
+                        "this service issues no access tokens (no token audience: set teamId and bundleId or "
+                            + "tokens.audience); send a signed request")))
         }
-        let verified: VerifiedAccessToken
+        let verified: AccessTokenClaims
         do {
-            verified = try accessTokens(token)
-        } catch {
-            return .refuse(
-                GatewayRefusal(
-                    Refusal(
-                        .invalidToken,
-                        "the Rampart-Token was refused (\(error)); get a new one with a signed POST /v1/tokens")))
+            verified = try await accessTokens.verify(token)
+        } catch let error as AttestServiceError {
+            if error.code == .storeFailure { throw error }
+            return .refuse(GatewayRefusal(error))
         }
         guard AttestationService.sameBytes(verified.subject, subject) else {
             return .refuse(
@@ -197,13 +182,13 @@ public final class SignedRequestVerifier: Sendable {
 
     /// The signed-request check proper.
     private func check(
-        _ request: SignedRequest, policy: RoutePolicy, subjectRefusal: Refusal?
+        _ request: SignedRequest, policy: RoutePolicy, subjectRefusal: GatewayRefusal?
     ) async throws -> GatewayVerdict {
         guard let subject = request.subject else {
-            return .refuse(GatewayRefusal(subjectRefusal ?? Self.noSubject))
+            return .refuse(subjectRefusal ?? GatewayRefusal(Self.noSubject))
         }
         if case .refused(let refusal) = SubjectResolver.checked(subject, from: "the subject") {
-            return .refuse(GatewayRefusal(refusal))
+            return .refuse(refusal)
         }
         let headers = request.headers
         let challenge = headers[RequestSignature.challengeHeader.lowercased()]

@@ -12,6 +12,7 @@ enum HTTPResponseError {
         case .endpointRemoved: 410
         case .headersTooLarge: 431
         case .requestTimeout: 408
+        case .invalidSession, .invalidToken, .tokenExpired: 401
         case .bodyTooLarge: 413
         case .lengthRequired: 411
         case .notFound, .keyNotFound: 404
@@ -25,8 +26,8 @@ enum HTTPResponseError {
     /// The status for a refusal.
     static func status(for reason: Refusal.Reason) -> Int {
         switch reason {
-        case .unknownKey, .invalidAssertion, .assertionRequired, .subjectRequired, .invalidSessionToken,
-            .malformedSignature, .digestMismatch, .invalidToken:
+        case .unknownKey, .invalidAssertion, .assertionRequired, .subjectRequired, .malformedSignature,
+            .digestMismatch:
             401
         case .keyBlocked, .wrongSubject, .wrongEnvironment, .invalidAttestation: 403
         case .challengeUsed, .challengeExpired, .challengeMismatch, .keyExists, .counterReplay: 409

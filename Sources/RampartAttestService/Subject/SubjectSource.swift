@@ -140,8 +140,9 @@ public struct SubjectSource: Hashable, Sendable, CustomStringConvertible {
                 throw AttestServiceError.invalidConfiguration(
                     "subject.jwt.algorithms must list RS256 and/or ES256")
             }
-            guard (0...600).contains(settings.leewaySeconds) else {
-                throw AttestServiceError.invalidConfiguration("subject.jwt.leewaySeconds must be 0...600")
+            guard (0...SessionTokenConfiguration.maximumLeewaySeconds).contains(settings.leewaySeconds) else {
+                throw AttestServiceError.invalidConfiguration(
+                    "subject.jwt.leewaySeconds must be 0...\(SessionTokenConfiguration.maximumLeewaySeconds)")
             }
         case .internalOnly:
             break

@@ -57,6 +57,8 @@ public enum AttestationDemo {
         configuration.database = "sqlite:" + directory.appendingPathComponent("demo.db").path
         configuration.environment = "development"
         configuration.demo = true
+        configuration.teamId = teamID
+        configuration.bundleId = bundleID
         let server = try AttestationServer(configuration: configuration, verifier: verifier)
         guard let base = URL(string: "http://127.0.0.1:\(server.port)") else {
             throw AttestServiceError.serverFailure("the demo server has no address")
