@@ -44,6 +44,7 @@ targets=(
     FuzzAuthenticatorData
     FuzzAttestationObject
     FuzzServiceRouter
+    FuzzJWS
 )
 
 seconds="${1:-60}"

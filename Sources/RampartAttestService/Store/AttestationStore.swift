@@ -107,6 +107,28 @@ public protocol AttestationStoreTransaction {
     /// - Returns: How many were deleted.
     /// - Throws: ``AttestServiceError`` (`storeFailure`).
     func trimChallenges(subject: String, keeping count: Int) throws -> Int
+
+    /// Every access-token signing key, oldest first (see ``AccessTokenIssuer``).
+    ///
+    /// - Returns: The keys.
+    /// - Throws: ``AttestServiceError`` (`storeFailure`).
+    func tokenSigningKeys() throws -> [TokenSigningKeyRecord]
+
+    /// Stores a new access-token signing key, unless a key with the same ``TokenSigningKeyRecord/slot`` or kid exists.
+    ///
+    /// Of several processes inserting a key for one slot, exactly one succeeds; the others then read its key.
+    ///
+    /// - Parameter key: The key.
+    /// - Returns: `false` when nothing was written because the slot (or kid) is taken.
+    /// - Throws: ``AttestServiceError`` (`storeFailure`).
+    func insertTokenSigningKey(_ key: TokenSigningKeyRecord) throws -> Bool
+
+    /// Deletes the access-token signing keys created before `date`.
+    ///
+    /// - Parameter date: The cut-off.
+    /// - Returns: How many were deleted.
+    /// - Throws: ``AttestServiceError`` (`storeFailure`).
+    func deleteTokenSigningKeys(createdBefore date: Date) throws -> Int
 }
 
 /// Why a challenge was issued.

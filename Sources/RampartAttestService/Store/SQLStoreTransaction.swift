@@ -105,4 +105,31 @@ struct SQLStoreTransaction: AttestationStoreTransaction {
             """
         ).count
     }
+
+    func tokenSigningKeys() throws -> [TokenSigningKeyRecord] {
+        try execute("SELECT kid, created_at, slot, private_key FROM rampart_token_keys ORDER BY created_at, kid").map {
+            row in
+            guard let keyID = row.text(0), let created = row.integer(1), let slot = row.integer(2),
+                let privateKey = row.blob(3)
+            else {
+                throw AttestServiceError.storeFailure(
+                    "a stored token key row is malformed; the schema is not Rampart's")
+            }
+            return TokenSigningKeyRecord(
+                keyID: keyID, createdAt: Date(storeMilliseconds: created), slot: slot, privateKey: privateKey)
+        }
+    }
+
+    func insertTokenSigningKey(_ key: TokenSigningKeyRecord) throws -> Bool {
+        let rows = try execute(
+            """
+            INSERT INTO rampart_token_keys (kid, created_at, slot, private_key) VALUES (\(key.keyID), \
+            \(key.createdAt.storeMilliseconds), \(key.slot), \(key.privateKey)) ON CONFLICT DO NOTHING RETURNING kid
+            """)
+        return rows.count == 1
+    }
+
+    func deleteTokenSigningKeys(createdBefore date: Date) throws -> Int {
+        try execute("DELETE FROM rampart_token_keys WHERE created_at < \(date.storeMilliseconds) RETURNING 1").count
+    }
 }

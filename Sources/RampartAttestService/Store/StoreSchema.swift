@@ -7,7 +7,8 @@ import RampartSQLite
 ///
 /// - no `rampart_` table at all: the tables are created at ``version``;
 /// - version 1 (the first release, which kept no version): the tables have exactly version 1's columns, and are
-///   migrated (`risk_updated_at`, the per-subject challenge index, `rampart_schema`);
+///   migrated (`risk_updated_at`, the per-subject challenge index, `rampart_schema`, `rampart_token_keys`);
+/// - version 2: the tables have exactly its columns, and `rampart_token_keys` is added;
 /// - ``version``: the tables have exactly its columns;
 /// - anything else (a foreign `rampart_keys`, a newer version, a half-made schema) is refused with
 ///   ``AttestServiceError/Code/storeFailure`` naming what is wrong, before the service listens, instead of a service
@@ -16,8 +17,9 @@ enum StoreSchema {
     /// The version this build creates and reads.
     ///
     /// 1: challenges and keys. 2: `rampart_keys.risk_updated_at` (risk decay), `rampart_challenges_subject` (the cap
-    /// on outstanding challenges per subject) and `rampart_schema`.
-    static let version: Int64 = 2
+    /// on outstanding challenges per subject) and `rampart_schema`. 4: `rampart_token_keys`, the access-token signing
+    /// keys (version 3 is reserved for the spent-challenge set, which lands separately; until then 2 migrates to 4).
+    static let version: Int64 = 4
 
     enum Dialect {
         case sqlite
@@ -30,6 +32,7 @@ enum StoreSchema {
         "last_used_at",
     ]
     static let keyColumns = keyColumnsVersion1.union(["risk_updated_at"])
+    static let tokenKeyColumns: Set<String> = ["kid", "created_at", "slot", "private_key"]
 
     /// Creates, migrates or checks the tables; runs inside the caller's transaction (or lock).
     ///
@@ -54,6 +57,7 @@ enum StoreSchema {
                 throw foreign(tables: tables, keys: keys, challenges: challenges)
             }
             try script(dialect == .sqlite ? migrationFrom1SQLite : migrationFrom1Postgres)
+            try script(dialect == .sqlite ? tokenKeysSQLite : tokenKeysPostgres)
             _ = try query("INSERT INTO rampart_schema (version) VALUES (\(version))")
             return
         }
@@ -68,8 +72,27 @@ enum StoreSchema {
                 "the database's schema is version \(found), newer than this rampart reads (\(version)); run the "
                     + "rampart release that wrote it, or a newer one")
         }
-        guard found == version, keys == keyColumns, challenges == challengeColumns else {
+        guard found == version || found == 2, keys == keyColumns, challenges == challengeColumns else {
             throw foreign(tables: tables, keys: keys, challenges: challenges)
+        }
+        if found == 2 {
+            guard !tables.contains("rampart_token_keys") else {
+                throw AttestServiceError.storeFailure(
+                    "the database is at schema version 2 but already holds a rampart_token_keys table; it was not "
+                        + "made by Rampart: drop that table, or use another database")
+            }
+            try script(dialect == .sqlite ? tokenKeysSQLite : tokenKeysPostgres)
+            _ = try query("UPDATE rampart_schema SET version = \(version)")
+            return
+        }
+        let tokenKeys = try columns(of: "rampart_token_keys", dialect, query)
+        guard tokenKeys == tokenKeyColumns else {
+            throw AttestServiceError.storeFailure(
+                "the database holds rampart_ tables that are not Rampart's schema version \(version) ("
+                    + (tokenKeys.isEmpty
+                        ? "no rampart_token_keys table"
+                        : "rampart_token_keys has columns \(tokenKeys.sorted().joined(separator: ", "))")
+                    + "); use another database, or drop those tables if they are a failed earlier setup")
         }
     }
 
@@ -101,13 +124,13 @@ enum StoreSchema {
                 try query(
                     """
                     SELECT name FROM sqlite_master WHERE type = 'table' \
-                    AND name IN ('rampart_schema', 'rampart_keys', 'rampart_challenges')
+                    AND name IN ('rampart_schema', 'rampart_keys', 'rampart_challenges', 'rampart_token_keys')
                     """)
             case .postgres:
                 try query(
                     """
                     SELECT table_name::text FROM information_schema.tables WHERE table_schema = current_schema() \
-                    AND table_name IN ('rampart_schema', 'rampart_keys', 'rampart_challenges')
+                    AND table_name IN ('rampart_schema', 'rampart_keys', 'rampart_challenges', 'rampart_token_keys')
                     """)
             }
         return Set(rows.compactMap { $0.text(0) })
@@ -141,7 +164,7 @@ enum StoreSchema {
             counter INTEGER NOT NULL CHECK (counter >= 0 AND counter <= 4294967295), receipt BLOB NOT NULL,
             registered_at INTEGER NOT NULL, risk_score INTEGER NOT NULL DEFAULT 0, last_used_at INTEGER,
             risk_updated_at INTEGER);
-        """
+        """ + tokenKeysSQLite
 
     static let postgres = """
         CREATE TABLE rampart_schema (version BIGINT NOT NULL);
@@ -154,6 +177,18 @@ enum StoreSchema {
             counter BIGINT NOT NULL CHECK (counter >= 0 AND counter <= 4294967295), receipt BYTEA NOT NULL,
             registered_at BIGINT NOT NULL, risk_score BIGINT NOT NULL DEFAULT 0, last_used_at BIGINT,
             risk_updated_at BIGINT);
+        """ + tokenKeysPostgres
+
+    /// Version 4's table: the access-token signing keys (see ``TokenSigningKeyRecord``). `slot` is unique, so of
+    /// several processes rotating at once exactly one key is made per rotation period.
+    static let tokenKeysSQLite = """
+        CREATE TABLE rampart_token_keys (
+            kid TEXT PRIMARY KEY, created_at INTEGER NOT NULL, slot INTEGER NOT NULL UNIQUE, private_key BLOB NOT NULL);
+        """
+
+    static let tokenKeysPostgres = """
+        CREATE TABLE rampart_token_keys (
+            kid TEXT PRIMARY KEY, created_at BIGINT NOT NULL, slot BIGINT NOT NULL UNIQUE, private_key BYTEA NOT NULL);
         """
 
     static let migrationFrom1SQLite = """

@@ -1,0 +1,292 @@
+public import Foundation
+import RampartCrypto
+import RampartRequestSigning
+
+/// Issues and verifies Rampart's access tokens: short-lived ES256 JWTs for "attest once, then tokens" (see
+/// <doc:Tokens>).
+///
+/// A token's header is `{"alg":"ES256","kid":…,"typ":"JWT"}` and its claims are `iss`, `aud`, `sub`, `iat`, `exp`,
+/// `jti` (16 random bytes), `keyId` (the App Attest key id, standard base64) and `environment`.
+///
+/// Signing keys are P-256 keys kept in the store's `rampart_token_keys` table, so every process on one database
+/// signs with the same key and verifies every other's tokens, and keys survive restarts. Time is cut into periods of
+/// ``TokenConfiguration/rotationSeconds``; the first process to need a key in a period makes it (the table lets one
+/// key exist per period). A key signs during its period only, stays published in ``jwks()`` until every token it
+/// signed has expired (its creation plus the rotation period, the lifetime and the leeway), and is then deleted.
+/// Keys are cached in memory; a token naming an unknown `kid` reloads them from the store at most once a second.
+///
+/// - Important: Anyone who can read the `rampart_token_keys` table (the database file, a replica, a backup) can mint
+///   tokens for any subject. Protect the database like a signing key.
+public actor AccessTokenIssuer {
+    /// The configuration.
+    public let configuration: TokenConfiguration
+    let store: any AttestationStore
+    let clock: @Sendable () -> Date
+
+    /// A signing key loaded from the store.
+    struct LoadedKey {
+        let record: TokenSigningKeyRecord
+        let privateKey: ECPrivateKey
+        let publicKey: JSONWebKey
+    }
+
+    /// The keys loaded from the store, oldest first.
+    var keys: [LoadedKey] = []
+    /// When an unknown kid last caused a reload (rate limit: once a second).
+    var lastMissReload: Date?
+
+    /// The shortest time between reloads caused by unknown kids, in seconds (a DoS bound: forged kids cannot turn
+    /// every request into a database query).
+    public static let reloadInterval: TimeInterval = 1
+
+    /// Creates an issuer over `store`.
+    ///
+    /// - Parameters:
+    ///   - configuration: Issuer, audience, lifetime, rotation and leeway; checked with
+    ///     ``TokenConfiguration/validate()``.
+    ///   - store: Where signing keys are kept (shared by every process on the database).
+    ///   - clock: The current time, for the methods that take none.
+    /// - Throws: ``AttestServiceError`` (`invalidConfiguration`) for an invalid configuration.
+    public init(
+        configuration: TokenConfiguration, store: any AttestationStore,
+        clock: @escaping @Sendable () -> Date = { Date() }
+    ) throws {
+        try configuration.validate()
+        self.configuration = configuration
+        self.store = store
+        self.clock = clock
+    }
+
+    // MARK: Issuing
+
+    /// Issues a token for the subject and App Attest key of a verified signed request, at the clock's time.
+    ///
+    /// - Parameters:
+    ///   - subject: The key's subject (1 to 256 bytes, no NUL).
+    ///   - keyID: The App Attest key id, standard base64.
+    ///   - environment: `production` or `development`.
+    /// - Returns: The token and its expiry.
+    /// - Throws: ``AttestServiceError``: `invalidField` for a bad argument, `storeFailure` when the keys cannot be
+    ///   loaded or stored.
+    public func issue(subject: String, keyID: String, environment: String) async throws -> IssuedToken {
+        try await issue(subject: subject, keyID: keyID, environment: environment, now: clock())
+    }
+
+    /// Issues a token at `now`.
+    ///
+    /// - Parameters:
+    ///   - subject: The key's subject.
+    ///   - keyID: The App Attest key id, standard base64.
+    ///   - environment: `production` or `development`.
+    ///   - now: The issue time.
+    /// - Returns: The token and its expiry.
+    /// - Throws: As ``issue(subject:keyID:environment:)``.
+    public func issue(subject: String, keyID: String, environment: String, now: Date) async throws -> IssuedToken {
+        guard !subject.isEmpty, subject.utf8.count <= JWTClaims.maximumSubjectByteCount, !subject.utf8.contains(0)
+        else {
+            throw AttestServiceError.invalidField(
+                "a token subject must be 1 to \(JWTClaims.maximumSubjectByteCount) bytes without NUL")
+        }
+        guard Self.isKeyID(keyID) else {
+            throw AttestServiceError.invalidField("a token's keyId must be an App Attest key id in standard base64")
+        }
+        guard Self.environments.contains(environment) else {
+            throw AttestServiceError.invalidField("a token's environment must be production or development")
+        }
+        let key = try await signingKey(now: now)
+        let issuedAt = now.timeIntervalSince1970.rounded(.down)
+        let expiresAt = issuedAt + Double(configuration.lifetimeSeconds)
+        let tokenID = Base64URL.encode(SecureRandom.bytes(count: 16))
+        let kid = key.record.keyID
+        let header: JSONValue = .object(["alg": .string("ES256"), "kid": .string(kid), "typ": .string("JWT")])
+        let payload: JSONValue = .object([
+            "iss": .string(configuration.issuer), "aud": .string(configuration.audience), "sub": .string(subject),
+            "iat": .number(issuedAt), "exp": .number(expiresAt), "jti": .string(tokenID), "keyId": .string(keyID),
+            "environment": .string(environment),
+        ])
+        let signingInput =
+            Base64URL.encode(CanonicalJSON.canonicalBytes(of: header)) + "."
+            + Base64URL.encode(CanonicalJSON.canonicalBytes(of: payload))
+        let signature: [UInt8]
+        do {
+            signature = try key.privateKey.rawSignature(for: Array(signingInput.utf8), digest: .sha256)
+        } catch let error as CryptoError {
+            throw AttestServiceError.storeFailure(
+                "the token signing key \(kid) could not sign; nothing was issued", detail: "\(error)")
+        }
+        let claims = AccessTokenClaims(
+            issuer: configuration.issuer, audience: configuration.audience, subject: subject,
+            issuedAt: Date(timeIntervalSince1970: issuedAt), expiresAt: Date(timeIntervalSince1970: expiresAt),
+            tokenID: tokenID, keyID: keyID, environment: environment, signingKeyID: kid)
+        return IssuedToken(
+            token: signingInput + "." + Base64URL.encode(signature), expiresAt: claims.expiresAt, claims: claims)
+    }
+
+    // MARK: Verifying
+
+    /// Verifies an access token at the clock's time.
+    ///
+    /// - Parameter token: The compact JWS (the `Rampart-Token` header's value).
+    /// - Returns: Its claims.
+    /// - Throws: ``AttestServiceError``: `tokenExpired` for a token past its `exp` (and the leeway), `invalidToken`
+    ///   for anything else (malformed, altered, another algorithm than ES256, an unknown or foreign key, another
+    ///   issuer or audience), `storeFailure` when the keys cannot be reloaded.
+    public func verify(_ token: String) async throws -> AccessTokenClaims {
+        try await verify(token, now: clock())
+    }
+
+    /// Verifies an access token at `now`.
+    ///
+    /// - Parameters:
+    ///   - token: The compact JWS.
+    ///   - now: The current time.
+    /// - Returns: Its claims.
+    /// - Throws: As ``verify(_:)``.
+    public func verify(_ token: String, now: Date) async throws -> AccessTokenClaims {
+        let what = "the access token"
+        let invalid = { (reason: String) in AttestServiceError.invalidToken(reason) }
+        let jws = try CompactJWS(token, algorithms: [.es256], what: what, error: invalid)
+        guard case .string(let type)? = jws.header["typ"], type.utf8.elementsEqual("JWT".utf8) else {
+            throw invalid("\(what)'s header has no \"typ\": \"JWT\"; it was not issued by Rampart")
+        }
+        guard let kid = jws.keyID else { throw invalid("\(what)'s header has no \"kid\"") }
+        var key = keys.first { $0.record.keyID.utf8.elementsEqual(kid.utf8) }
+        if key == nil, lastMissReload.map({ now.timeIntervalSince($0) >= Self.reloadInterval }) ?? true {
+            lastMissReload = now
+            try await reload(now: now, creating: false)
+            key = keys.first { $0.record.keyID.utf8.elementsEqual(kid.utf8) }
+        }
+        guard let key, isPublished(key.record, at: now) else {
+            throw invalid(
+                "\(what)'s kid names no signing key of this service (a foreign key, or one retired long ago); fetch "
+                    + "a new token with POST /v1/tokens")
+        }
+        guard key.publicKey.isValidSignature(jws.signature, for: jws.signingInput) else {
+            throw invalid("\(what)'s signature does not verify; it was altered or not issued by this service")
+        }
+        let claims = JWTClaims(claims: jws.claims, what: what, error: invalid)
+        try claims.checkIssuer(configuration.issuer)
+        guard case .string(let audience)? = jws.claims["aud"], audience.utf8.elementsEqual(configuration.audience.utf8)
+        else { throw invalid("\(what)'s audience (\"aud\") is not \"\(configuration.audience)\"") }
+        let times = try claims.checkTimes(
+            now: now.timeIntervalSince1970, leeway: Double(configuration.leewaySeconds),
+            expired: { AttestServiceError.tokenExpired($0 + "; fetch a new one with POST /v1/tokens") })
+        guard let issuedAt = times.issuedAt else { throw invalid("\(what) has no \"iat\" claim") }
+        guard times.expiresAt - issuedAt <= Double(configuration.lifetimeSeconds) else {
+            throw invalid("\(what) lives longer than the configured \(configuration.lifetimeSeconds) seconds")
+        }
+        let subject = try claims.subject()
+        let tokenID = try claims.string("jti")
+        guard Base64URL.decode(tokenID.utf8, maximumByteCount: 64).map({ $0.count >= 16 }) == true else {
+            throw invalid("\(what)'s \"jti\" is not 16 or more random bytes in base64url")
+        }
+        let keyID = try claims.string("keyId")
+        guard Self.isKeyID(keyID) else { throw invalid("\(what)'s \"keyId\" is not an App Attest key id") }
+        let environment = try claims.string("environment")
+        guard Self.environments.contains(environment) else {
+            throw invalid("\(what)'s \"environment\" is not production or development")
+        }
+        return AccessTokenClaims(
+            issuer: configuration.issuer, audience: audience, subject: subject,
+            issuedAt: Date(timeIntervalSince1970: issuedAt), expiresAt: Date(timeIntervalSince1970: times.expiresAt),
+            tokenID: tokenID, keyID: keyID, environment: environment, signingKeyID: kid)
+    }
+
+    // MARK: Publishing
+
+    /// The JWKS document of the signing key and of the retired keys still in their overlap, at the clock's time.
+    ///
+    /// - Returns: `{"keys":[…]}` in canonical JSON: each key with `kty`, `crv`, `x`, `y`, `kid`, `use: sig`,
+    ///   `alg: ES256`, oldest first.
+    /// - Throws: ``AttestServiceError`` (`storeFailure`).
+    public func jwks() async throws -> [UInt8] { try await jwks(now: clock()) }
+
+    /// The JWKS document at `now`.
+    ///
+    /// - Parameter now: The current time.
+    /// - Returns: The document.
+    /// - Throws: ``AttestServiceError`` (`storeFailure`).
+    public func jwks(now: Date) async throws -> [UInt8] {
+        _ = try await signingKey(now: now)
+        let published = keys.filter { isPublished($0.record, at: now) }.map(\.publicKey)
+        return try JSONWebKeySet(keys: Array(published.suffix(JSONWebKeySet.Limits.maximumKeyCount))).jsonEncoded
+    }
+
+    // MARK: Keys
+
+    static let environments: Set<String> = ["production", "development"]
+
+    /// A standard-base64 key id of 1 to 64 bytes.
+    static func isKeyID(_ text: String) -> Bool {
+        !text.isEmpty && text.utf8.count <= 88 && Data(base64Encoded: text).map { (1...64).contains($0.count) } == true
+    }
+
+    func slot(at date: Date) -> Int64 {
+        Int64((date.timeIntervalSince1970 / Double(configuration.rotationSeconds)).rounded(.down))
+    }
+
+    /// How long after its creation a key stays published: its signing period, then the life of its last token.
+    var publicationSeconds: Double {
+        Double(configuration.rotationSeconds + configuration.lifetimeSeconds + configuration.leewaySeconds)
+    }
+
+    func isPublished(_ record: TokenSigningKeyRecord, at date: Date) -> Bool {
+        date.timeIntervalSince(record.createdAt) < publicationSeconds
+    }
+
+    /// The key for the current rotation period, made (or loaded from another process) when needed.
+    func signingKey(now: Date) async throws -> LoadedKey {
+        let current = slot(at: now)
+        // A cached key past its publication is deleted from the store now (one transaction per retired key).
+        if let key = keys.last(where: { $0.record.slot == current }),
+            keys.allSatisfy({ isPublished($0.record, at: now) })
+        {
+            return key
+        }
+        try await reload(now: now, creating: true)
+        guard let key = keys.last(where: { $0.record.slot == current }) else {
+            throw AttestServiceError.storeFailure(
+                "no token signing key could be stored for the current rotation period; nothing was issued")
+        }
+        return key
+    }
+
+    /// Reloads the keys from the store; with `creating`, first drops keys past their publication and makes the
+    /// current period's key if no process has.
+    func reload(now: Date, creating: Bool) async throws {
+        let current = slot(at: now)
+        // Deletes exactly the keys `isPublished` no longer accepts: created at or before now − publication (the store
+        // keeps milliseconds, and its cut-off is exclusive).
+        let cutoff = now.addingTimeInterval(-publicationSeconds + 0.001)
+        let records = try await store.transaction { transaction -> [TokenSigningKeyRecord] in
+            guard creating else { return try transaction.tokenSigningKeys() }
+            _ = try transaction.deleteTokenSigningKeys(createdBefore: cutoff)
+            let existing = try transaction.tokenSigningKeys()
+            guard !existing.contains(where: { $0.slot == current }) else { return existing }
+            let privateKey = ECPrivateKey(curve: .p256)
+            let kid = try JSONWebKey(privateKey.publicKey, keyID: nil).thumbprint
+            let record = TokenSigningKeyRecord(
+                keyID: kid, createdAt: now, slot: current, privateKey: privateKey.pkcs8DERRepresentation)
+            _ = try transaction.insertTokenSigningKey(record)
+            return try transaction.tokenSigningKeys()
+        }
+        var loaded: [LoadedKey] = []
+        for record in records {
+            if let cached = keys.first(where: { $0.record == record }) {
+                loaded.append(cached)
+                continue
+            }
+            do {
+                let privateKey = try ECPrivateKey(pkcs8DERRepresentation: record.privateKey)
+                guard privateKey.curve == .p256 else { throw CryptoError.invalidKey("not P-256") }
+                let publicKey = try JSONWebKey(privateKey.publicKey, keyID: record.keyID)
+                loaded.append(LoadedKey(record: record, privateKey: privateKey, publicKey: publicKey))
+            } catch {
+                throw AttestServiceError.storeFailure(
+                    "the stored token signing key \(record.keyID) is not a P-256 PKCS#8 key; delete its row from "
+                        + "rampart_token_keys (tokens it signed will be refused)")
+            }
+        }
+        keys = loaded
+    }
+}

@@ -1,0 +1,197 @@
+public import Foundation
+
+/// The `jwt` subject source: verifies the app's own session JWT from `Authorization: Bearer …` against the
+/// identity provider's JWKS and returns its `sub`, the subject every challenge, registration and check uses.
+///
+/// A token is accepted only when all of these hold, in this order:
+///
+/// 1. `Authorization` is `Bearer <token>` (scheme in any case, exactly one space; RFC 6750 section 2.1);
+/// 2. the token is a compact JWS of three unpadded base64url parts whose header and payload are JSON objects without
+///    duplicate members, at most 8 KiB (see ``JSONWebKeySet/Limits`` for the keys);
+/// 3. its `alg` is one of the configured algorithms (`RS256`, `ES256`; `none` and HMAC can never be configured), and
+///    it has no `crit` header;
+/// 4. its `kid` names a key of the JWKS (a token without `kid` is accepted only when the JWKS has exactly one key),
+///    and the key's type is the one `alg` needs;
+/// 5. the signature verifies over the first two parts as received (RSASSA-PKCS1-v1_5 SHA-256, or ECDSA P-256 with a
+///    64-byte `r ‖ s`);
+/// 6. `iss` equals the configured issuer and `aud` is, or is an array including, the configured audience (as bytes);
+/// 7. `exp` is present and not past, `nbf` and `iat` (when present) not in the future, each with the leeway;
+/// 8. `sub` is a non-empty string of at most 256 bytes without NUL.
+///
+/// Every refusal is ``AttestServiceError/Code/invalidSession`` (HTTP 401) with a message naming the check; messages
+/// never repeat the token's bytes.
+///
+/// - Important: The JWKS file is read once, at ``init(configuration:)``. When the identity provider rotates its
+///   keys, update the file and restart the service (or build a new verifier) before the provider signs with the new
+///   key; most providers publish a new key well ahead of using it.
+public struct SessionTokenVerifier {
+    /// The configuration, as given.
+    public let configuration: SessionTokenConfiguration
+    /// The keys read from ``SessionTokenConfiguration/jwksPath``.
+    public let keySet: JSONWebKeySet
+    let algorithms: [JSONWebAlgorithm]
+
+    /// Checks `configuration` and reads its JWKS file.
+    ///
+    /// - Parameter configuration: The `jwt` subject source.
+    /// - Throws: ``AttestServiceError`` (`invalidConfiguration`) naming the file or the setting at fault and what to
+    ///   do.
+    public init(configuration: SessionTokenConfiguration) throws {
+        let path = configuration.jwksPath
+        let bytes = try Self.readJWKS(at: path)
+        let keySet: JSONWebKeySet
+        do {
+            keySet = try JSONWebKeySet(jsonEncoded: bytes)
+        } catch let error as AttestServiceError {
+            throw AttestServiceError.invalidConfiguration(
+                "the JWKS file \(path) (subject.jwt.jwks) is not usable: \(error.reason); export your identity "
+                    + "provider's JWKS (the document at its jwks_uri) to that file")
+        }
+        try self.init(configuration: configuration, keySet: keySet)
+    }
+
+    /// Checks `configuration` and uses `keySet` instead of reading ``SessionTokenConfiguration/jwksPath``.
+    ///
+    /// - Parameters:
+    ///   - configuration: The issuer, audience, algorithms and leeway (its path is only used in messages).
+    ///   - keySet: The identity provider's keys.
+    /// - Throws: ``AttestServiceError`` (`invalidConfiguration`) for an invalid setting, or a key set with no key
+    ///   for the configured algorithms.
+    public init(configuration: SessionTokenConfiguration, keySet: JSONWebKeySet) throws {
+        func invalid(_ reason: String) -> AttestServiceError { .invalidConfiguration("subject.jwt: " + reason) }
+        guard !configuration.issuer.isEmpty, !configuration.issuer.utf8.contains(0) else {
+            throw invalid("\"issuer\" must be the identity provider's non-empty iss value")
+        }
+        guard !configuration.audience.isEmpty, !configuration.audience.utf8.contains(0) else {
+            throw invalid("\"audience\" must be the non-empty aud value your identity provider puts in session tokens")
+        }
+        guard !configuration.algorithms.isEmpty else {
+            throw invalid("\"algorithms\" is empty; use [\"RS256\"], [\"ES256\"] or both")
+        }
+        var algorithms: [JSONWebAlgorithm] = []
+        for name in configuration.algorithms {
+            guard let algorithm = JSONWebAlgorithm(name: name) else {
+                let lower = name.lowercased()
+                throw invalid(
+                    "\"algorithms\" names \"\(name)\"; "
+                        + (lower == "none" || lower.hasPrefix("hs")
+                            ? "unsigned and HMAC tokens are never accepted, because a public JWKS cannot key a MAC; "
+                            : "")
+                        + "only RS256 and ES256 are supported")
+            }
+            if !algorithms.contains(algorithm) { algorithms.append(algorithm) }
+        }
+        let leeway = configuration.leewaySeconds
+        guard leeway >= 0, leeway <= SessionTokenConfiguration.maximumLeewaySeconds else {
+            throw invalid(
+                "\"leewaySeconds\" is \(leeway); use 0 to \(SessionTokenConfiguration.maximumLeewaySeconds)")
+        }
+        guard keySet.keys.contains(where: { algorithms.contains($0.algorithm) }) else {
+            throw AttestServiceError.invalidConfiguration(
+                "the JWKS file \(configuration.jwksPath) has no key for the configured algorithms ("
+                    + algorithms.map(\.name).joined(separator: ", ") + "); it holds "
+                    + keySet.keys.map(\.description).joined(separator: ", ")
+                    + "; fix subject.jwt.algorithms or the file")
+        }
+        self.configuration = configuration
+        self.keySet = keySet
+        self.algorithms = algorithms
+    }
+
+    /// Verifies the session JWT in an `Authorization` header and returns its subject.
+    ///
+    /// - Parameters:
+    ///   - authorization: The `Authorization` header's value, or nil when the request has none.
+    ///   - now: The current time (injected; the service passes its clock).
+    /// - Returns: The token's `sub`.
+    /// - Throws: ``AttestServiceError`` (`invalidSession`) naming the failed check.
+    public func subject(authorization: String?, now: Date) throws -> String {
+        guard let authorization else {
+            throw Self.error(
+                "the request has no Authorization header; send Authorization: Bearer <session JWT> from your sign-in")
+        }
+        return try subject(token: Self.bearerToken(authorization), now: now)
+    }
+
+    /// Verifies a session JWT (the compact JWS itself, without `Bearer`) and returns its subject.
+    ///
+    /// - Parameters:
+    ///   - token: The compact JWS.
+    ///   - now: The current time.
+    /// - Returns: The token's `sub`.
+    /// - Throws: ``AttestServiceError`` (`invalidSession`) naming the failed check.
+    public func subject(token: String, now: Date) throws -> String {
+        let what = "the session JWT"
+        let jws = try CompactJWS(token, algorithms: algorithms, what: what, error: Self.error)
+        let key: JSONWebKey
+        if let keyID = jws.keyID {
+            guard let found = keySet.key(id: keyID) else {
+                throw Self.error(
+                    "the session JWT's kid names no key of the JWKS file \(configuration.jwksPath); if the identity "
+                        + "provider rotated its keys, update that file and restart")
+            }
+            key = found
+        } else {
+            guard keySet.keys.count == 1, let only = keySet.keys.first else {
+                throw Self.error(
+                    "the session JWT has no kid, and the JWKS holds \(keySet.keys.count) keys; the identity provider "
+                        + "must name its key in the token header")
+            }
+            key = only
+        }
+        guard key.algorithm == jws.algorithm else {
+            throw Self.error("the session JWT is signed with \(jws.algorithm), but its key is a \(key.algorithm) key")
+        }
+        guard key.isValidSignature(jws.signature, for: jws.signingInput) else {
+            throw Self.error("the session JWT's signature does not verify with \(key)")
+        }
+        let claims = JWTClaims(claims: jws.claims, what: what, error: Self.error)
+        try claims.checkIssuer(configuration.issuer)
+        try claims.checkAudience(configuration.audience)
+        try claims.checkTimes(
+            now: now.timeIntervalSince1970, leeway: Double(configuration.leewaySeconds), expired: Self.error)
+        return try claims.subject()
+    }
+
+    /// The token of `Bearer <token>`: the scheme in any case (RFC 7235 section 2.1), then exactly one space.
+    static func bearerToken(_ authorization: String) throws -> String {
+        let bytes = Array(authorization.utf8)
+        guard bytes.count > 7, String(decoding: bytes[..<6], as: UTF8.self).lowercased() == "bearer",
+            bytes[6] == UInt8(ascii: " "), bytes[7] != UInt8(ascii: " "), bytes[7] != UInt8(ascii: "\t")
+        else {
+            throw error("the Authorization header is not \"Bearer <session JWT>\" (one space, then the token)")
+        }
+        return String(decoding: bytes[7...], as: UTF8.self)
+    }
+
+    static func error(_ reason: String) -> AttestServiceError { .invalidSession(reason) }
+
+    static func readJWKS(at path: String) throws -> [UInt8] {
+        let url = URL(fileURLWithPath: path)
+        let handle: FileHandle
+        do {
+            handle = try FileHandle(forReadingFrom: url)
+        } catch {
+            throw AttestServiceError.invalidConfiguration(
+                "could not read the JWKS file \(path) (subject.jwt.jwks): \(error.localizedDescription); export your "
+                    + "identity provider's JWKS (the document at its jwks_uri) to that path")
+        }
+        defer { try? handle.close() }
+        let data: Data?
+        do {
+            data = try handle.read(upToCount: JSONWebKeySet.Limits.maximumByteCount + 1)
+        } catch {
+            throw AttestServiceError.invalidConfiguration(
+                "could not read the JWKS file \(path) (subject.jwt.jwks): \(error.localizedDescription)")
+        }
+        let bytes = data.map { Array($0) } ?? []
+        guard bytes.count <= JSONWebKeySet.Limits.maximumByteCount else {
+            throw AttestServiceError.invalidConfiguration(
+                "the JWKS file \(path) (subject.jwt.jwks) is larger than \(JSONWebKeySet.Limits.maximumByteCount) "
+                    + "bytes; a JWKS holds a few public keys, check that the path names the JWKS")
+        }
+        return bytes
+    }
+}
+
+extension SessionTokenVerifier: Sendable {}

@@ -1,0 +1,41 @@
+public import Foundation
+
+/// An access-token signing key as the store keeps it (table `rampart_token_keys`).
+///
+/// - Important: ``privateKey`` is the P-256 private key in unencrypted PKCS#8. Anyone who can read the table can
+///   mint access tokens that every service and gateway trusting the JWKS accepts, for any subject: protect the
+///   database (and its backups) like a signing key.
+public struct TokenSigningKeyRecord: Hashable {
+    /// The key's `kid`: its RFC 7638 JWK thumbprint.
+    public var keyID: String
+    /// When the key was made; it signs for at most ``TokenConfiguration/rotationSeconds`` from then.
+    public var createdAt: Date
+    /// The rotation period the key signs for: `createdAt` divided by the rotation period, rounded down. Unique in the
+    /// table, so processes sharing one database that rotate at the same moment agree on one key.
+    public var slot: Int64
+    /// The P-256 private key, PKCS#8 DER. A secret.
+    public var privateKey: [UInt8]
+
+    /// Creates a record.
+    ///
+    /// - Parameters:
+    ///   - keyID: The `kid`.
+    ///   - createdAt: The creation time.
+    ///   - slot: The rotation period number.
+    ///   - privateKey: The PKCS#8 DER.
+    public init(keyID: String, createdAt: Date, slot: Int64, privateKey: [UInt8]) {
+        self.keyID = keyID
+        self.createdAt = createdAt
+        self.slot = slot
+        self.privateKey = privateKey
+    }
+}
+
+extension TokenSigningKeyRecord: Sendable {}
+
+extension TokenSigningKeyRecord: CustomStringConvertible, CustomDebugStringConvertible {
+    /// The kid, slot and creation time; never the private key.
+    public var description: String { "TokenSigningKeyRecord(\(keyID), slot \(slot), created \(createdAt))" }
+    /// As ``description``.
+    public var debugDescription: String { description }
+}

@@ -1,0 +1,250 @@
+import Foundation
+import RampartAttestService
+import RampartCrypto
+import TestSupport
+import Testing
+
+/// ``SessionTokenVerifier``: the `jwt` subject source, with every check's refusal asserted by code and message.
+struct TokensSessionTests {
+    typealias F = TokensFixtures
+
+    static func writeJWKS(_ bytes: [UInt8]) throws -> String {
+        let path = ScratchDirectory.uniquePath("jwks.json")
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    static func verifier(
+        keys: [[String: any Sendable]] = [F.rsaJWK(), F.ecJWK()], algorithms: [String] = ["RS256", "ES256"]
+    ) throws -> SessionTokenVerifier {
+        let path = try writeJWKS(F.jwks(keys))
+        return try SessionTokenVerifier(
+            configuration: SessionTokenConfiguration(
+                jwksPath: path, issuer: F.issuer, audience: F.audience, algorithms: algorithms))
+    }
+
+    @Test("RS256 and ES256 session tokens give their sub; the scheme is case-insensitive")
+    func accepts() throws {
+        let verifier = try Self.verifier()
+        #expect(try verifier.subject(authorization: "Bearer " + F.rs256(), now: F.now) == "user-42")
+        #expect(try verifier.subject(authorization: "bearer " + F.es256(), now: F.now) == "user-42")
+        #expect(try verifier.subject(authorization: "BEARER " + F.es256(), now: F.now) == "user-42")
+        let array = F.es256(F.claims(["aud": ["other", F.audience]]))
+        #expect(try verifier.subject(authorization: "Bearer " + array, now: F.now) == "user-42")
+        let single = try Self.verifier(keys: [F.ecJWK(kid: nil)])
+        #expect(try single.subject(authorization: "Bearer " + F.es256(kid: nil), now: F.now) == "user-42")
+    }
+
+    @Test("exp, nbf and iat are honoured with the leeway")
+    func leeway() throws {
+        let verifier = try Self.verifier()
+        let now = F.now.timeIntervalSince1970
+        let justExpired = F.es256(F.claims(["exp": now - 59]))
+        #expect(try verifier.subject(authorization: "Bearer " + justExpired, now: F.now) == "user-42")
+        let soon = F.es256(F.claims(["nbf": now + 59, "iat": now + 59]))
+        #expect(try verifier.subject(authorization: "Bearer " + soon, now: F.now) == "user-42")
+    }
+
+    struct Bad: CustomTestStringConvertible, Sendable {
+        let name: String
+        let authorization: String?
+        let expected: String
+        var testDescription: String { name }
+    }
+
+    static var badTokens: [Bad] {
+        let now = F.now.timeIntervalSince1970
+        let good = F.es256()
+        let parts = good.split(separator: ".").map(String.init)
+        let header = F.base64URL(F.json(["alg": "ES256", "kid": "ec-1"]))
+        func signed(header: [String: any Sendable], claims: [String: any Sendable] = F.claims()) -> String {
+            "Bearer " + F.token(header: header, claims: claims)
+        }
+        func bearer(_ token: String) -> String { "Bearer " + token }
+        return [
+            Bad(name: "no header", authorization: nil, expected: "no Authorization header"),
+            Bad(name: "Basic scheme", authorization: "Basic dXNlcjpwYXNz", expected: #"is not "Bearer <session JWT>""#),
+            Bad(name: "two spaces", authorization: "Bearer  " + good, expected: #"is not "Bearer <session JWT>""#),
+            Bad(name: "no token", authorization: "Bearer ", expected: #"is not "Bearer <session JWT>""#),
+            Bad(name: "two parts", authorization: bearer(parts[0] + "." + parts[1]), expected: "three base64url parts"),
+            Bad(name: "four parts", authorization: bearer(good + ".AA"), expected: "three base64url parts"),
+            Bad(name: "padded signature", authorization: bearer(good + "="), expected: "signature is not unpadded"),
+            Bad(
+                name: "empty signature", authorization: bearer(parts[0] + "." + parts[1] + "."),
+                expected: "signature is not unpadded"),
+            Bad(
+                name: "header not JSON", authorization: bearer(F.base64URL(Array("alg".utf8)) + "." + parts[1] + ".AA"),
+                expected: "header is not a JSON text"),
+            Bad(
+                name: "duplicate claim",
+                authorization: bearer(
+                    header + "." + F.base64URL(Array(#"{"sub":"a","sub":"b"}"#.utf8)) + "." + parts[2]),
+                expected: "payload is not a JSON text"),
+            Bad(
+                name: "payload not an object",
+                authorization: bearer(header + "." + F.base64URL(Array("[]".utf8)) + ".AA"),
+                expected: "payload is not a JSON object"),
+            Bad(name: "alg none", authorization: signed(header: ["alg": "none"]), expected: "unsigned or HMAC"),
+            Bad(name: "alg HS256", authorization: signed(header: ["alg": "HS256"]), expected: "unsigned or HMAC"),
+            Bad(name: "alg RS384", authorization: signed(header: ["alg": "RS384"]), expected: "does not verify"),
+            Bad(name: "no alg", authorization: signed(header: ["kid": "ec-1"]), expected: #"no "alg" string"#),
+            Bad(
+                name: "crit", authorization: signed(header: ["alg": "ES256", "kid": "ec-1", "crit": ["exp"]]),
+                expected: #"has "crit""#),
+            Bad(
+                name: "kid a number", authorization: signed(header: ["alg": "ES256", "kid": 1]),
+                expected: #""kid" is not"#),
+            Bad(name: "unknown kid", authorization: bearer(F.es256(kid: "nope")), expected: "kid names no key"),
+            Bad(
+                name: "no kid, two keys", authorization: bearer(F.es256(kid: nil)),
+                expected: "has no kid, and the JWKS holds 2"),
+            Bad(
+                name: "ES256 against the RSA key", authorization: bearer(F.es256(kid: "rsa-1")),
+                expected: "signed with ES256, but its key is a RS256 key"),
+            Bad(
+                name: "altered payload",
+                authorization: bearer(
+                    parts[0] + "." + F.base64URL(F.json(F.claims(["sub": "admin"]))) + "." + parts[2]),
+                expected: "signature does not verify"),
+            Bad(
+                name: "another key's signature",
+                authorization: "Bearer "
+                    + F.token(header: ["alg": "ES256", "kid": "ec-1"], claims: F.claims(), ecKey: F.otherECKey),
+                expected: "signature does not verify"),
+            Bad(
+                name: "wrong issuer", authorization: bearer(F.es256(F.claims(["iss": "https://evil.example/"]))),
+                expected: "issuer (\"iss\") is not the configured"),
+            Bad(
+                name: "issuer differing in normalization",
+                authorization: bearer(F.es256(F.claims(["iss": "https://id.example.com/\u{0065}\u{0301}"]))),
+                expected: "issuer (\"iss\") is not the configured"),
+            Bad(
+                name: "no issuer", authorization: bearer(F.es256(F.claims(removing: ["iss"]))),
+                expected: #"no "iss" claim"#),
+            Bad(
+                name: "issuer a number", authorization: bearer(F.es256(F.claims(["iss": 5]))),
+                expected: #""iss" claim is not a string"#),
+            Bad(
+                name: "wrong audience", authorization: bearer(F.es256(F.claims(["aud": "other"]))),
+                expected: "does not include"),
+            Bad(
+                name: "audience array without ours", authorization: bearer(F.es256(F.claims(["aud": ["a", "b"]]))),
+                expected: "does not include"),
+            Bad(
+                name: "audience array with a number", authorization: bearer(F.es256(F.claims(["aud": [1]]))),
+                expected: "not a string"),
+            Bad(
+                name: "audience a number", authorization: bearer(F.es256(F.claims(["aud": 1]))),
+                expected: "neither a string nor an array"),
+            Bad(
+                name: "no audience", authorization: bearer(F.es256(F.claims(removing: ["aud"]))),
+                expected: "no audience"),
+            Bad(name: "no exp", authorization: bearer(F.es256(F.claims(removing: ["exp"]))), expected: "no expiry"),
+            Bad(
+                name: "exp a string", authorization: bearer(F.es256(F.claims(["exp": "soon"]))), expected: "NumericDate"
+            ),
+            Bad(
+                name: "expired", authorization: bearer(F.es256(F.claims(["exp": now - 61]))),
+                expected: "expired 61 seconds ago"),
+            Bad(
+                name: "not yet valid", authorization: bearer(F.es256(F.claims(["nbf": now + 61]))),
+                expected: "not valid yet"),
+            Bad(
+                name: "issued in the future", authorization: bearer(F.es256(F.claims(["iat": now + 61]))),
+                expected: "in the future"),
+            Bad(
+                name: "no sub", authorization: bearer(F.es256(F.claims(removing: ["sub"]))),
+                expected: #"no "sub" claim"#),
+            Bad(
+                name: "empty sub", authorization: bearer(F.es256(F.claims(["sub": ""]))),
+                expected: "must be 1 to 256 bytes"),
+            Bad(
+                name: "long sub", authorization: bearer(F.es256(F.claims(["sub": String(repeating: "u", count: 257)]))),
+                expected: "must be 1 to 256 bytes"),
+            Bad(
+                name: "sub with NUL", authorization: bearer(F.es256(F.claims(["sub": "a\u{0}b"]))),
+                expected: "without NUL"),
+            Bad(name: "sub a number", authorization: bearer(F.es256(F.claims(["sub": 42]))), expected: "not a string"),
+            Bad(
+                name: "too long",
+                authorization: bearer(F.es256(F.claims(["pad": String(repeating: "p", count: 8000)]))),
+                expected: "at most 8192 are accepted"),
+        ]
+    }
+
+    @Test("every failed check is invalidSession naming the check", arguments: badTokens)
+    func refusals(_ bad: Bad) throws {
+        let verifier = try Self.verifier()
+        let error = #expect(throws: AttestServiceError.self) {
+            try verifier.subject(authorization: bad.authorization, now: F.now)
+        }
+        #expect(error?.code == .invalidSession)
+        #expect(error?.reason.contains(bad.expected) == true, "\(error?.reason ?? "no error")")
+    }
+
+    @Test("an algorithm left out of the configuration is refused even with a valid signature")
+    func algorithmNotConfigured() throws {
+        let verifier = try Self.verifier(algorithms: ["RS256"])
+        let error = #expect(throws: AttestServiceError.self) {
+            try verifier.subject(authorization: "Bearer " + F.es256(), now: F.now)
+        }
+        #expect(error?.code == .invalidSession)
+        #expect(error?.reason.contains("signed with ES256, which is not configured") == true)
+    }
+
+    struct BadConfiguration: CustomTestStringConvertible, Sendable {
+        let name: String
+        let algorithms: [String]
+        let issuer: String
+        let leeway: Int
+        let expected: String
+        var testDescription: String { name }
+    }
+
+    @Test(
+        "an unusable configuration is invalidConfiguration saying what to do",
+        arguments: [
+            BadConfiguration(name: "HS256", algorithms: ["HS256"], issuer: "i", leeway: 60, expected: "never accepted"),
+            BadConfiguration(name: "none", algorithms: ["none"], issuer: "i", leeway: 60, expected: "never accepted"),
+            BadConfiguration(name: "PS256", algorithms: ["PS256"], issuer: "i", leeway: 60, expected: "only RS256"),
+            BadConfiguration(name: "no algorithms", algorithms: [], issuer: "i", leeway: 60, expected: "is empty"),
+            BadConfiguration(name: "empty issuer", algorithms: ["RS256"], issuer: "", leeway: 60, expected: "issuer"),
+            BadConfiguration(
+                name: "leeway too large", algorithms: ["RS256"], issuer: "i", leeway: 301, expected: "use 0 to 300"),
+            BadConfiguration(
+                name: "no key for the algorithm", algorithms: ["RS256"], issuer: "i", leeway: 60,
+                expected: "no key for the configured algorithms"),
+        ])
+    func badConfiguration(_ bad: BadConfiguration) throws {
+        let path = try Self.writeJWKS(F.jwks([F.ecJWK()]))
+        let error = #expect(throws: AttestServiceError.self) {
+            try SessionTokenVerifier(
+                configuration: SessionTokenConfiguration(
+                    jwksPath: path, issuer: bad.issuer, audience: "a", algorithms: bad.algorithms,
+                    leewaySeconds: bad.leeway))
+        }
+        #expect(error?.code == .invalidConfiguration)
+        #expect(error?.reason.contains(bad.expected) == true, "\(error?.reason ?? "no error")")
+    }
+
+    @Test("a missing, oversized or malformed JWKS file is named, with what to do")
+    func badFiles() throws {
+        func refusal(_ path: String) -> AttestServiceError? {
+            #expect(throws: AttestServiceError.self) {
+                try SessionTokenVerifier(
+                    configuration: SessionTokenConfiguration(jwksPath: path, issuer: "i", audience: "a"))
+            }
+        }
+        let missing = ScratchDirectory.uniquePath("absent.json")
+        let error = refusal(missing)
+        #expect(error?.code == .invalidConfiguration)
+        #expect(error?.reason.contains(missing) == true)
+        #expect(error?.reason.contains("export your identity provider's JWKS") == true)
+        let large = try Self.writeJWKS([UInt8](repeating: 0x20, count: JSONWebKeySet.Limits.maximumByteCount + 1))
+        #expect(refusal(large)?.reason.contains("is larger than 65536 bytes") == true)
+        let malformed = try Self.writeJWKS(Array(#"{"keys":[{"kty":"EC"}]}"#.utf8))
+        let parse = refusal(malformed)
+        #expect(parse?.reason.contains(malformed) == true)
+        #expect(parse?.reason.contains(#"needs "crv""#) == true)
+    }
+}
