@@ -133,6 +133,11 @@ struct DeviceAgainstServeTests {
     static let teamID = "TEAM123456"
     static let bundleID = "com.rampart.device-tests"
 
+    /// `rampart` on the real clock: the server verifies attestations at the time they are made.
+    static func rampart(_ arguments: [String]) async -> (status: Int32, stdout: String, stderr: String) {
+        await runRampart(arguments, now: { Date() })
+    }
+
     static func keyFile(_ path: String) throws -> [String: Any] {
         let data = try Data(contentsOf: URL(fileURLWithPath: path + "/key.json"))
         return try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
@@ -143,7 +148,7 @@ struct DeviceAgainstServeTests {
     )
     func registerAndRequest() async throws {
         let path = ScratchDirectory.uniquePath("device")
-        let created = await runRampart([
+        let created = await Self.rampart([
             "device", "init", path, "--team-id", Self.teamID, "--bundle-id", Self.bundleID,
         ])
         try #require(created.status == 0, "\(created.stderr)")
@@ -154,7 +159,7 @@ struct DeviceAgainstServeTests {
         let url = "http://127.0.0.1:\(server.port)"
         let user = ["-H", "X-User-Id: alice"]
 
-        let registered = await runRampart(["device", "register", "--dir", path, "--server", url] + user)
+        let registered = await Self.rampart(["device", "register", "--dir", path, "--server", url] + user)
         #expect(registered.status == 0, "\(registered.stderr)")
         #expect(registered.stdout.contains("registered key "))
         #expect(try DeviceCommandTests.mode(path + "/key.json") == 0o600)
@@ -162,7 +167,7 @@ struct DeviceAgainstServeTests {
         #expect(key["counter"] as? Int == 0)
         let keyID = try #require(key["keyId"] as? String)
 
-        let spent = await runRampart(
+        let spent = await Self.rampart(
             ["device", "request", "--dir", path, "--server", url, "POST", "/v1/demo/points/use"] + user + [
                 "--data", #"{"amount":1000}"#,
             ])
@@ -177,7 +182,7 @@ struct DeviceAgainstServeTests {
         // The next request uses the kept challenge; -i prints the status line and headers first.
         let body = ScratchDirectory.uniquePath("body.json")
         try Data(#"{"amount":500}"#.utf8).write(to: URL(fileURLWithPath: body))
-        let included = await runRampart(
+        let included = await Self.rampart(
             ["device", "request", "--dir", path, "--server", url, "-i", "POST", "/v1/demo/points/use"] + user + [
                 "--data", "@" + body,
             ])
@@ -190,7 +195,7 @@ struct DeviceAgainstServeTests {
         #expect(afterSecond["nextChallenge"] as? String != next, "a new next challenge replaces the used one")
 
         // A refusal: printed as received, one line on stderr, exit 1.
-        let refused = await runRampart(
+        let refused = await Self.rampart(
             ["device", "request", "--dir", path, "--server", url, "POST", "/v1/demo/points/use"] + user + [
                 "--data", #"{"amount":4000}"#,
             ])
@@ -199,7 +204,7 @@ struct DeviceAgainstServeTests {
         #expect(refused.stderr.contains("the server answered 409 insufficientPoints"), "\(refused.stderr)")
 
         // --json
-        let json = await runRampart(
+        let json = await Self.rampart(
             ["device", "request", "--dir", path, "--server", url, "--json", "POST", "/v1/demo/points/balance"] + user)
         #expect(json.status == 0, "\(json.stderr)")
         let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
@@ -212,7 +217,7 @@ struct DeviceAgainstServeTests {
     func reattest() async throws {
         let path = ScratchDirectory.uniquePath("device")
         try #require(
-            await runRampart(["device", "init", path, "--team-id", Self.teamID, "--bundle-id", Self.bundleID]).status
+            await Self.rampart(["device", "init", path, "--team-id", Self.teamID, "--bundle-id", Self.bundleID]).status
                 == 0)
         let arguments = [
             "--demo", "--root", path + "/ca/root.pem", "--team-id", Self.teamID, "--bundle-id", Self.bundleID,
@@ -220,13 +225,13 @@ struct DeviceAgainstServeTests {
         ]
         let first = try await ServeChild.start(arguments + ["--db", "sqlite:" + ScratchDirectory.uniquePath("a.db")])
         let user = ["-H", "X-User-Id: alice"]
-        let registered = await runRampart(
+        let registered = await Self.rampart(
             ["device", "register", "--dir", path, "--server", "http://127.0.0.1:\(first.port)"] + user)
         try #require(registered.status == 0, "\(registered.stderr)")
         let old = try Self.keyFile(path)["keyId"] as? String
         await first.stop()
         let second = try await ServeChild.start(arguments + ["--db", "sqlite:" + ScratchDirectory.uniquePath("b.db")])
-        let answer = await runRampart(
+        let answer = await Self.rampart(
             [
                 "device", "request", "--dir", path, "--server", "http://127.0.0.1:\(second.port)", "POST",
                 "/v1/demo/points/use", "--data", #"{"amount":1}"#,

@@ -4,7 +4,8 @@ import Testing
 
 /// Runs `rampart` in-process and captures what it prints.
 func runRampart(
-    _ arguments: [String], stdin: Data = Data(), environment: [String: String] = [:]
+    _ arguments: [String], stdin: Data = Data(), environment: [String: String] = [:],
+    now: @escaping @Sendable () -> Date = { Date(timeIntervalSince1970: 1_790_000_000) }
 ) async -> (status: Int32, stdout: String, stderr: String) {
     let output = Captured()
     let error = Captured()
@@ -13,7 +14,7 @@ func runRampart(
         standardError: { error.append($0) },
         readStandardInput: { stdin },
         environment: environment,
-        now: { Date(timeIntervalSince1970: 1_790_000_000) }
+        now: now
     )
     let status = await Rampart.main(arguments, context: context)
     return (status, output.text, error.text)
