@@ -33,6 +33,8 @@ struct DeviceCheckAppAttestDeviceTests {
             + FileManager.default.temporaryDirectory
             .appendingPathComponent("rampart-apple-\(UUID().uuidString).sqlite").path
         configuration.environment = "development"
+        configuration.demo = true
+        configuration.subject = .demoDefault
         let verifier = AppAttestVerifierAdapter(
             try AppAttestVerifier(
                 teamID: Self.teamID, bundleID: Self.bundleID, environment: .development,

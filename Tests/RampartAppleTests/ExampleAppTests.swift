@@ -51,6 +51,12 @@ struct ExampleAppTests {
         configuration.adminListen = "127.0.0.1:0"
         configuration.database = "sqlite::memory:"
         configuration.environment = "development"
+        configuration.demo = true
+        // The backend's sign-in issues ES256 session JWTs; the service takes the user from the one the app sends.
+        configuration.subject = .jwt(
+            .init(
+                jwks: try tokens.writeJWKS(), issuer: SessionTokens.issuer, audience: SessionTokens.audience,
+                algorithms: ["ES256"]))
         let server = try AttestationServer(
             configuration: configuration,
             verifier: AppAttestVerifierAdapter(
