@@ -59,8 +59,8 @@ struct StoreSchemaTests {
         #expect(key?.riskUpdatedAt == nil)
         await store.close()
         let version = try SQLiteConnection(path: path).query("SELECT version FROM rampart_schema")
-        #expect(version.first?.integer(0) == 2)
-        let reopened = try SQLiteAttestationStore(path: path)  // the migrated file opens as version 2
+        #expect(version.first?.integer(0) == 3)
+        let reopened = try SQLiteAttestationStore(path: path)  // the migrated file opens as version 3
         await reopened.close()
     }
 
@@ -71,7 +71,7 @@ struct StoreSchemaTests {
         _ = try SQLiteConnection(path: path).query("UPDATE rampart_schema SET version = 99")
         let error = refusal(path)
         #expect(error?.code == .storeFailure)
-        #expect(error?.reason.contains("version 99, newer than this rampart reads (2)") == true)
+        #expect(error?.reason.contains("version 99, newer than this rampart reads (3)") == true)
     }
 
     @Test("a version row that does not match its tables is refused")
