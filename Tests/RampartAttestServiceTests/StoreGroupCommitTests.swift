@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 @testable import RampartAttestService
 import RampartCrypto
@@ -49,6 +50,45 @@ struct SQLiteGroupCommitTests {
             SQLiteAttestationStore(path: temporarySQLitePath()))
     }
 
+    @Test("transactions submitted while the writer is busy share one commit, and each waits for it")
+    func batching() async throws {
+        let path = temporarySQLitePath()
+        let store = try SQLiteAttestationStore(path: path)
+        let gate = DispatchSemaphore(value: 0)
+        let first = Task {
+            try await store.transaction { transaction in
+                gate.wait()  // holds the writer until the others are queued
+                return try transaction.spendChallenge(nonce: StoreContract.nonce(), expiresAt: StoreContract.future)
+            }
+        }
+        while store.groupCommitStatistics.batches == 0 { await Task.yield() }
+        let nonces = (0..<20).map { _ in StoreContract.nonce() }
+        let others = Task {
+            try await withThrowingTaskGroup(of: Bool.self) { group in
+                for nonce in nonces {
+                    group.addTask {
+                        try await store.transaction {
+                            try $0.spendChallenge(nonce: nonce, expiresAt: StoreContract.future)
+                        }
+                    }
+                }
+                return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+            }
+        }
+        try await Task.sleep(for: .milliseconds(200))  // let the 20 queue behind the held writer
+        gate.signal()
+        #expect(try await first.value)
+        #expect(try await others.value == 20)
+        let statistics = store.groupCommitStatistics
+        #expect(statistics.transactions == 21)
+        #expect(statistics.batches == 2, "the 20 transactions queued behind the first should share one commit")
+        // Their commit was durable: another connection sees every spend.
+        let reopened = try SQLiteAttestationStore(path: path)
+        for nonce in nonces {
+            #expect(try await reopened.transaction { try $0.spendChallenge(nonce: nonce, expiresAt: Date()) } == false)
+        }
+    }
+
     @Test("an in-memory store works (reads run on the writer, which holds the only copy)")
     func inMemory() async throws {
         let store = try SQLiteAttestationStore(path: ":memory:")
@@ -84,6 +124,36 @@ struct PostgresGroupCommitTests {
             try $0.challengeSealingKey(proposing: SecureRandom.bytes(count: 32))
         }
         #expect(firstKey == secondKey)
+    }
+
+    @Test("16 racing requests of one key on PostgreSQL: accepted or counterReplay, no risk, counter 16")
+    func racingRequests() async throws {
+        let service = AttestationService(
+            store: try PostgresAttestationStore(url: url, poolSize: 4), verifier: FakeVerifier())
+        let keyID = try await service.registerFakeKey(subject: "alice")
+        var requests: [AssertionSubmission] = []
+        for counter in UInt32(1)...16 {
+            let challenge = try await service.issueChallenge(purpose: .assertion, subject: "alice").challenge
+            let clientData = Array("{\"challenge\":\"\(challenge)\",\"payload\":{}}".utf8)
+            requests.append(
+                AssertionSubmission(
+                    subject: "alice", keyID: keyID,
+                    assertion: FakeVerifier.assertion(counter: counter, clientData: clientData, keyID: keyID),
+                    challenge: challenge, clientData: clientData))
+        }
+        let reasons = try await withThrowingTaskGroup(of: Refusal.Reason?.self) { group in
+            for request in requests {
+                group.addTask {
+                    if case .refused(let refusal) = try await service.authorize(request) { return refusal.reason }
+                    return nil
+                }
+            }
+            return try await group.reduce(into: [Refusal.Reason?]()) { $0.append($1) }
+        }
+        #expect(reasons.allSatisfy { $0 == nil || $0 == .counterReplay })
+        let key = try await service.key(id: keyID)
+        #expect(key?.counter == 16)
+        #expect(key?.riskScore == 0)
     }
 
     @Test("a version 2 PostgreSQL database is migrated to 3, keeping its keys")

@@ -73,6 +73,8 @@ final class GroupCommitQueue: Sendable {
     }
 
     private let state = Mutex(State())
+    private let batches = Atomic<Int>(0)
+    private let members = Atomic<Int>(0)
     private let queue: DispatchQueue
     private let runBatch: @Sendable ([PendingTransaction]) -> Void
 
@@ -96,6 +98,11 @@ final class GroupCommitQueue: Sendable {
     /// How many transactions wait for the writer (for choosing among several writers).
     var backlog: Int { state.withLock { $0.pending.count + ($0.draining ? 1 : 0) } }
 
+    /// How many batches ran and how many transactions they held, since the writer started.
+    var statistics: (batches: Int, transactions: Int) {
+        (batches.load(ordering: .relaxed), members.load(ordering: .relaxed))
+    }
+
     /// Runs `work` on the writer's queue after the batches already started.
     func onWriter(_ work: @escaping @Sendable () -> Void) { queue.async(execute: work) }
 
@@ -112,6 +119,8 @@ final class GroupCommitQueue: Sendable {
                 return batch
             }
             if batch.isEmpty { return }
+            batches.add(1, ordering: .relaxed)
+            members.add(batch.count, ordering: .relaxed)
             runBatch(batch)
         }
     }

@@ -132,6 +132,9 @@ public final class SQLiteAttestationStore: AttestationStore {
         }
     }
 
+    /// How many commits the writer made and how many transactions they held.
+    var groupCommitStatistics: (batches: Int, transactions: Int) { commits.statistics }
+
     /// Closes the connections after any running transaction.
     public func close() async {
         for reader in readers { reader.connection.withLock { $0 = nil } }
