@@ -182,7 +182,8 @@ public final class AttestationService {
     }
 
     private static let challengeUsed = Refusal(
-        .challengeUsed, "the challenge was already used or was never issued; request a new one with POST /v1/challenges")
+        .challengeUsed, "the challenge was already used or was never issued; request a new one with POST /v1/challenges"
+    )
 
     private static func mismatch(_ purpose: ChallengePurpose) -> Refusal {
         Refusal(

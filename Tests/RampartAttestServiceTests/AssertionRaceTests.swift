@@ -89,7 +89,9 @@ struct AssertionRaceTests {
         let request = try await assertion(keyID, counter: 5)
         let store = store
         let id = id(keyID)
-        store.afterNextRead { _ = try await store.transaction { try $0.advanceCounter(keyID: id, to: 5, usedAt: Date()) } }
+        store.afterNextRead {
+            _ = try await store.transaction { try $0.advanceCounter(keyID: id, to: 5, usedAt: Date()) }
+        }
         #expect(reason(try await service.authorize(request)) == .counterReplay)
         #expect(try await service.key(id: keyID)?.riskScore == 1)
     }

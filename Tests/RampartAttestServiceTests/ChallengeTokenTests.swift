@@ -157,7 +157,8 @@ struct ChallengeTokenTests {
         KeyCase(
             name: "a 65-byte key", keys: [SecureRandom.bytes(count: 32), SecureRandom.bytes(count: 65)],
             message: "key 2 has 65 bytes"),
-        KeyCase(name: "a key listed twice", keys: [[UInt8](repeating: 7, count: 32), [UInt8](repeating: 7, count: 32)],
+        KeyCase(
+            name: "a key listed twice", keys: [[UInt8](repeating: 7, count: 32), [UInt8](repeating: 7, count: 32)],
             message: "key 2 is listed twice"),
     ]
 
@@ -173,7 +174,9 @@ struct ChallengeTokenTests {
     @Test("sealing keys in base64: standard or URL-safe; anything else is invalidConfiguration naming the key")
     func base64Keys() throws {
         let key = SecureRandom.bytes(count: 32)
-        _ = try ChallengeSealingKeys(base64Encoded: [Data(key).base64EncodedString(), text(SecureRandom.bytes(count: 40))])
+        _ = try ChallengeSealingKeys(base64Encoded: [
+            Data(key).base64EncodedString(), text(SecureRandom.bytes(count: 40)),
+        ])
         let error = #expect(throws: AttestServiceError.self) {
             try ChallengeSealingKeys(base64Encoded: [Data(key).base64EncodedString(), "not base64!"])
         }

@@ -1,9 +1,10 @@
 import Dispatch
 import Foundation
-@testable import RampartAttestService
 import RampartCrypto
 import RampartSQLite
 import Testing
+
+@testable import RampartAttestService
 
 /// Group commit with a statement that the database itself fails in the middle of a batch, and PostgreSQL specifics
 /// (schema migration, two pools on one database).
@@ -119,7 +120,9 @@ struct PostgresGroupCommitTests {
             let results = try await [a, b]
             #expect(results.filter { $0 }.count == 1)
         }
-        let firstKey = try await first.transaction { try $0.challengeSealingKey(proposing: SecureRandom.bytes(count: 32)) }
+        let firstKey = try await first.transaction {
+            try $0.challengeSealingKey(proposing: SecureRandom.bytes(count: 32))
+        }
         let secondKey = try await second.transaction {
             try $0.challengeSealingKey(proposing: SecureRandom.bytes(count: 32))
         }

@@ -73,7 +73,8 @@ struct ChallengeToken {
         /// then another purpose or subject (the tag, compared in constant time).
         func failure(purpose: ChallengePurpose, subject: String, now: Date) -> Failure? {
             guard token.expiresAt > now else { return .expired }
-            guard token.purpose == purpose, ConstantTime.isEqual(subjectTag, ChallengeToken.subjectTag(subject, key: key))
+            guard token.purpose == purpose,
+                ConstantTime.isEqual(subjectTag, ChallengeToken.subjectTag(subject, key: key))
             else { return .mismatch }
             return nil
         }

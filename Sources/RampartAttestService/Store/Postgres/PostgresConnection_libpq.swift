@@ -128,14 +128,12 @@ final class PostgresConnection {
         if !deferred.isEmpty {
             let commands = deferred
             deferred.removeAll()
-            return try pipeline(
-                commands,
-                then: { handle in
-                    Self.withCStringPointers(storage) { pointers in
-                        PQsendQueryParams(handle, text, Int32(storage.count), types, pointers, lengths, formats, 1)
-                    }
+            let send: (OpaquePointer) -> Int32 = { handle in
+                Self.withCStringPointers(storage) { pointers in
+                    PQsendQueryParams(handle, text, Int32(storage.count), types, pointers, lengths, formats, 1)
                 }
-            ) { try self.rows($0) } ?? []
+            }
+            return try pipeline(commands, then: send) { try self.rows($0) } ?? []
         }
         let result = Self.withCStringPointers(storage) { pointers in
             // PQexecParams with resultFormat 1: binary results. The parameter buffers only need to live for the call.
