@@ -35,10 +35,11 @@ public final class AttestationServer {
     ) throws {
         try configuration.validate()
         let (host, port) = try configuration.listenAddress()
+        let sealingKeys = try configuration.challengeSealingKeys()
         let store = try configuration.openStore()
         let service = AttestationService(
             store: store, verifier: verifier,
-            configuration: configuration.serviceConfiguration, clock: clock)
+            configuration: configuration.serviceConfiguration, sealingKeys: sealingKeys, clock: clock)
         let router = ServiceRouter(service: service, policies: configuration.routes, log: log)
         func listener(_ host: String, _ port: UInt16) -> HTTPServer.Configuration {
             .init(

@@ -58,6 +58,8 @@ public struct ServiceConfiguration: Hashable, Decodable {
     public var requestTimeoutSeconds: Double = HTTPServer.Configuration.defaultRequestTimeoutSeconds
     /// Policies of the protected routes, by path.
     public var routes: [String: RoutePolicy] = [:]
+    /// The challenge sealing keys (see ``challengeSealingKeys(environment:)``).
+    public var challenges = ChallengeSettings()
 
     /// The defaults.
     public init() {}
@@ -66,6 +68,7 @@ public struct ServiceConfiguration: Hashable, Decodable {
         case listen, database, teamId, bundleId, environment, root, challengeLifetimeSeconds, riskBlockThreshold
         case maximumBodyBytes, postgresPoolSize, operatorToken, routes, riskDecaySeconds, counterReorderWindow, limits
         case adminListen, connectionLimit, connectionsPerAddress, requestTimeoutSeconds
+        case challenges
     }
 
     private enum LimitKeys: String, CodingKey, CaseIterable {
@@ -127,6 +130,7 @@ public struct ServiceConfiguration: Hashable, Decodable {
             try container.decodeIfPresent(Int.self, forKey: .connectionsPerAddress) ?? connectionsPerAddress
         requestTimeoutSeconds =
             try container.decodeIfPresent(Double.self, forKey: .requestTimeoutSeconds) ?? requestTimeoutSeconds
+        challenges = try container.decodeIfPresent(ChallengeSettings.self, forKey: .challenges) ?? challenges
     }
 
     /// An integer-valued key, read as a number first so that `1e30` or `2.5` is named as the key's problem instead
