@@ -414,3 +414,47 @@ struct GatewayTests: RouterCalls {
         #expect(errorCode(unsigned) == "assertionRequired")
     }
 }
+
+/// The `jwt` subject source: the subject is the `sub` of the app's session JWT, verified against the JWKS.
+struct SessionSubjectTests {
+    @Test("challenges and gateway checks take the subject from a verified session JWT; a bad one is invalidSession")
+    func sessionSubject() async throws {
+        let now = TokensFixtures.now
+        let service = AttestationService(
+            store: try SQLiteAttestationStore(path: temporarySQLitePath()), verifier: FakeVerifier(),
+            clock: { now })
+        let verifier = try TokensSessionTests.verifier()
+        let router = ServiceRouter(
+            service: service,
+            subjectSource: .jwt(
+                SubjectSource.JWTSettings(
+                    jwks: verifier.configuration.jwksPath, issuer: TokensFixtures.issuer,
+                    audience: TokensFixtures.audience)),
+            sessionTokens: verifier)
+        let body = Array(#"{"purpose":"attestation"}"#.utf8)
+        let issued = await router.respond(
+            to: HTTPRequest(
+                method: "POST", path: "/v1/challenges",
+                headers: ["Authorization": "Bearer \(TokensFixtures.es256())"], body: body))
+        #expect(issued.status == 200, "\(issued.bodyText)")
+        let open = try RouteTable(rules: [RouteRule(method: "*", path: "/*", policy: .open)])
+        let gateway = ServiceRouter(
+            service: service,
+            subjectSource: .jwt(
+                SubjectSource.JWTSettings(jwks: "/j", issuer: TokensFixtures.issuer, audience: TokensFixtures.audience)),
+            routes: open, sessionTokens: verifier)
+        let allowed = await gateway.respond(
+            to: HTTPRequest(
+                method: "GET", path: "/ext-authz/x", headers: ["Authorization": "Bearer \(TokensFixtures.rs256())"]))
+        #expect(allowed.headers["Rampart-Subject"] == "user-42")
+        for authorization in [nil, "Bearer x.y.z", "Basic dXNlcjpwdw==", "Bearer " + TokensFixtures.es256(kid: "nope")]
+        {
+            var headers: [String: String] = [:]
+            headers["Authorization"] = authorization
+            let refused = await router.respond(
+                to: HTTPRequest(method: "POST", path: "/v1/challenges", headers: headers, body: body))
+            #expect(refused.status == 401, "\(authorization ?? "none")")
+            #expect(refused.headers["Rampart-Error"] == "invalidSession")
+        }
+    }
+}
