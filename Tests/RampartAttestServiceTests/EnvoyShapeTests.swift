@@ -46,7 +46,8 @@ struct EnvoyShapeTests {
                 upstreamHeaders: try list(lines, key: "allowed_upstream_headers:", after: "authorization_response:"),
                 clientHeadersOnSuccess: try list(
                     lines, key: "allowed_client_headers_on_success:", after: "authorization_response:"),
-                clientHeaders: try list(lines, key: "allowed_client_headers:", after: "allowed_client_headers_on_success"))
+                clientHeaders: try list(
+                    lines, key: "allowed_client_headers:", after: "allowed_client_headers_on_success"))
         }
     }
 
@@ -85,7 +86,7 @@ struct EnvoyShapeTests {
         return answer
     }
 
-    func setUp() async throws -> (ServeProcess, GatewayStory) {
+    func setUp() async throws -> (ServeChild, GatewayStory) {
         let serve = try await GatewayService.start(simulator: simulator)
         let app = SigningApp(simulator: simulator, authentication: ["X-User-Id": "alice"])
         try await app.register(port: serve.port)
@@ -98,7 +99,9 @@ struct EnvoyShapeTests {
         for name in ["rampart-key-id", "rampart-challenge", "rampart-assertion", "content-digest", "rampart-token"] {
             #expect(configuration.allowedHeaders.contains(name), "allowed_headers lacks \(name)")
         }
-        for name in ["rampart-subject", "rampart-key-id", "rampart-counter", "rampart-policy", "rampart-verified-digest"] {
+        for name in [
+            "rampart-subject", "rampart-key-id", "rampart-counter", "rampart-policy", "rampart-verified-digest",
+        ] {
             #expect(configuration.upstreamHeaders.contains(name), "allowed_upstream_headers lacks \(name)")
         }
         #expect(configuration.clientHeadersOnSuccess == ["rampart-next-challenge"])

@@ -48,7 +48,7 @@ struct ForwardAuthShapeTests {
         return answer
     }
 
-    func setUp() async throws -> (ServeProcess, GatewayStory) {
+    func setUp() async throws -> (ServeChild, GatewayStory) {
         let serve = try await GatewayService.start(simulator: simulator)
         let app = SigningApp(simulator: simulator, authentication: ["X-User-Id": "alice"])
         try await app.register(port: serve.port)
@@ -60,8 +60,10 @@ struct ForwardAuthShapeTests {
         #expect(address == "http://127.0.0.1:8080/forward-auth")
         #expect(
             authResponseHeaders
-                == ["Rampart-Subject", "Rampart-Key-Id", "Rampart-Counter", "Rampart-Policy", "Rampart-Verified-Digest",
-                    "Rampart-Next-Challenge"])
+                == [
+                    "Rampart-Subject", "Rampart-Key-Id", "Rampart-Counter", "Rampart-Policy", "Rampart-Verified-Digest",
+                    "Rampart-Next-Challenge",
+                ])
     }
 
     @Test("without forwardBody: allowed over the Content-Digest header, which is handed upstream")
@@ -118,7 +120,8 @@ struct ForwardAuthShapeTests {
         headers["X-User-Id"] = "alice"
         headers["X-Forwarded-Method"] = "POST"
         headers["X-Forwarded-Uri"] = "/api/points/use?dry=1"
-        let allowed = try #require(await RawHTTP.request(port: serve.port, "GET", "/forward-auth?dry=1", headers: headers))
+        let allowed = try #require(
+            await RawHTTP.request(port: serve.port, "GET", "/forward-auth?dry=1", headers: headers))
         #expect(allowed.status == 200, "\(allowed.body)")
         #expect(allowed.headers["rampart-policy"] == "require-assertion")
     }

@@ -1,5 +1,6 @@
 import Foundation
 import RampartAppAttest
+import TestSupport
 import Testing
 
 /// Caddy (`forward_auth`) in front of the echo upstream with `docs/examples/Caddyfile` as the docs print it: only the
@@ -16,11 +17,11 @@ struct GatewayCaddyTests {
 
     init() throws { simulator = try AppAttestSimulator() }
 
-    func story() async throws -> (GatewayStory, () async -> Void) {
+    func story() async throws -> (GatewayStory, @Sendable () async -> Void) {
         let serve = try await GatewayService.start(simulator: simulator)
         let upstream = try await EchoUpstream.start()
         let caddy = try await CaddyGateway.start(rampartPort: serve.port, upstreamPort: upstream.port)
-        let stop: () async -> Void = {
+        let stop: @Sendable () async -> Void = {
             await caddy.child.stop()
             await upstream.child.stop()
             await serve.stop()
@@ -43,7 +44,8 @@ struct GatewayCaddyTests {
         try await story.signedRequestsPass()
     }
 
-    @Test("method, path, query or body changed, replay and no assertion: refused by Caddy with Rampart's status and code")
+    @Test(
+        "method, path, query or body changed, replay and no assertion: refused by Caddy with Rampart's status and code")
     func tampering() async throws {
         let (story, stop) = try await story()
         defer { Task { await stop() } }

@@ -17,7 +17,8 @@ struct GatewayDocTests {
         for (index, line) in lines.enumerated() where line.hasPrefix("<!-- file: ") && line.hasSuffix(" -->") {
             let name = String(line.dropFirst("<!-- file: ".count).dropLast(" -->".count))
             let open = index + 1
-            try #require(open < lines.count && lines[open].hasPrefix("```"), "\(name): no fenced block after the marker")
+            try #require(
+                open < lines.count && lines[open].hasPrefix("```"), "\(name): no fenced block after the marker")
             var close = open + 1
             while close < lines.count, lines[close] != "```" { close += 1 }
             let printed = lines[(open + 1)..<close].joined(separator: "\n")
@@ -27,8 +28,10 @@ struct GatewayDocTests {
         }
         #expect(
             Set(checked)
-                == ["examples/rampart.json", "examples/nginx.conf", "examples/Caddyfile", "examples/traefik.yml",
-                    "examples/envoy.yaml"])
+                == [
+                    "examples/rampart.json", "examples/nginx.conf", "examples/Caddyfile", "examples/traefik.yml",
+                    "examples/envoy.yaml",
+                ])
     }
 
     @Test("the README's Protecting your backend section links the guide and the wire format")

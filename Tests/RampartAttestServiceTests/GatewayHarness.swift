@@ -23,7 +23,8 @@ enum Gateway {
     /// A file of `docs/examples/`.
     static func example(_ name: String) throws -> String {
         try String(
-            contentsOf: packageRoot.appendingPathComponent("docs/examples").appendingPathComponent(name), encoding: .utf8)
+            contentsOf: packageRoot.appendingPathComponent("docs/examples").appendingPathComponent(name),
+            encoding: .utf8)
     }
 
     /// `text` with each key replaced by its value; throws when a key is not in the text (the docs changed).
@@ -99,8 +100,8 @@ final class ChildProcess: @unchecked Sendable {
         inherited["XDG_DATA_HOME"] = directory.appendingPathComponent("data").path
         inherited["XDG_CONFIG_HOME"] = directory.appendingPathComponent("config").path
         process.environment = inherited.merging(environment) { $1 }
-        FileManager.default.createFile(atPath: directory.appendingPathComponent("stdout.log").path, contents: nil)
-        FileManager.default.createFile(atPath: directory.appendingPathComponent("stderr.log").path, contents: nil)
+        _ = FileManager.default.createFile(atPath: directory.appendingPathComponent("stdout.log").path, contents: nil)
+        _ = FileManager.default.createFile(atPath: directory.appendingPathComponent("stderr.log").path, contents: nil)
         process.standardOutput = try FileHandle(forWritingTo: directory.appendingPathComponent("stdout.log"))
         process.standardError = try FileHandle(forWritingTo: directory.appendingPathComponent("stderr.log"))
         process.standardInput = FileHandle.nullDevice
@@ -132,8 +133,10 @@ final class ChildProcess: @unchecked Sendable {
             }.start()
         }
         guard ok else {
-            throw ServeProcessError(
-                "\(name) did not become ready within \(seconds) s (running: \(process.isRunning))\nstderr:\n\(stderr)")
+            let state =
+                process.isRunning
+                ? "did not become ready within \(seconds) s" : "exited with status \(process.terminationStatus)"
+            throw ServeProcessError("\(name) \(state)\nstderr:\n\(stderr)")
         }
     }
 
@@ -223,13 +226,43 @@ enum GatewayService {
         return path
     }
 
-    static func start(simulator: AppAttestSimulator, overrides: [String: Any] = [:]) async throws -> ServeProcess {
+    static func start(simulator: AppAttestSimulator, overrides: [String: Any] = [:]) async throws -> ServeChild {
         let root = try ServeProcess.writeRoot(of: simulator)
-        return try await ServeProcess.start([
+        return try await ServeChild.start([
             "--config", try configuration(overrides: overrides), "--root", root, "--team-id", teamID, "--bundle-id",
             bundleID, "--environment", "development",
         ])
     }
+}
+
+/// `rampart serve --listen 127.0.0.1:0 --admin-listen 127.0.0.1:0 --json` as a ``ChildProcess``, so that a failure to
+/// start says why (its standard error).
+struct ServeChild {
+    let child: ChildProcess
+    let port: UInt16
+    let adminPort: UInt16
+
+    static func start(_ arguments: [String]) async throws -> ServeChild {
+        guard let binary = ServeProcess.binary else { throw ServeProcessError("the rampart binary was not built") }
+        let child = try ChildProcess(
+            "serve", executable: binary.path,
+            arguments: ["serve", "--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0", "--json"] + arguments)
+        try await child.wait { child.stdout.contains("}") }
+        func listening(_ key: String) -> UInt16? {
+            let text = child.stdout
+            guard
+                let range = text.range(
+                    of: #""\#(key)" *: *"http://127\.0\.0\.1:[0-9]+"#, options: .regularExpression)
+            else { return nil }
+            return UInt16(text[range].split(separator: ":").last ?? "")
+        }
+        guard let port = listening("listening"), let adminPort = listening("admin") else {
+            throw ServeProcessError("no ports in rampart serve's startup line: \(child.stdout)\n\(child.stderr)")
+        }
+        return ServeChild(child: child, port: port, adminPort: adminPort)
+    }
+
+    func stop() async { await child.stop() }
 }
 
 /// An app that signs requests with a simulated App Attest key, written against the wire format alone

@@ -1,5 +1,6 @@
 import Foundation
 import RampartAppAttest
+import TestSupport
 import Testing
 
 /// nginx (`auth_request`) in front of the echo upstream with `docs/examples/nginx.conf` as the docs print it: only the
@@ -16,11 +17,11 @@ struct GatewayNginxTests {
     init() throws { simulator = try AppAttestSimulator() }
 
     /// rampart serve, the upstream and nginx, with an app registered through nginx as alice.
-    func story() async throws -> (GatewayStory, () async -> Void) {
+    func story() async throws -> (GatewayStory, @Sendable () async -> Void) {
         let serve = try await GatewayService.start(simulator: simulator)
         let upstream = try await EchoUpstream.start()
         let nginx = try await NginxGateway.start(rampartPort: serve.port, upstreamPort: upstream.port)
-        let stop: () async -> Void = {
+        let stop: @Sendable () async -> Void = {
             await nginx.child.stop()
             await upstream.child.stop()
             await serve.stop()
@@ -43,7 +44,8 @@ struct GatewayNginxTests {
         try await story.signedRequestsPass()
     }
 
-    @Test("method, path, query or body changed, replay and no assertion: refused by nginx with the code in Rampart-Error")
+    @Test(
+        "method, path, query or body changed, replay and no assertion: refused by nginx with the code in Rampart-Error")
     func tampering() async throws {
         let (story, stop) = try await story()
         defer { Task { await stop() } }

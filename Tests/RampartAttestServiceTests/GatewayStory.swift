@@ -30,7 +30,9 @@ struct GatewayStory {
         return try await signed(method, target, body: body, challenge: challenge)
     }
 
-    func signed(_ method: String, _ target: String, body: [UInt8] = [], challenge: String) async throws
+    func signed(
+        _ method: String, _ target: String, body: [UInt8] = [], challenge: String
+    ) async throws
         -> SignedRequest
     {
         let headers = try await app.signatureHeaders(method: method, target: target, body: body, challenge: challenge)
@@ -67,7 +69,8 @@ struct GatewayStory {
         let body = Array(#"{"action":"point_use","amount":1000}"#.utf8)
         let first = try await signed("POST", "/api/points/use?dry=1&note=a%20b", body: body)
         let answer = try await send(first)
-        let seen = try #require(EchoUpstream.Seen(answer), "\(name): not from the upstream: \(answer.status) \(answer.body)")
+        let seen = try #require(
+            EchoUpstream.Seen(answer), "\(name): not from the upstream: \(answer.status) \(answer.body)")
         #expect(answer.status == 200)
         #expect(seen.method == "POST")
         #expect(seen.target == "/api/points/use?dry=1&note=a%20b", "\(name): the target reached the upstream changed")
