@@ -59,6 +59,12 @@ struct GatewayStory {
         #expect(
             EchoUpstream.Seen(response) == nil, "\(name), \(step): the request reached the upstream",
             sourceLocation: sourceLocation)
+        if passesStatus {
+            #expect(
+                response.body.contains(#""error":"\#(code)""#) && response.body.contains(#""message":"#),
+                "\(name), \(step): the body is not Rampart's {\"error\",\"message\"}: \(response.body)",
+                sourceLocation: sourceLocation)
+        }
     }
 
     // MARK: The story
@@ -170,6 +176,13 @@ struct GatewayStory {
         let protectedSeen = try #require(EchoUpstream.Seen(protected), "\(name): \(protected.status) \(protected.body)")
         #expect(protectedSeen.headers["rampart-subject"] == "alice")
         #expect(protectedSeen.headers["x-user-id"] == "alice")
+
+        // Nor can the app name a subject in a body.
+        let named = try await app.send(
+            port: port, "POST", "/v1/challenges", body: Array(#"{"purpose":"assertion","subject":"mallory"}"#.utf8),
+            headers: ["Content-Type": "application/json"])
+        #expect(named.status == 400, "\(name): a subject in a challenge request: \(named.status) \(named.body)")
+        #expect(named.body.contains(#""error":"invalidField""#))
     }
 
     /// A token from `POST /v1/tokens` (itself a signed request) opens `token` routes; no token is refused.
@@ -183,8 +196,15 @@ struct GatewayStory {
         #expect(seen.headers["rampart-subject"] == "alice")
         #expect(seen.headers["rampart-policy"] == "token")
         let without = try await app.send(port: port, "GET", "/api/feed/today")
-        #expect(refusal(401).contains(without.status), "\(name): a token route without a token: \(without.status)")
-        #expect(without.headers["rampart-error"] != nil)
-        #expect(EchoUpstream.Seen(without) == nil)
+        expectRefused(without, "assertionRequired", status: 401, "a token route without a token or a signature")
+        var altered = Array(token.utf8)
+        let last = altered.count - 2  // inside the signature, not its padding bits
+        altered[last] = altered[last] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+        let forged = try await app.send(
+            port: port, "GET", "/api/feed/today", headers: ["Rampart-Token": String(decoding: altered, as: UTF8.self)])
+        expectRefused(forged, "invalidToken", status: 401, "an altered token")
+        // A token is for token routes only: a require-assertion route still wants a signature.
+        let points = try await app.send(port: port, "POST", "/api/points/use", headers: ["Rampart-Token": token])
+        expectRefused(points, "assertionRequired", status: 401, "a token on a require-assertion route")
     }
 }
