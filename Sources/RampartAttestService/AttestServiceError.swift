@@ -23,6 +23,8 @@ public struct AttestServiceError: Error {
             case malformedRequest
             case headersTooLarge
             case requestTimeout
+            case invalidTarget
+            case endpointRemoved
         }
 
         let backing: Backing
@@ -60,6 +62,11 @@ public struct AttestServiceError: Error {
         public static let headersTooLarge = Code(backing: .headersTooLarge)
         /// The request did not arrive whole within the server's time: 408.
         public static let requestTimeout = Code(backing: .requestTimeout)
+        /// A request target whose path servers read differently (a dot segment, `//`, an encoded `/`, `\` or
+        /// control character, a malformed escape), or one that is not origin-form: 400.
+        public static let invalidTarget = Code(backing: .invalidTarget)
+        /// The route was removed (`POST /v1/assertions`): 410, with what replaces it.
+        public static let endpointRemoved = Code(backing: .endpointRemoved)
 
         /// The code's stable name, e.g. `invalidBase64`: the `error` field of an HTTP error body.
         public var description: String { backing.rawValue }
@@ -154,6 +161,16 @@ public struct AttestServiceError: Error {
         _ reason: String, detail: String = "", file: String = #fileID, line: UInt = #line
     ) -> Self {
         Self(code: .storeFailure, reason: reason, detail: detail, file: file, line: line)
+    }
+
+    /// The request target cannot be matched to a route safely.
+    public static func invalidTarget(_ reason: String, file: String = #fileID, line: UInt = #line) -> Self {
+        Self(code: .invalidTarget, reason: reason, file: file, line: line)
+    }
+
+    /// The route was removed.
+    public static func endpointRemoved(_ reason: String, file: String = #fileID, line: UInt = #line) -> Self {
+        Self(code: .endpointRemoved, reason: reason, file: file, line: line)
     }
 
     /// The configuration is invalid.

@@ -28,18 +28,24 @@ public final class AttestationServer {
     ///   - verifier: The App Attest verifier (see ``ServiceConfiguration/makeVerifier(clock:)``).
     ///   - log: Where JSON log lines go.
     ///   - clock: The service's clock.
-    /// - Throws: ``AttestServiceError`` (`invalidConfiguration`, `storeFailure`, `serverFailure`).
+    /// - Throws: ``AttestServiceError`` (`invalidConfiguration`, among others when no subject source is configured
+    ///   outside the demo; `storeFailure`, `serverFailure`).
     public init(
         configuration: ServiceConfiguration, verifier: any AppAttestVerifying, log: ServiceLog = .disabled,
         clock: @escaping @Sendable () -> Date = { Date() }
     ) throws {
         try configuration.validate()
         let (host, port) = try configuration.listenAddress()
+        let (subjectSource, isDemoDefault) = try configuration.effectiveSubjectSource()
+        let routes = try configuration.routeTable()
         let store = try configuration.openStore()
         let service = AttestationService(
             store: store, verifier: verifier,
             configuration: configuration.serviceConfiguration, clock: clock)
-        let router = ServiceRouter(service: service, policies: configuration.routes, log: log)
+        let verifier = SignedRequestVerifier(service: service, accessTokens: nil, log: log)
+        let router = ServiceRouter(
+            service: service, listener: .publicAPI, subjects: SubjectResolver(source: subjectSource),
+            verifier: verifier, routes: routes, demo: configuration.demo, operatorToken: nil, tokens: nil, log: log)
         func listener(_ host: String, _ port: UInt16) -> HTTPServer.Configuration {
             .init(
                 host: host, port: port, maximumBodyByteCount: configuration.maximumBodyBytes,
@@ -50,7 +56,8 @@ public final class AttestationServer {
         let http = HTTPServer(configuration: listener(host, port), responder: router)
         let (adminHost, adminPort) = try configuration.adminListenAddress()
         let adminRouter = ServiceRouter(
-            service: service, listener: .admin, operatorToken: configuration.operatorToken, log: log)
+            service: service, listener: .admin, subjects: SubjectResolver(source: .internalOnly), verifier: verifier,
+            routes: routes, demo: false, operatorToken: configuration.operatorToken, tokens: nil, log: log)
         let adminHTTP = HTTPServer(configuration: listener(adminHost, adminPort), responder: adminRouter)
         do {
             try http.start()
@@ -71,6 +78,12 @@ public final class AttestationServer {
         self.adminHTTP = adminHTTP
         self.store = store
         self.log = log
+        if isDemoDefault {
+            log.write(
+                level: "warning", event: "demoSubjectSource",
+                message: "--demo without a subject configuration: the subject is the X-User-Id header, which any "
+                    + "client can set; configure \"subject\" before serving real users")
+        }
         log.write(event: "listening", message: Self.url(host: host, port: self.port))
         log.write(event: "adminListening", message: Self.url(host: adminHost, port: self.adminPort))
     }
