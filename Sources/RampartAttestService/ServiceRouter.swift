@@ -24,8 +24,11 @@ public final class ServiceRouter: HTTPResponder {
         "/v1/demo/points/balance": .limited,
     ]
 
-    /// The methods listed for the gateway endpoints, which answer any method (OpenAPI cannot say "any").
+    /// The methods listed for the gateway endpoints in ``routes`` (the OpenAPI check reads these five).
     static let gatewayMethods = ["GET", "POST", "PUT", "DELETE", "PATCH"]
+    /// The methods the gateway endpoints answer: the original request's method for Envoy, the check's own for
+    /// forward auth and nginx. Anything else (`TRACE`, `CONNECT`, extension methods) is 405.
+    static let gatewayAcceptedMethods = gatewayMethods + ["HEAD", "OPTIONS"]
 
     /// The gateway endpoints' route patterns.
     static let gatewayPatterns = ["/ext-authz/{target}", "/forward-auth", "/auth-request"]
@@ -235,11 +238,12 @@ public final class ServiceRouter: HTTPResponder {
         }
         outcome.route = pattern
         let isGateway = listener == .publicAPI && Self.gatewayPatterns.contains(pattern)
-        guard isGateway || methods.contains(where: { $0.utf8.elementsEqual(request.method.utf8) }) else {
+        let accepted = isGateway ? Self.gatewayAcceptedMethods : methods
+        guard accepted.contains(where: { $0.utf8.elementsEqual(request.method.utf8) }) else {
             // RFC 9110 15.5.6: a 405 "MUST generate an Allow header field" listing the target's methods.
             var response = HTTPResponseError.response(
-                for: .methodNotAllowed("\(pattern) accepts \(methods.joined(separator: ", "))"))
-            response.headers["Allow"] = methods.joined(separator: ", ")
+                for: .methodNotAllowed("\(pattern) accepts \(accepted.joined(separator: ", "))"))
+            response.headers["Allow"] = accepted.joined(separator: ", ")
             outcome.code = AttestServiceError.Code.methodNotAllowed.description
             return response
         }
