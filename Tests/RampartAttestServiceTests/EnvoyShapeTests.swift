@@ -111,89 +111,114 @@ struct EnvoyShapeTests {
     @Test("with_request_body: a signed request is allowed with the verdict headers; a changed body is digestMismatch")
     func withBody() async throws {
         let (serve, story) = try await setUp()
-        defer { Task { await serve.stop() } }
-        let body = Array(#"{"action":"point_use","amount":1000}"#.utf8)
-        let request = try await story.signed("POST", "/api/points/use?dry=1&note=a%20b", body: body)
-        let allowed = try await check(request, port: serve.port, withBody: true)
-        #expect(allowed.status == 200, "\(allowed.body)")
-        #expect(allowed.headers["rampart-subject"] == "alice")
-        #expect(allowed.headers["rampart-key-id"] == story.app.keyID)
-        #expect(allowed.headers["rampart-counter"] == "1")
-        #expect(allowed.headers["rampart-policy"] == "require-assertion")
-        #expect(allowed.headers["rampart-verified-digest"] == RequestSignature.contentDigest(of: body))
-        let next = try #require(allowed.headers["rampart-next-challenge"])
+        do {
+            let body = Array(#"{"action":"point_use","amount":1000}"#.utf8)
+            let request = try await story.signed("POST", "/api/points/use?dry=1&note=a%20b", body: body)
+            let allowed = try await check(request, port: serve.port, withBody: true)
+            #expect(allowed.status == 200, "\(allowed.body)")
+            #expect(allowed.headers["rampart-subject"] == "alice")
+            #expect(allowed.headers["rampart-key-id"] == story.app.keyID)
+            #expect(allowed.headers["rampart-counter"] == "1")
+            #expect(allowed.headers["rampart-policy"] == "require-assertion")
+            #expect(allowed.headers["rampart-verified-digest"] == RequestSignature.contentDigest(of: body))
+            let next = try #require(allowed.headers["rampart-next-challenge"])
 
-        var changed = try await story.signed("POST", "/api/points/use", body: body, challenge: next)
-        changed.body = Array(#"{"action":"point_use","amount":9999}"#.utf8)
-        let refused = try await check(changed, port: serve.port, withBody: true)
-        #expect(refused.status == 401)
-        #expect(refused.headers["rampart-error"] == "digestMismatch")
-        #expect(refused.body.contains(#""error":"digestMismatch""#))
+            var changed = try await story.signed("POST", "/api/points/use", body: body, challenge: next)
+            changed.body = Array(#"{"action":"point_use","amount":9999}"#.utf8)
+            let refused = try await check(changed, port: serve.port, withBody: true)
+            #expect(refused.status == 401)
+            #expect(refused.headers["rampart-error"] == "digestMismatch")
+            #expect(refused.body.contains(#""error":"digestMismatch""#))
+        } catch {
+            await serve.stop()
+            throw error
+        }
+        await serve.stop()
     }
 
     @Test("with_request_body and a body past max_request_bytes (partial): refused, the message says to raise it")
     func partialBody() async throws {
         let (serve, story) = try await setUp()
-        defer { Task { await serve.stop() } }
-        let body = [UInt8](repeating: 0x61, count: 300)
-        let request = try await story.signed("PUT", "/api/points/bulk", body: body)
-        let refused = try await check(request, port: serve.port, withBody: true, maximumBytes: 100)
-        #expect(refused.status == 401)
-        #expect(refused.headers["rampart-error"] == "digestMismatch")
-        #expect(refused.body.contains("max_request_bytes"))
+        do {
+            let body = [UInt8](repeating: 0x61, count: 300)
+            let request = try await story.signed("PUT", "/api/points/bulk", body: body)
+            let refused = try await check(request, port: serve.port, withBody: true, maximumBytes: 100)
+            #expect(refused.status == 401)
+            #expect(refused.headers["rampart-error"] == "digestMismatch")
+            #expect(refused.body.contains("max_request_bytes"))
+        } catch {
+            await serve.stop()
+            throw error
+        }
+        await serve.stop()
     }
 
     @Test("without with_request_body: Content-Length 0, verified over the header, the digest handed upstream")
     func withoutBody() async throws {
         let (serve, story) = try await setUp()
-        defer { Task { await serve.stop() } }
-        let body = Array(#"{"amount":5}"#.utf8)
-        let request = try await story.signed("PATCH", "/api/points/7", body: body)
-        let allowed = try await check(request, port: serve.port, withBody: false)
-        #expect(allowed.status == 200, "\(allowed.body)")
-        #expect(allowed.headers["rampart-verified-digest"] == RequestSignature.contentDigest(of: body))
+        do {
+            let body = Array(#"{"amount":5}"#.utf8)
+            let request = try await story.signed("PATCH", "/api/points/7", body: body)
+            let allowed = try await check(request, port: serve.port, withBody: false)
+            #expect(allowed.status == 200, "\(allowed.body)")
+            #expect(allowed.headers["rampart-verified-digest"] == RequestSignature.contentDigest(of: body))
+        } catch {
+            await serve.stop()
+            throw error
+        }
+        await serve.stop()
     }
 
     @Test("the original method, path and query are what is verified; changing any after signing is invalidAssertion")
     func methodPathQuery() async throws {
         let (serve, story) = try await setUp()
-        defer { Task { await serve.stop() } }
-        var method = try await story.signed("POST", "/api/points/use")
-        method.method = "DELETE"
-        var path = try await story.signed("POST", "/api/points/use")
-        path.target = "/api/points/other"
-        var query = try await story.signed("POST", "/api/points/use?amount=1")
-        query.target = "/api/points/use?amount=2"
-        var encoding = try await story.signed("POST", "/api/points/a%2Fb")
-        encoding.target = "/api/points/a/b"
-        for (name, request) in [("method", method), ("path", path), ("query", query), ("encoding", encoding)] {
-            let refused = try await check(request, port: serve.port, withBody: true)
-            #expect(refused.status == 401, "\(name): \(refused.status) \(refused.body)")
-            #expect(refused.headers["rampart-error"] == "invalidAssertion", "\(name)")
+        do {
+            var method = try await story.signed("POST", "/api/points/use")
+            method.method = "DELETE"
+            var path = try await story.signed("POST", "/api/points/use")
+            path.target = "/api/points/other"
+            var query = try await story.signed("POST", "/api/points/use?amount=1")
+            query.target = "/api/points/use?amount=2"
+            var encoding = try await story.signed("POST", "/api/points/a%2Fb")
+            encoding.target = "/api/points/a/b"
+            for (name, request) in [("method", method), ("path", path), ("query", query), ("encoding", encoding)] {
+                let refused = try await check(request, port: serve.port, withBody: true)
+                #expect(refused.status == 401, "\(name): \(refused.status) \(refused.body)")
+                #expect(refused.headers["rampart-error"] == "invalidAssertion", "\(name)")
+            }
+            let get = try await story.signed("GET", "/api/points/balance?currency=EUR")
+            #expect(try await check(get, port: serve.port, withBody: true).status == 200)
+        } catch {
+            await serve.stop()
+            throw error
         }
-        let get = try await story.signed("GET", "/api/points/balance?currency=EUR")
-        #expect(try await check(get, port: serve.port, withBody: true).status == 200)
+        await serve.stop()
     }
 
     @Test("replay is 409 challengeUsed, no assertion 401 assertionRequired, an open route 200 with policy open")
     func verdicts() async throws {
         let (serve, story) = try await setUp()
-        defer { Task { await serve.stop() } }
-        let request = try await story.signed("POST", "/api/points/use")
-        #expect(try await check(request, port: serve.port, withBody: true).status == 200)
-        let replay = try await check(request, port: serve.port, withBody: true)
-        #expect(replay.status == 409)
-        #expect(replay.headers["rampart-error"] == "challengeUsed")
-        let unsigned = try await check(
-            SignedRequest(method: "POST", target: "/api/points/use", body: [], headers: [:]), port: serve.port,
-            withBody: true)
-        #expect(unsigned.status == 401)
-        #expect(unsigned.headers["rampart-error"] == "assertionRequired")
-        let open = try await check(
-            SignedRequest(method: "GET", target: "/api/health", body: [], headers: [:]), port: serve.port,
-            withBody: false)
-        #expect(open.status == 200)
-        #expect(open.headers["rampart-policy"] == "open")
-        #expect(open.headers["rampart-key-id"] == nil)
+        do {
+            let request = try await story.signed("POST", "/api/points/use")
+            #expect(try await check(request, port: serve.port, withBody: true).status == 200)
+            let replay = try await check(request, port: serve.port, withBody: true)
+            #expect(replay.status == 409)
+            #expect(replay.headers["rampart-error"] == "challengeUsed")
+            let unsigned = try await check(
+                SignedRequest(method: "POST", target: "/api/points/use", body: [], headers: [:]), port: serve.port,
+                withBody: true)
+            #expect(unsigned.status == 401)
+            #expect(unsigned.headers["rampart-error"] == "assertionRequired")
+            let open = try await check(
+                SignedRequest(method: "GET", target: "/api/health", body: [], headers: [:]), port: serve.port,
+                withBody: false)
+            #expect(open.status == 200)
+            #expect(open.headers["rampart-policy"] == "open")
+            #expect(open.headers["rampart-key-id"] == nil)
+        } catch {
+            await serve.stop()
+            throw error
+        }
+        await serve.stop()
     }
 }

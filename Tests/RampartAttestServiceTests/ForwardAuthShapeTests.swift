@@ -69,89 +69,114 @@ struct ForwardAuthShapeTests {
     @Test("without forwardBody: allowed over the Content-Digest header, which is handed upstream")
     func withoutBody() async throws {
         let (serve, story) = try await setUp()
-        defer { Task { await serve.stop() } }
-        let body = Array(#"{"amount":1000}"#.utf8)
-        let request = try await story.signed("POST", "/api/points/use?dry=1", body: body)
-        let allowed = try await check(request, port: serve.port, forwardBody: false)
-        #expect(allowed.status == 200, "\(allowed.body)")
-        #expect(allowed.headers["rampart-subject"] == "alice")
-        #expect(allowed.headers["rampart-verified-digest"] == RequestSignature.contentDigest(of: body))
-        for name in authResponseHeaders {
-            #expect(allowed.headers[name.lowercased()] != nil, "the allow answer lacks \(name)")
+        do {
+            let body = Array(#"{"amount":1000}"#.utf8)
+            let request = try await story.signed("POST", "/api/points/use?dry=1", body: body)
+            let allowed = try await check(request, port: serve.port, forwardBody: false)
+            #expect(allowed.status == 200, "\(allowed.body)")
+            #expect(allowed.headers["rampart-subject"] == "alice")
+            #expect(allowed.headers["rampart-verified-digest"] == RequestSignature.contentDigest(of: body))
+            for name in authResponseHeaders {
+                #expect(allowed.headers[name.lowercased()] != nil, "the allow answer lacks \(name)")
+            }
+        } catch {
+            await serve.stop()
+            throw error
         }
+        await serve.stop()
     }
 
     @Test("with forwardBody: the body is checked; a changed one is 401 digestMismatch")
     func withBody() async throws {
         let (serve, story) = try await setUp()
-        defer { Task { await serve.stop() } }
-        let body = Array(#"{"amount":1000}"#.utf8)
-        let good = try await story.signed("POST", "/api/points/use", body: body)
-        #expect(try await check(good, port: serve.port, forwardBody: true).status == 200)
-        var changed = try await story.signed("POST", "/api/points/use", body: body)
-        changed.body = Array(#"{"amount":9999}"#.utf8)
-        let refused = try await check(changed, port: serve.port, forwardBody: true)
-        #expect(refused.status == 401)
-        #expect(refused.headers["rampart-error"] == "digestMismatch")
+        do {
+            let body = Array(#"{"amount":1000}"#.utf8)
+            let good = try await story.signed("POST", "/api/points/use", body: body)
+            #expect(try await check(good, port: serve.port, forwardBody: true).status == 200)
+            var changed = try await story.signed("POST", "/api/points/use", body: body)
+            changed.body = Array(#"{"amount":9999}"#.utf8)
+            let refused = try await check(changed, port: serve.port, forwardBody: true)
+            #expect(refused.status == 401)
+            #expect(refused.headers["rampart-error"] == "digestMismatch")
+        } catch {
+            await serve.stop()
+            throw error
+        }
+        await serve.stop()
     }
 
     @Test("a Rampart-Subject the client sent does not change the subject; X-Forwarded-Uri carries the query")
     func forgedSubjectAndQuery() async throws {
         let (serve, story) = try await setUp()
-        defer { Task { await serve.stop() } }
-        var request = try await story.signed("DELETE", "/api/points/7?reason=a%26b")
-        request.headers["Rampart-Subject"] = "mallory"
-        let allowed = try await check(request, port: serve.port, forwardBody: false)
-        #expect(allowed.status == 200, "\(allowed.body)")
-        #expect(allowed.headers["rampart-subject"] == "alice")
-        var query = try await story.signed("DELETE", "/api/points/7?reason=a%26b")
-        query.target = "/api/points/7?reason=a%26c"
-        let refused = try await check(query, port: serve.port, forwardBody: false)
-        #expect(refused.status == 401)
-        #expect(refused.headers["rampart-error"] == "invalidAssertion")
+        do {
+            var request = try await story.signed("DELETE", "/api/points/7?reason=a%26b")
+            request.headers["Rampart-Subject"] = "mallory"
+            let allowed = try await check(request, port: serve.port, forwardBody: false)
+            #expect(allowed.status == 200, "\(allowed.body)")
+            #expect(allowed.headers["rampart-subject"] == "alice")
+            var query = try await story.signed("DELETE", "/api/points/7?reason=a%26b")
+            query.target = "/api/points/7?reason=a%26c"
+            let refused = try await check(query, port: serve.port, forwardBody: false)
+            #expect(refused.status == 401)
+            #expect(refused.headers["rampart-error"] == "invalidAssertion")
+        } catch {
+            await serve.stop()
+            throw error
+        }
+        await serve.stop()
     }
 
     @Test("Caddy's shape: GET /forward-auth?<original query> is accepted and the route matches on the original path")
     func caddyQuery() async throws {
         let (serve, story) = try await setUp()
-        defer { Task { await serve.stop() } }
-        let request = try await story.signed("POST", "/api/points/use?dry=1")
-        var headers = request.headers
-        headers["X-User-Id"] = "alice"
-        headers["X-Forwarded-Method"] = "POST"
-        headers["X-Forwarded-Uri"] = "/api/points/use?dry=1"
-        let allowed = try #require(
-            await RawHTTP.request(port: serve.port, "GET", "/forward-auth?dry=1", headers: headers))
-        #expect(allowed.status == 200, "\(allowed.body)")
-        #expect(allowed.headers["rampart-policy"] == "require-assertion")
+        do {
+            let request = try await story.signed("POST", "/api/points/use?dry=1")
+            var headers = request.headers
+            headers["X-User-Id"] = "alice"
+            headers["X-Forwarded-Method"] = "POST"
+            headers["X-Forwarded-Uri"] = "/api/points/use?dry=1"
+            let allowed = try #require(
+                await RawHTTP.request(port: serve.port, "GET", "/forward-auth?dry=1", headers: headers))
+            #expect(allowed.status == 200, "\(allowed.body)")
+            #expect(allowed.headers["rampart-policy"] == "require-assertion")
+        } catch {
+            await serve.stop()
+            throw error
+        }
+        await serve.stop()
     }
 
     @Test("the sidecar POST /v1/verify gives the same verdict as JSON on the internal listener")
     func sidecar() async throws {
         let (serve, story) = try await setUp()
-        defer { Task { await serve.stop() } }
-        let body = Array(#"{"action":"point_use","amount":1000}"#.utf8)
-        func verify(_ request: SignedRequest) async throws -> RawHTTP.Response {
-            let document = try JSONSerialization.data(withJSONObject: [
-                "method": request.method, "target": request.target, "headers": request.headers,
-                "body": Data(request.body).base64EncodedString(), "subject": "alice",
-            ])
-            return try #require(
-                await RawHTTP.request(
-                    port: serve.adminPort, "POST", "/v1/verify", body: Array(document),
-                    headers: ["Content-Type": "application/json"]))
+        do {
+            let body = Array(#"{"action":"point_use","amount":1000}"#.utf8)
+            func verify(_ request: SignedRequest) async throws -> RawHTTP.Response {
+                let document = try JSONSerialization.data(withJSONObject: [
+                    "method": request.method, "target": request.target, "headers": request.headers,
+                    "body": Data(request.body).base64EncodedString(), "subject": "alice",
+                ])
+                return try #require(
+                    await RawHTTP.request(
+                        port: serve.adminPort, "POST", "/v1/verify", body: Array(document),
+                        headers: ["Content-Type": "application/json"]))
+            }
+            let allowed = try await verify(try await story.signed("POST", "/api/points/use?dry=1", body: body))
+            #expect(allowed.status == 200, "\(allowed.body)")
+            let object = try JSONSerialization.jsonObject(with: Data(allowed.body.utf8)) as? [String: Any]
+            #expect(object?["allow"] as? Bool == true)
+            #expect(object?["subject"] as? String == "alice")
+            #expect(object?["verifiedDigest"] as? String == RequestSignature.contentDigest(of: body))
+            #expect(object?["nextChallenge"] as? String != nil)
+            var changed = try await story.signed("POST", "/api/points/use?dry=1", body: body)
+            changed.body = Array("{}".utf8)
+            let refused = try await verify(changed)
+            #expect(refused.status == 401)
+            #expect(refused.body.contains(#""error":"digestMismatch""#))
+        } catch {
+            await serve.stop()
+            throw error
         }
-        let allowed = try await verify(try await story.signed("POST", "/api/points/use?dry=1", body: body))
-        #expect(allowed.status == 200, "\(allowed.body)")
-        let object = try JSONSerialization.jsonObject(with: Data(allowed.body.utf8)) as? [String: Any]
-        #expect(object?["allow"] as? Bool == true)
-        #expect(object?["subject"] as? String == "alice")
-        #expect(object?["verifiedDigest"] as? String == RequestSignature.contentDigest(of: body))
-        #expect(object?["nextChallenge"] as? String != nil)
-        var changed = try await story.signed("POST", "/api/points/use?dry=1", body: body)
-        changed.body = Array("{}".utf8)
-        let refused = try await verify(changed)
-        #expect(refused.status == 401)
-        #expect(refused.body.contains(#""error":"digestMismatch""#))
+        await serve.stop()
     }
 }

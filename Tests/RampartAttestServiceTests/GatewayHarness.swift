@@ -3,6 +3,7 @@ import RampartAppAttest
 import RampartAttestSimulation
 import RampartCrypto
 import RampartRequestSigning
+import Synchronization
 import TestSupport
 
 #if canImport(Glibc)
@@ -74,8 +75,16 @@ enum Gateway {
     }
 }
 
+/// The helper processes still running, killed when the test process exits, however its tests ended.
+private let runningChildren: Mutex<Set<pid_t>> = {
+    atexit {
+        for pid in runningChildren.withLock({ $0 }) { kill(pid, SIGKILL) }
+    }
+    return Mutex([])
+}()
+
 /// A gateway, upstream or other helper process the test started, with its own scratch directory; stopped with
-/// SIGTERM (then SIGKILL) when the test ends.
+/// SIGTERM (then SIGKILL) when the test ends, and killed at the latest when the test process exits.
 final class ChildProcess: @unchecked Sendable {
     let process = Process()
     let directory: URL
@@ -106,6 +115,8 @@ final class ChildProcess: @unchecked Sendable {
         process.standardError = try FileHandle(forWritingTo: directory.appendingPathComponent("stderr.log"))
         process.standardInput = FileHandle.nullDevice
         try process.run()
+        let pid = process.processIdentifier
+        runningChildren.withLock { _ = $0.insert(pid) }
     }
 
     /// What the process wrote to standard error so far (for failure messages).
@@ -140,16 +151,18 @@ final class ChildProcess: @unchecked Sendable {
         }
     }
 
-    /// Sends SIGTERM and waits up to 5 s for the exit, then SIGKILL.
-    func stop() async {
+    /// Sends `signal` and waits up to 5 s for the exit, then SIGKILL.
+    func stop(signal: Int32 = SIGTERM) async {
         let process = process
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             Thread {
-                if process.isRunning { kill(process.processIdentifier, SIGTERM) }
+                if process.isRunning { kill(process.processIdentifier, signal) }
                 let deadline = Date().addingTimeInterval(5)
                 while process.isRunning, Date() < deadline { usleep(20_000) }
                 if process.isRunning { kill(process.processIdentifier, SIGKILL) }
                 process.waitUntilExit()
+                let pid = process.processIdentifier
+                runningChildren.withLock { _ = $0.remove(pid) }
                 continuation.resume()
             }.start()
         }

@@ -23,7 +23,7 @@ struct GatewayNginxTests {
         let nginx = try await NginxGateway.start(rampartPort: serve.port, upstreamPort: upstream.port)
         let stop: @Sendable () async -> Void = {
             await nginx.child.stop()
-            await upstream.child.stop()
+            await upstream.child.stop(signal: SIGKILL)
             await serve.stop()
         }
         do {
@@ -40,39 +40,64 @@ struct GatewayNginxTests {
     @Test("a signed request reaches the upstream with Rampart-Subject; the next challenge signs the next request")
     func signedRequests() async throws {
         let (story, stop) = try await story()
-        defer { Task { await stop() } }
-        try await story.signedRequestsPass()
+        do {
+            try await story.signedRequestsPass()
+        } catch {
+            await stop()
+            throw error
+        }
+        await stop()
     }
 
     @Test(
         "method, path, query or body changed, replay and no assertion: refused by nginx with the code in Rampart-Error")
     func tampering() async throws {
         let (story, stop) = try await story()
-        defer { Task { await stop() } }
-        try await story.tamperingIsRefused()
+        do {
+            try await story.tamperingIsRefused()
+        } catch {
+            await stop()
+            throw error
+        }
+        await stop()
     }
 
     @Test("open routes pass; the client's X-User-Id and Rampart-* copies never reach the upstream")
     func openRoutes() async throws {
         let (story, stop) = try await story()
-        defer { Task { await stop() } }
-        try await story.openRoutesPassAndForgedHeadersAreDropped()
+        do {
+            try await story.openRoutesPassAndForgedHeadersAreDropped()
+        } catch {
+            await stop()
+            throw error
+        }
+        await stop()
     }
 
     @Test("a token from POST /v1/tokens through nginx opens a token route")
     func tokens() async throws {
         let (story, stop) = try await story()
-        defer { Task { await stop() } }
-        try await story.tokensOpenTokenRoutes()
+        do {
+            try await story.tokensOpenTokenRoutes()
+        } catch {
+            await stop()
+            throw error
+        }
+        await stop()
     }
 
     @Test("without its user's authentication nginx refuses before Rampart is asked")
     func unauthenticated() async throws {
         let (story, stop) = try await story()
-        defer { Task { await stop() } }
-        let answer = try #require(await RawHTTP.request(port: story.port, "GET", "/api/health"))
-        #expect(answer.status == 401)
-        #expect(answer.headers["rampart-error"] == nil)
+        do {
+            let answer = try #require(await RawHTTP.request(port: story.port, "GET", "/api/health"))
+            #expect(answer.status == 401)
+            #expect(answer.headers["rampart-error"] == nil)
+        } catch {
+            await stop()
+            throw error
+        }
+        await stop()
     }
 }
 
