@@ -38,10 +38,11 @@ public final class AttestationServer {
         let (host, port) = try configuration.listenAddress()
         let (subjectSource, isDemoDefault) = try configuration.effectiveSubjectSource()
         let routes = try configuration.routeTable()
+        let sealingKeys = try configuration.challengeSealingKeys()
         let store = try configuration.openStore()
         let service = AttestationService(
             store: store, verifier: verifier,
-            configuration: configuration.serviceConfiguration, clock: clock)
+            configuration: configuration.serviceConfiguration, sealingKeys: sealingKeys, clock: clock)
         let tokens = try configuration.tokenConfiguration().map {
             try AccessTokenIssuer(configuration: $0, store: store, clock: clock)
         }

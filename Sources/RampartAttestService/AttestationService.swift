@@ -1,13 +1,20 @@
 public import Foundation
 import RampartCrypto
+import Synchronization
 
 /// The App Attest server of the guide: one-time challenges, key registration, and checks of protected requests.
 ///
-/// Everything that touches state runs in one store transaction whose commit precedes the answer. The service never
-/// maps anything to HTTP; ``ServiceRouter`` does.
+/// A challenge is a sealed token (HMAC-SHA256 under ``ChallengeSealingKeys``, binding purpose, subject, expiry and a
+/// random nonce), so issuing one writes nothing. A request that presents one is checked in two steps: first, outside
+/// any write lock, the token is opened, the key is read (``AttestationStore/read(_:)``) and the signature verified;
+/// then one short store transaction spends the challenge (its nonce enters the spent set, a unique key, so it is used
+/// once across every instance), re-reads the key and compares-and-sets its counter or raises its risk. A key that
+/// changed between the two steps (counter advanced, blocked, deleted) is judged as it is in the transaction. The
+/// transaction's commit precedes the answer. The service never maps anything to HTTP; ``ServiceRouter`` does.
 ///
-/// - Important: A challenge is consumed when it is presented, whatever the outcome: a request that fails any check,
-///   or carries a malformed object, burns its challenge, so an attacker gets one try per challenge.
+/// - Important: A genuine, unexpired challenge is spent when it is presented, whatever the outcome: a request that
+///   fails any check, or carries a malformed object, burns it, so an attacker gets one try per challenge. An expired
+///   one needs no burning, and a string that is not a challenge sealed with a listed key costs no write.
 public final class AttestationService {
     /// The service's tunables.
     public struct Configuration: Sendable, Hashable {
@@ -46,8 +53,12 @@ public final class AttestationService {
         }
     }
 
-    /// How many random bytes each challenge holds (the issue asks for at least 16).
-    public static let challengeByteCount = 32
+    /// How many random bytes each challenge holds (its nonce; the issue asks for at least 16).
+    public static let challengeByteCount = ChallengeToken.nonceByteCount
+    /// How long after a challenge's expiry its spent record is kept: the most the clocks of instances sharing a
+    /// database may disagree (a spent record purged while a slower clock still accepts the challenge would let it be
+    /// used again).
+    public static let clockSkewAllowance: TimeInterval = 60
 
     let store: any AttestationStore
     let verifier: any AppAttestVerifying
@@ -58,19 +69,25 @@ public final class AttestationService {
     private let issuanceByAddress: RateLimiter
     private let issuanceBySubject: RateLimiter
     private let failuresByAddress: RateLimiter
+    private let configuredSealingKeys: ChallengeSealingKeys?
+    private let storedSealingKeys = Mutex<ChallengeSealingKeys?>(nil)
 
     /// Creates the service.
     ///
     /// - Parameters:
-    ///   - store: Where challenges and keys live.
+    ///   - store: Where keys and spent challenges live.
     ///   - verifier: The App Attest checks.
     ///   - configuration: Lifetimes, thresholds and limits.
+    ///   - sealingKeys: The keys that seal challenges; nil: the key kept in the store (generated on first use and
+    ///     shared by every instance on the database).
     ///   - metrics: Where verdicts are counted.
     ///   - clock: The current time; tests fix it.
     public init(
         store: any AttestationStore, verifier: any AppAttestVerifying, configuration: Configuration = Configuration(),
-        metrics: ServiceMetrics = ServiceMetrics(), clock: @escaping @Sendable () -> Date = { Date() }
+        sealingKeys: ChallengeSealingKeys? = nil, metrics: ServiceMetrics = ServiceMetrics(),
+        clock: @escaping @Sendable () -> Date = { Date() }
     ) {
+        configuredSealingKeys = sealingKeys
         self.store = store
         self.verifier = verifier
         self.configuration = configuration
@@ -81,10 +98,12 @@ public final class AttestationService {
         failuresByAddress = RateLimiter(perMinute: configuration.limits.failuresPerAddressPerMinute)
     }
 
-    /// Issues a one-time challenge bound to `purpose` and `subject`.
+    /// Issues a one-time challenge bound to `purpose` and `subject`; writes nothing.
     ///
-    /// Issuance is limited per client address and per subject (``RequestLimits``), and a subject holds at most
-    /// ``RequestLimits/outstandingChallengesPerSubject`` challenges: issuing another drops its oldest.
+    /// Issuance is limited per client address and per subject (``RequestLimits``). The store holds nothing per
+    /// outstanding challenge: what bounds them is their expiry (``Configuration/challengeLifetime``), and what makes
+    /// each one-time is the spent set, which holds a used challenge's nonce until its expiry (plus
+    /// ``clockSkewAllowance``).
     ///
     /// - Parameters:
     ///   - purpose: What it may be used for.
@@ -92,10 +111,11 @@ public final class AttestationService {
     ///   - clientAddress: The requester's IP address, when known (for the per-address limits).
     ///   - chargingLimits: False for the follow-up challenge of an accepted assertion (`Rampart-Next-Challenge`):
     ///     it is issued to the key's own subject after a verified request, so it is not counted against the
-    ///     per-minute issuance limits (the outstanding-challenge cap still applies).
-    /// - Returns: The challenge (base64url of 32 random bytes) and its expiry.
+    ///     per-minute issuance limits.
+    /// - Returns: The challenge (an opaque base64url token of ``ChallengeToken/textLength`` characters) and its
+    ///   expiry.
     /// - Throws: ``AttestServiceError`` (`invalidField` for a subject that is empty, too long or holds a NUL;
-    ///   `rateLimited`; `storeFailure`).
+    ///   `rateLimited`; `storeFailure` when the stored sealing key cannot be read).
     public func issueChallenge(
         purpose: ChallengePurpose, subject: String, clientAddress: String? = nil, chargingLimits: Bool = true
     ) async throws -> IssuedChallenge {
@@ -113,19 +133,80 @@ public final class AttestationService {
                 issuanceBySubject, subject, now: now,
                 "this subject was issued more than \(limits.challengesPerSubjectPerMinute) challenges a minute")
         }
-        let challenge = Base64Field.urlEncoded(SecureRandom.bytes(count: Self.challengeByteCount))
-        let record = ChallengeRecord(
-            digest: SHA256.hash(Array(challenge.utf8)), purpose: purpose, subject: subject,
-            expiresAt: now.addingTimeInterval(configuration.challengeLifetime))
-        let purgeNow = record.digest.first == 0  // about one issuance in 256 sweeps expired rows
-        let keep = limits.outstandingChallengesPerSubject
-        try await store.transaction { transaction in
-            try transaction.insertChallenge(record)
-            if keep > 0 { _ = try transaction.trimChallenges(subject: subject, keeping: keep) }
-            if purgeNow { _ = try transaction.purgeChallenges(expiredBefore: now) }
-        }
+        let sealed = ChallengeToken.seal(
+            purpose: purpose, subject: subject, expiresAt: now.addingTimeInterval(configuration.challengeLifetime),
+            with: try await sealingKeys())
         metrics.recordVerdict(kind: "challenge", reason: "issued")
-        return IssuedChallenge(challenge: challenge, expiresAt: record.expiresAt)
+        return IssuedChallenge(challenge: sealed.text, expiresAt: sealed.expiresAt)
+    }
+
+    /// The configured sealing keys, or the one kept in the store (read once, then cached).
+    func sealingKeys() async throws -> ChallengeSealingKeys {
+        if let configuredSealingKeys { return configuredSealingKeys }
+        if let cached = storedSealingKeys.withLock({ $0 }) { return cached }
+        let candidate = SecureRandom.bytes(count: ChallengeSealingKeys.minimumByteCount)
+        let secret = try await store.transaction { try $0.challengeSealingKey(proposing: candidate) }
+        let keys: ChallengeSealingKeys
+        do {
+            keys = try ChallengeSealingKeys(keys: [SymmetricKey(bytes: secret)])
+        } catch {
+            throw AttestServiceError.storeFailure(
+                "the stored challenge sealing key is not usable; delete the row of rampart_challenge_keys or "
+                    + "configure challenges.sealingKeys")
+        }
+        storedSealingKeys.withLock { $0 = keys }
+        return keys
+    }
+
+    /// What opening a presented challenge decided before any write.
+    private enum Presented {
+        /// Genuine and usable: spend it in the transaction.
+        case usable(ChallengeToken)
+        /// Genuine but for another purpose or subject: spend it, then refuse `challengeMismatch`.
+        case mismatched(ChallengeToken)
+        /// Refused without a write (not issued with a listed key, or expired).
+        case refused(Refusal)
+    }
+
+    private func present(
+        _ challenge: String, purpose: ChallengePurpose, subject: String, now: Date
+    ) async throws -> Presented {
+        let opened: ChallengeToken.Opened
+        do {
+            opened = try ChallengeToken.open(challenge, with: try await sealingKeys())
+        } catch {
+            return .refused(Self.challengeUsed)
+        }
+        switch opened.failure(purpose: purpose, subject: subject, now: now) {
+        case nil: return .usable(opened.token)
+        case .mismatch: return .mismatched(opened.token)
+        case .expired, .notIssued:
+            return .refused(
+                Refusal(.challengeExpired, "the challenge expired; request a new one with POST /v1/challenges"))
+        }
+    }
+
+    private static let challengeUsed = Refusal(
+        .challengeUsed, "the challenge was already used or was never issued; request a new one with POST /v1/challenges"
+    )
+
+    private static func mismatch(_ purpose: ChallengePurpose) -> Refusal {
+        Refusal(
+            .challengeMismatch,
+            "the challenge was issued for another purpose or subject; request a '\(purpose.rawValue)' challenge "
+                + "for this subject")
+    }
+
+    /// Spends the challenge in `transaction` (and, about one time in 256, purges spent records past their expiry
+    /// and the clock-skew allowance); whether this call spent it.
+    private static func spend(
+        _ token: ChallengeToken, now: Date, in transaction: any AttestationStoreTransaction
+    ) throws -> Bool {
+        guard try transaction.spendChallenge(nonce: token.nonce, expiresAt: token.expiresAt) else { return false }
+        if token.nonce.first == 0 {
+            _ = try transaction.purgeSpentChallenges(expiredBefore: now.addingTimeInterval(-clockSkewAllowance))
+        }
+        return true
     }
 
     /// Verifies an attestation and registers its key.
@@ -143,25 +224,37 @@ public final class AttestationService {
         try Self.checkSubject(submission.subject)
         let now = clock()
         try checkFailureBudget(submission.clientAddress, now: now)
-        let verifier = self.verifier
-        let checked = try await store.transaction { transaction -> Checked<RegistrationOutcome> in
-            if let refusal = try Self.consume(
-                submission.challenge, purpose: .attestation, subject: submission.subject, now: now, in: transaction)
-            {
-                return .done(.refused(refusal))
-            }
-            let check: AttestationCheck
-            do {
-                check = try verifier.verifyAttestation(
+        let token: ChallengeToken
+        switch try await present(
+            submission.challenge, purpose: .attestation, subject: submission.subject, now: now)
+        {
+        case .refused(let refusal):
+            return try finishRegistration(.done(.refused(refusal)), submission: submission, now: now).get()
+        case .mismatched(let mismatched):
+            let spent = try await store.transaction { try Self.spend(mismatched, now: now, in: $0) }
+            let refusal = spent ? Self.mismatch(.attestation) : Self.challengeUsed
+            return try finishRegistration(.done(.refused(refusal)), submission: submission, now: now).get()
+        case .usable(let usable):
+            token = usable
+        }
+        // The verification (chain, signature) runs before the transaction, which only spends and inserts.
+        let check: Result<AttestationCheck, AttestServiceError>
+        do {
+            check = .success(
+                try verifier.verifyAttestation(
                     submission.attestationObject, keyID: submission.keyID,
-                    clientDataHash: SHA256.hash(Array(submission.challenge.utf8)))
-            } catch let error as AttestServiceError {
-                return .malformed(error)  // committed: the challenge stays burnt
-            }
+                    clientDataHash: SHA256.hash(Array(submission.challenge.utf8))))
+        } catch let error as AttestServiceError {
+            check = .failure(error)
+        }
+        let checked = try await store.transaction { transaction -> Checked<RegistrationOutcome> in
+            guard try Self.spend(token, now: now, in: transaction) else { return .done(.refused(Self.challengeUsed)) }
             switch check {
-            case .invalid(let refusal):
+            case .failure(let error):
+                return .malformed(error)  // committed: the challenge stays burnt
+            case .success(.invalid(let refusal)):
                 return .done(.refused(refusal))
-            case .valid(let publicKey, let environment, let receipt):
+            case .success(.valid(let publicKey, let environment, let receipt)):
                 let key = RegisteredKey(
                     keyID: Data(submission.keyID).base64EncodedString(), subject: submission.subject,
                     publicKey: publicKey, environment: environment, receipt: receipt, registeredAt: now)
@@ -174,23 +267,31 @@ public final class AttestationService {
                 return .done(.registered(key))
             }
         }
+        return try finishRegistration(checked, submission: submission, now: now).get()
+    }
+
+    private func finishRegistration(
+        _ checked: Checked<RegistrationOutcome>, submission: AttestationSubmission, now: Date
+    ) -> Result<RegistrationOutcome, AttestServiceError> {
         switch checked {
         case .malformed(let error):
             chargeFailure(submission.clientAddress, now: now)
             metrics.recordVerdict(kind: "attestation", reason: error.code.description)
-            throw error
+            return .failure(error)
         case .done(let outcome):
             if case .refused = outcome { chargeFailure(submission.clientAddress, now: now) }
             metrics.recordVerdict(kind: "attestation", reason: outcome.code)
-            return outcome
+            return .success(outcome)
         }
     }
 
     /// Checks a protected request's assertion and, when it verifies, advances the key's counter.
     ///
-    /// In one transaction: consume the challenge (an unexpired `assertion` challenge for the same subject; it stays
-    /// consumed whatever the outcome), look up the key, verify the assertion over `clientData`, then advance the
-    /// counter if it grew.
+    /// First, with no write lock held: open the challenge (an unexpired `assertion` challenge for the same subject),
+    /// read the key and verify the assertion over `clientData`. Then one short transaction spends the challenge (it
+    /// stays spent whatever the outcome), reads the key again and judges the counter against what it holds now:
+    /// advanced (compare-and-set) if it grew, refused as reordered or replayed if another request got there first, and
+    /// refused if the key was blocked, deleted or replaced meanwhile.
     ///
     /// Only evidence that involves the key's private key raises its risk score: a correctly signed assertion whose
     /// counter equals the stored one or lies more than ``Configuration/counterReorderWindow`` below it, or that
@@ -210,54 +311,33 @@ public final class AttestationService {
         try Self.checkSubject(submission.subject)
         let now = clock()
         try checkFailureBudget(submission.clientAddress, now: now)
-        let verifier = self.verifier
         let configuration = self.configuration
         let keyID = Data(submission.keyID).base64EncodedString()
-        let checked = try await store.transaction { transaction -> Checked<AssertionVerdict> in
-            if let refusal = try Self.consume(
-                submission.challenge, purpose: .assertion, subject: submission.subject, now: now, in: transaction)
-            {
-                return .done(.unauthenticated(refusal))
-            }
-            guard let key = try transaction.key(id: keyID) else {
-                return .done(
-                    .unauthenticated(
-                        Refusal(
-                            .unknownKey,
-                            "no key with this id is registered; generate a new App Attest key and register it with "
-                                + "POST /v1/attestations")))
-            }
-            let risk = key.riskScore(at: now, decayInterval: configuration.riskDecayInterval)
-            guard risk < configuration.riskBlockThreshold else {
-                return .done(
-                    .blocked(
-                        Refusal(
-                            .keyBlocked,
-                            "this key's risk score is \(risk) (blocked at \(configuration.riskBlockThreshold)) after "
-                                + "correctly signed assertions that replayed counters or came from another app; "
-                                + "generate a new key and attest it, or ask an operator to unblock it")))
-            }
-            guard Self.sameBytes(key.subject, submission.subject) else {
-                return .done(.unauthenticated(Refusal(.wrongSubject, "this key is registered to another subject")))
-            }
-            let check: AssertionCheck
-            do {
-                check = try verifier.verifyAssertion(
-                    submission.assertion, clientDataHash: SHA256.hash(submission.clientData),
-                    publicKey: key.publicKey, previousCounter: 0)
-            } catch let error as AttestServiceError {
-                return .malformed(error)  // committed: the challenge stays burnt
-            }
-            switch check {
-            case .invalid(let refusal):
-                return .done(.unauthenticated(refusal))
-            case .invalidSigned(let refusal):
-                _ = try transaction.raiseRisk(
-                    keyID: keyID, by: 1, at: now, decayInterval: configuration.riskDecayInterval)
-                return .done(.keyEvidence(refusal))
-            case .valid(let counter):
-                return .done(
-                    try Self.judgeCounter(counter, of: key, configuration: configuration, now: now, in: transaction))
+        let checked: Checked<AssertionVerdict>
+        switch try await present(submission.challenge, purpose: .assertion, subject: submission.subject, now: now) {
+        case .refused(let refusal):
+            checked = .done(.unauthenticated(refusal))
+        case .mismatched(let token):
+            let spent = try await store.transaction { try Self.spend(token, now: now, in: $0) }
+            checked = .done(.unauthenticated(spent ? Self.mismatch(.assertion) : Self.challengeUsed))
+        case .usable(let token):
+            let snapshot = try await store.read { try $0.key(id: keyID) }
+            let prepared = try prepareAssertion(submission, key: snapshot, now: now)
+            checked = try await store.transaction { transaction -> Checked<AssertionVerdict> in
+                guard try Self.spend(token, now: now, in: transaction) else {
+                    return .done(.unauthenticated(Self.challengeUsed))
+                }
+                switch prepared {
+                case .decided(let verdict):
+                    return .done(verdict)
+                case .malformed(let error):
+                    return .malformed(error)  // committed: the challenge stays burnt
+                case .verified(let check, let verifiedKey):
+                    return .done(
+                        try Self.judge(
+                            check, verifiedWith: verifiedKey, configuration: configuration, now: now,
+                            in: transaction))
+                }
             }
         }
         let verdict: AssertionVerdict
@@ -283,6 +363,82 @@ public final class AttestationService {
         case .blocked(let refusal), .keyEvidence(let refusal):
             metrics.recordVerdict(kind: "assertion", reason: refusal.reason.description)
             return .refused(refusal)
+        }
+    }
+
+    /// What the checks outside the transaction decided.
+    private enum PreparedAssertion: Sendable {
+        /// A refusal that no later state changes (unknown key, blocked, another subject).
+        case decided(AssertionVerdict)
+        /// The assertion could not be parsed.
+        case malformed(AttestServiceError)
+        /// The verifier's answer, against this key as read.
+        case verified(AssertionCheck, RegisteredKey)
+    }
+
+    /// Checks the key as read and verifies the assertion against it, holding no lock.
+    private func prepareAssertion(
+        _ submission: AssertionSubmission, key: RegisteredKey?, now: Date
+    ) throws -> PreparedAssertion {
+        guard let key else { return .decided(.unauthenticated(Self.unknownKey)) }
+        if let blocked = blockedRefusal(key, now: now) { return .decided(.blocked(blocked)) }
+        guard Self.sameBytes(key.subject, submission.subject) else {
+            return .decided(.unauthenticated(Refusal(.wrongSubject, "this key is registered to another subject")))
+        }
+        do {
+            let check = try verifier.verifyAssertion(
+                submission.assertion, clientDataHash: SHA256.hash(submission.clientData), publicKey: key.publicKey,
+                previousCounter: 0)
+            return .verified(check, key)
+        } catch let error as AttestServiceError {
+            return .malformed(error)
+        }
+    }
+
+    private static let unknownKey = Refusal(
+        .unknownKey,
+        "no key with this id is registered; generate a new App Attest key and register it with POST /v1/attestations")
+
+    private func blockedRefusal(_ key: RegisteredKey, now: Date) -> Refusal? {
+        Self.blockedRefusal(key, configuration: configuration, now: now)
+    }
+
+    private static func blockedRefusal(_ key: RegisteredKey, configuration: Configuration, now: Date) -> Refusal? {
+        let risk = key.riskScore(at: now, decayInterval: configuration.riskDecayInterval)
+        guard risk >= configuration.riskBlockThreshold else { return nil }
+        return Refusal(
+            .keyBlocked,
+            "this key's risk score is \(risk) (blocked at \(configuration.riskBlockThreshold)) after correctly signed "
+                + "assertions that replayed counters or came from another app; generate a new key and attest it, or "
+                + "ask an operator to unblock it")
+    }
+
+    /// Judges a verified assertion against the key as the transaction reads it now: deleted or replaced (another
+    /// public key or subject) is `unknownKey`, blocked meanwhile is `keyBlocked`, and the counter is judged against
+    /// the stored one now.
+    private static func judge(
+        _ check: AssertionCheck, verifiedWith verifiedKey: RegisteredKey, configuration: Configuration, now: Date,
+        in transaction: any AttestationStoreTransaction
+    ) throws -> AssertionVerdict {
+        guard let key = try transaction.key(id: verifiedKey.keyID), key.publicKey == verifiedKey.publicKey,
+            sameBytes(key.subject, verifiedKey.subject)
+        else {
+            return .unauthenticated(
+                Refusal(
+                    .unknownKey,
+                    "the key was deleted or replaced while the request was checked; register a new App Attest key "
+                        + "with POST /v1/attestations"))
+        }
+        if let blocked = blockedRefusal(key, configuration: configuration, now: now) { return .blocked(blocked) }
+        switch check {
+        case .invalid(let refusal):
+            return .unauthenticated(refusal)
+        case .invalidSigned(let refusal):
+            _ = try transaction.raiseRisk(
+                keyID: key.keyID, by: 1, at: now, decayInterval: configuration.riskDecayInterval)
+            return .keyEvidence(refusal)
+        case .valid(let counter):
+            return try judgeCounter(counter, of: key, configuration: configuration, now: now, in: transaction)
         }
     }
 
@@ -372,9 +528,15 @@ public final class AttestationService {
     ///   - clientAddress: The requester's address, when known.
     /// - Throws: ``AttestServiceError`` (`storeFailure`).
     public func burnChallenge(_ challenge: String, clientAddress: String? = nil) async throws {
-        let digest = SHA256.hash(Array(challenge.utf8))
-        _ = try await store.transaction { try $0.takeChallenge(digest: digest) }
-        chargeFailure(clientAddress, now: clock())
+        let now = clock()
+        // Only a genuine, unexpired challenge needs burning: anything else can never be used.
+        if let opened = try? ChallengeToken.open(challenge, with: try await sealingKeys()),
+            opened.token.expiresAt > now
+        {
+            let token = opened.token
+            _ = try await store.transaction { try Self.spend(token, now: now, in: $0) }
+        }
+        chargeFailure(clientAddress, now: now)
     }
 
     /// Takes an issuance token for `key` from `limiter`, or refuses with `what` and the time to wait.
@@ -401,28 +563,6 @@ public final class AttestationService {
     private func chargeFailure(_ clientAddress: String?, now: Date) {
         guard let clientAddress else { return }
         failuresByAddress.take(Array(clientAddress.utf8), now: now)
-    }
-
-    /// Burns the challenge and says why it cannot be used, or nil when it can.
-    private static func consume(
-        _ challenge: String, purpose: ChallengePurpose, subject: String, now: Date,
-        in transaction: any AttestationStoreTransaction
-    ) throws -> Refusal? {
-        guard let record = try transaction.takeChallenge(digest: SHA256.hash(Array(challenge.utf8))) else {
-            return Refusal(
-                .challengeUsed,
-                "the challenge was already used or was never issued; request a new one with POST /v1/challenges")
-        }
-        guard record.expiresAt > now else {
-            return Refusal(.challengeExpired, "the challenge expired; request a new one with POST /v1/challenges")
-        }
-        guard record.purpose == purpose, sameBytes(record.subject, subject) else {
-            return Refusal(
-                .challengeMismatch,
-                "the challenge was issued for another purpose or subject; request a '\(purpose.rawValue)' challenge "
-                    + "for this subject")
-        }
-        return nil
     }
 
     /// Identities compare as bytes: Swift's `==` on strings is canonical equivalence, under which the NFC and NFD

@@ -11,9 +11,9 @@ public struct RequestLimits: Sendable, Hashable {
     public var challengesPerAddressPerMinute: Int
     /// Challenges one subject may be issued per minute, from all addresses together (default 60).
     public var challengesPerSubjectPerMinute: Int
-    /// The most challenges a subject may hold at once; issuing another drops its oldest (default 16). This bounds
-    /// what one subject can make the store keep, without letting anyone who names a subject stop it from getting
-    /// a fresh challenge.
+    /// Formerly the most challenges a subject could hold at once (default 16). Challenges are now sealed tokens that
+    /// take no storage until used, so nothing is trimmed: their expiry bounds them and the spent set makes each
+    /// one-time. The value is still read and checked (1...1024), but has no effect.
     public var outstandingChallengesPerSubject: Int
     /// Unauthenticated failures (bad or used challenges, unknown keys, wrong subjects, signatures that do not verify,
     /// malformed objects) one client address may cause per minute before its requests get 429 (default 30).

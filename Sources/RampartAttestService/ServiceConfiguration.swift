@@ -61,6 +61,8 @@ public struct ServiceConfiguration: Hashable, Decodable {
     public var connectionsPerAddress: Int = HTTPServer.Configuration.defaultConnectionsPerAddress
     /// Seconds a request has to arrive whole, head and body (see ``HTTPServer/Configuration/requestTimeoutSeconds``).
     public var requestTimeoutSeconds: Double = HTTPServer.Configuration.defaultRequestTimeoutSeconds
+    /// The challenge sealing keys (see ``challengeSealingKeys(environment:)``).
+    public var challenges = ChallengeSettings()
     /// Where the subject of public requests comes from; nil: not configured (`rampart serve` refuses to start
     /// unless ``demo`` is set, which defaults it to ``SubjectSource/demoDefault``).
     public var subject: SubjectSource?
@@ -93,7 +95,7 @@ public struct ServiceConfiguration: Hashable, Decodable {
         case listen, database, teamId, bundleId, environment, root, challengeLifetimeSeconds, riskBlockThreshold
         case maximumBodyBytes, postgresPoolSize, operatorToken, routes, riskDecaySeconds, counterReorderWindow, limits
         case adminListen, connectionLimit, connectionsPerAddress, requestTimeoutSeconds
-        case subject, defaultPolicy, tokens
+        case subject, defaultPolicy, tokens, challenges
     }
 
     private enum LimitKeys: String, CodingKey, CaseIterable {
@@ -165,6 +167,7 @@ public struct ServiceConfiguration: Hashable, Decodable {
             try container.decodeIfPresent(Int.self, forKey: .connectionsPerAddress) ?? connectionsPerAddress
         requestTimeoutSeconds =
             try container.decodeIfPresent(Double.self, forKey: .requestTimeoutSeconds) ?? requestTimeoutSeconds
+        challenges = try container.decodeIfPresent(ChallengeSettings.self, forKey: .challenges) ?? challenges
     }
 
     /// An integer-valued key, read as a number first so that `1e30` or `2.5` is named as the key's problem instead

@@ -178,6 +178,13 @@ package final class SQLiteConnection {
         }
     }
 
+    /// Whether no transaction is open (`sqlite3_get_autocommit`).
+    ///
+    /// A group commit checks it after each member's work: some errors (`SQLITE_FULL`, `SQLITE_IOERR`, `SQLITE_NOMEM`,
+    /// `SQLITE_BUSY` in some cases) make SQLite roll back the whole transaction by itself, and then the earlier
+    /// members' work is gone as well, and must not be acknowledged.
+    package var isAutocommit: Bool { sqlite3_get_autocommit(handle) != 0 }
+
     private func prepare(_ query: SQLQuery) throws -> OpaquePointer {
         let text = query.text { _ in "?" }
         let statement: OpaquePointer

@@ -8,10 +8,7 @@ import Testing
 enum StoreContract {
     static let future = Date(timeIntervalSinceNow: 3600)
 
-    static func challenge(purpose: ChallengePurpose = .assertion, expiresAt: Date = future) -> ChallengeRecord {
-        ChallengeRecord(
-            digest: SecureRandom.bytes(count: 32), purpose: purpose, subject: "user-1", expiresAt: expiresAt)
-    }
+    static func nonce() -> [UInt8] { SecureRandom.bytes(count: 16) }
 
     static func key(counter: UInt32 = 0) -> RegisteredKey {
         RegisteredKey(
@@ -20,29 +17,83 @@ enum StoreContract {
             receipt: SecureRandom.bytes(count: 100), registeredAt: Date(timeIntervalSince1970: 1_790_000_000.5))
     }
 
-    static func challengesAreOneTime(_ store: any AttestationStore) async throws {
-        let record = challenge()
-        try await store.transaction { try $0.insertChallenge(record) }
-        let first = try await store.transaction { try $0.takeChallenge(digest: record.digest) }
-        #expect(first?.purpose == .assertion)
-        #expect(first?.subject == "user-1")
-        #expect(first.map { abs($0.expiresAt.timeIntervalSince(record.expiresAt)) < 0.002 } == true)
-        let second = try await store.transaction { try $0.takeChallenge(digest: record.digest) }
-        #expect(second == nil)
-        let never = try await store.transaction { try $0.takeChallenge(digest: SecureRandom.bytes(count: 32)) }
-        #expect(never == nil)
+    static func challengesAreSpentOnce(_ store: any AttestationStore) async throws {
+        let nonce = nonce()
+        #expect(try await store.transaction { try $0.spendChallenge(nonce: nonce, expiresAt: future) })
+        #expect(try await store.transaction { try $0.spendChallenge(nonce: nonce, expiresAt: future) } == false)
+        let other = Self.nonce()
+        #expect(try await store.transaction { try $0.spendChallenge(nonce: other, expiresAt: future) })
     }
 
-    static func concurrentConsumptionIsExactlyOnce(_ store: any AttestationStore) async throws {
-        let record = challenge()
-        try await store.transaction { try $0.insertChallenge(record) }
+    static func concurrentSpendingIsExactlyOnce(_ store: any AttestationStore) async throws {
+        let nonce = nonce()
         let winners = try await withThrowingTaskGroup(of: Bool.self) { group in
             for _ in 0..<50 {
-                group.addTask { try await store.transaction { try $0.takeChallenge(digest: record.digest) } != nil }
+                group.addTask {
+                    try await store.transaction { try $0.spendChallenge(nonce: nonce, expiresAt: future) }
+                }
             }
             return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
         }
         #expect(winners == 1)
+    }
+
+    /// Concurrent transactions share commits, but one that throws keeps nothing of its own and fails no other.
+    static func groupedTransactionsStayIsolated(_ store: any AttestationStore) async throws {
+        struct Abort: Error {}
+        let nonces = (0..<60).map { _ in nonce() }
+        let results = try await withThrowingTaskGroup(of: (Int, Bool).self) { group in
+            for (index, nonce) in nonces.enumerated() {
+                group.addTask {
+                    do {
+                        try await store.transaction { transaction in
+                            _ = try transaction.spendChallenge(nonce: nonce, expiresAt: future)
+                            if index % 3 == 0 { throw Abort() }
+                        }
+                        return (index, true)
+                    } catch is Abort {
+                        return (index, false)
+                    }
+                }
+            }
+            return try await group.reduce(into: [Int: Bool]()) { $0[$1.0] = $1.1 }
+        }
+        for (index, nonce) in nonces.enumerated() {
+            #expect(results[index] == (index % 3 != 0), "transaction \(index)")
+            // Spendable again exactly when its transaction threw (its insert was rolled back with it).
+            let spendable = try await store.transaction { try $0.spendChallenge(nonce: nonce, expiresAt: future) }
+            #expect(spendable == (index % 3 == 0), "nonce \(index)")
+        }
+    }
+
+    /// Every caller gets the first stored sealing key, whatever it proposed; it survives reopening.
+    static func sealingKeyIsStoredOnce(
+        _ store: any AttestationStore, reopen: () throws -> any AttestationStore
+    ) async throws {
+        let keys = try await withThrowingTaskGroup(of: [UInt8].self) { group in
+            for _ in 0..<8 {
+                group.addTask {
+                    let candidate = SecureRandom.bytes(count: 32)
+                    return try await store.transaction { try $0.challengeSealingKey(proposing: candidate) }
+                }
+            }
+            return try await group.reduce(into: Set<[UInt8]>()) { $0.insert($1) }
+        }
+        #expect(keys.count == 1)
+        #expect(keys.first?.count == 32)
+        let other = try reopen()
+        let again = try await other.transaction { try $0.challengeSealingKey(proposing: SecureRandom.bytes(count: 32)) }
+        #expect(keys.first == again)
+        await other.close()
+    }
+
+    /// A read sees what was committed before it.
+    static func readsSeeCommittedWrites(_ store: any AttestationStore) async throws {
+        let key = key()
+        #expect(try await store.read { try $0.key(id: key.keyID) } == nil)
+        _ = try await store.transaction { try $0.insertKey(key) }
+        _ = try await store.transaction { try $0.advanceCounter(keyID: key.keyID, to: 3, usedAt: Date()) }
+        #expect(try await store.read { try $0.key(id: key.keyID) }?.counter == 3)
     }
 
     static func keysRoundTripAndAreUnique(_ store: any AttestationStore) async throws {
@@ -130,38 +181,9 @@ enum StoreContract {
         #expect(try await store.transaction { try $0.resetRisk(keyID: "missing", at: muchLater) } == false)
     }
 
-    /// Trimming keeps a subject's newest challenges and touches no other subject's (compared as bytes).
-    static func challengesAreTrimmedPerSubject(_ store: any AttestationStore) async throws {
-        let subject = "trim-" + Data(SecureRandom.bytes(count: 8)).base64EncodedString() + "-caf\u{E9}"
-        let otherSpelling = "trim-" + subject.dropFirst(5).dropLast() + "e\u{301}"
-        let records = (0..<5).map { index in
-            ChallengeRecord(
-                digest: SecureRandom.bytes(count: 32), purpose: .assertion, subject: subject,
-                expiresAt: future.addingTimeInterval(Double(index)))
-        }
-        let other = ChallengeRecord(
-            digest: SecureRandom.bytes(count: 32), purpose: .assertion, subject: otherSpelling, expiresAt: future)
-        try await store.transaction { transaction in
-            for record in records { try transaction.insertChallenge(record) }
-            try transaction.insertChallenge(other)
-        }
-        #expect(try await store.transaction { try $0.trimChallenges(subject: subject, keeping: 2) } == 3)
-        #expect(try await store.transaction { try $0.trimChallenges(subject: subject, keeping: 2) } == 0)
-        for (index, record) in records.enumerated() {
-            let taken = try await store.transaction { try $0.takeChallenge(digest: record.digest) }
-            #expect((taken != nil) == (index >= 3), "challenge \(index)")
-        }
-        #expect(try await store.transaction { try $0.takeChallenge(digest: other.digest) } != nil)
-    }
-
     /// Subjects come back byte for byte: the NFC and NFD spellings of one name are two subjects.
     static func subjectsKeepTheirBytes(_ store: any AttestationStore) async throws {
         for subject in ["caf\u{E9}", "cafe\u{301}", "\u{212A}elvin", "Kelvin"] {
-            let record = ChallengeRecord(
-                digest: SecureRandom.bytes(count: 32), purpose: .assertion, subject: subject, expiresAt: future)
-            try await store.transaction { try $0.insertChallenge(record) }
-            let taken = try await store.transaction { try $0.takeChallenge(digest: record.digest) }
-            #expect(taken.map { Array($0.subject.utf8) } == Array(subject.utf8))
             var key = key()
             key.subject = subject
             let stored = key
@@ -171,34 +193,33 @@ enum StoreContract {
         }
     }
 
-    static func expiredChallengesArePurged(_ store: any AttestationStore) async throws {
-        let past = Date(timeIntervalSince1970: 1000)
-        let old = challenge(expiresAt: past)
-        let fresh = challenge()
+    static func expiredSpentChallengesArePurged(_ store: any AttestationStore) async throws {
+        let old = nonce()
+        let fresh = nonce()
         try await store.transaction {
-            try $0.insertChallenge(old)
-            try $0.insertChallenge(fresh)
+            _ = try $0.spendChallenge(nonce: old, expiresAt: Date(timeIntervalSince1970: 1000))
+            _ = try $0.spendChallenge(nonce: fresh, expiresAt: future)
         }
         let purged = try await store.transaction {
-            try $0.purgeChallenges(expiredBefore: Date(timeIntervalSince1970: 2000))
+            try $0.purgeSpentChallenges(expiredBefore: Date(timeIntervalSince1970: 2000))
         }
         #expect(purged >= 1)
-        #expect(try await store.transaction { try $0.takeChallenge(digest: old.digest) } == nil)
-        #expect(try await store.transaction { try $0.takeChallenge(digest: fresh.digest) } != nil)
+        #expect(try await store.transaction { try $0.spendChallenge(nonce: old, expiresAt: future) })
+        #expect(try await store.transaction { try $0.spendChallenge(nonce: fresh, expiresAt: future) } == false)
     }
 
     static func aThrowingBodyKeepsNothing(_ store: any AttestationStore) async throws {
         struct Abort: Error {}
-        let record = challenge()
+        let nonce = nonce()
         let key = key()
         await #expect(throws: Abort.self) {
             try await store.transaction { transaction in
-                try transaction.insertChallenge(record)
+                _ = try transaction.spendChallenge(nonce: nonce, expiresAt: future)
                 _ = try transaction.insertKey(key)
                 throw Abort()
             }
         }
-        #expect(try await store.transaction { try $0.takeChallenge(digest: record.digest) } == nil)
+        #expect(try await store.transaction { try $0.spendChallenge(nonce: nonce, expiresAt: future) })
         #expect(try await store.transaction { try $0.key(id: key.keyID) } == nil)
     }
 
@@ -217,13 +238,10 @@ enum StoreContract {
     /// PostgreSQL `text` cannot hold a NUL, so both stores refuse one in any text value, stored or looked up, with
     /// `storeFailure` and keep nothing (the service refuses such input before it reaches a store).
     static func textWithANULIsRefused(_ store: any AttestationStore) async throws {
-        let record = ChallengeRecord(
-            digest: SecureRandom.bytes(count: 32), purpose: .assertion, subject: "alice\u{0}evil", expiresAt: future)
         var key = key()
         key.subject = "alice\u{0}evil"
         let keyWithNUL = key
         let attempts: [@Sendable (any AttestationStoreTransaction) throws -> Void] = [
-            { try $0.insertChallenge(record) },
             { _ = try $0.insertKey(keyWithNUL) },
             { _ = try $0.key(id: keyWithNUL.keyID + "\u{0}") },
             { _ = try $0.advanceCounter(keyID: "\u{0}", to: 1, usedAt: Date()) },
@@ -233,7 +251,6 @@ enum StoreContract {
             #expect(error?.code == .storeFailure)
             #expect(error?.reason.contains("NUL") == true)
         }
-        #expect(try await store.transaction { try $0.takeChallenge(digest: record.digest) } == nil)
         #expect(try await store.transaction { try $0.key(id: keyWithNUL.keyID) } == nil)
     }
 

@@ -16,12 +16,25 @@ struct SQLiteStoreContractTests {
 
     func store() throws -> SQLiteAttestationStore { try SQLiteAttestationStore(path: path) }
 
-    @Test("challenges are one-time") func oneTime() async throws {
-        try await StoreContract.challengesAreOneTime(store())
+    @Test("a challenge is spent once") func oneTime() async throws {
+        try await StoreContract.challengesAreSpentOnce(store())
     }
 
-    @Test("50 concurrent consumptions of one challenge: exactly 1") func concurrentTake() async throws {
-        try await StoreContract.concurrentConsumptionIsExactlyOnce(store())
+    @Test("50 concurrent spends of one challenge: exactly 1") func concurrentSpend() async throws {
+        try await StoreContract.concurrentSpendingIsExactlyOnce(store())
+    }
+
+    @Test("grouped transactions stay isolated: one that throws keeps nothing and fails no other")
+    func groupCommit() async throws {
+        try await StoreContract.groupedTransactionsStayIsolated(store())
+    }
+
+    @Test("the sealing key is stored once and shared") func sealingKey() async throws {
+        try await StoreContract.sealingKeyIsStoredOnce(store()) { try store() }
+    }
+
+    @Test("reads see committed writes") func reads() async throws {
+        try await StoreContract.readsSeeCommittedWrites(store())
     }
 
     @Test("keys round-trip and ids are unique") func keys() async throws {
@@ -42,16 +55,12 @@ struct SQLiteStoreContractTests {
         try await StoreContract.riskDecaysAndResets(store())
     }
 
-    @Test("challenges are trimmed per subject, newest kept") func trim() async throws {
-        try await StoreContract.challengesAreTrimmedPerSubject(store())
-    }
-
     @Test("subjects keep their bytes (NFC and NFD are two subjects)") func subjectBytes() async throws {
         try await StoreContract.subjectsKeepTheirBytes(store())
     }
 
-    @Test("expired challenges are purged") func purge() async throws {
-        try await StoreContract.expiredChallengesArePurged(store())
+    @Test("spent challenges past their expiry are purged") func purge() async throws {
+        try await StoreContract.expiredSpentChallengesArePurged(store())
     }
 
     @Test("a throwing body keeps nothing") func rollback() async throws {
@@ -70,16 +79,24 @@ struct SQLiteStoreContractTests {
         try await StoreContract.aClosedStoreFails(store())
     }
 
-    @Test("two stores on one file: a challenge inserted by one is consumed by the other exactly once")
+    @Test("two stores on one file: a challenge is spent by exactly one of them")
     func twoConnections() async throws {
         let first = try store()
         let second = try store()
-        let record = StoreContract.challenge()
-        try await first.transaction { try $0.insertChallenge(record) }
-        async let a = first.transaction { try $0.takeChallenge(digest: record.digest) != nil }
-        async let b = second.transaction { try $0.takeChallenge(digest: record.digest) != nil }
+        let nonce = StoreContract.nonce()
+        async let a = first.transaction { try $0.spendChallenge(nonce: nonce, expiresAt: StoreContract.future) }
+        async let b = second.transaction { try $0.spendChallenge(nonce: nonce, expiresAt: StoreContract.future) }
         let results = try await [a, b]
         #expect(results.filter { $0 }.count == 1)
+    }
+
+    @Test("a read connection refuses writes with storeFailure")
+    func readsCannotWrite() async throws {
+        let store = try store()
+        let error = await #expect(throws: AttestServiceError.self) {
+            try await store.read { try $0.spendChallenge(nonce: StoreContract.nonce(), expiresAt: Date()) }
+        }
+        #expect(error?.code == .storeFailure)
     }
 
     @Test("an unopenable path is storeFailure")
@@ -98,12 +115,25 @@ struct PostgresStoreContractTests {
         try PostgresAttestationStore(url: testPostgresURL ?? "", poolSize: 4)
     }
 
-    @Test("challenges are one-time") func oneTime() async throws {
-        try await StoreContract.challengesAreOneTime(store())
+    @Test("a challenge is spent once") func oneTime() async throws {
+        try await StoreContract.challengesAreSpentOnce(store())
     }
 
-    @Test("50 concurrent consumptions of one challenge: exactly 1") func concurrentTake() async throws {
-        try await StoreContract.concurrentConsumptionIsExactlyOnce(store())
+    @Test("50 concurrent spends of one challenge: exactly 1") func concurrentSpend() async throws {
+        try await StoreContract.concurrentSpendingIsExactlyOnce(store())
+    }
+
+    @Test("grouped transactions stay isolated: one that throws keeps nothing and fails no other")
+    func groupCommit() async throws {
+        try await StoreContract.groupedTransactionsStayIsolated(store())
+    }
+
+    @Test("the sealing key is stored once and shared") func sealingKey() async throws {
+        try await StoreContract.sealingKeyIsStoredOnce(store()) { try store() }
+    }
+
+    @Test("reads see committed writes") func reads() async throws {
+        try await StoreContract.readsSeeCommittedWrites(store())
     }
 
     @Test("keys round-trip and ids are unique") func keys() async throws {
@@ -124,16 +154,12 @@ struct PostgresStoreContractTests {
         try await StoreContract.riskDecaysAndResets(store())
     }
 
-    @Test("challenges are trimmed per subject, newest kept") func trim() async throws {
-        try await StoreContract.challengesAreTrimmedPerSubject(store())
-    }
-
     @Test("subjects keep their bytes (NFC and NFD are two subjects)") func subjectBytes() async throws {
         try await StoreContract.subjectsKeepTheirBytes(store())
     }
 
-    @Test("expired challenges are purged") func purge() async throws {
-        try await StoreContract.expiredChallengesArePurged(store())
+    @Test("spent challenges past their expiry are purged") func purge() async throws {
+        try await StoreContract.expiredSpentChallengesArePurged(store())
     }
 
     @Test("a throwing body keeps nothing") func rollback() async throws {

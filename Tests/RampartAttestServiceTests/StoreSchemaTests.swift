@@ -84,3 +84,89 @@ struct StoreSchemaTests {
         #expect(refusal(path)?.reason.contains("holds 0 rows") == true)
     }
 }
+
+extension StoreSchemaTests {
+    /// Version 2's tables exactly as the previous release created them.
+    static let version2 = """
+        CREATE TABLE rampart_schema (version INTEGER NOT NULL);
+        INSERT INTO rampart_schema (version) VALUES (2);
+        CREATE TABLE rampart_challenges (
+            digest BLOB PRIMARY KEY, purpose TEXT NOT NULL, subject TEXT NOT NULL, expires_at INTEGER NOT NULL);
+        CREATE INDEX rampart_challenges_expiry ON rampart_challenges (expires_at);
+        CREATE INDEX rampart_challenges_subject ON rampart_challenges (subject, expires_at);
+        CREATE TABLE rampart_keys (
+            key_id TEXT PRIMARY KEY, subject TEXT NOT NULL, public_key BLOB NOT NULL, environment TEXT NOT NULL,
+            counter INTEGER NOT NULL CHECK (counter >= 0 AND counter <= 4294967295), receipt BLOB NOT NULL,
+            registered_at INTEGER NOT NULL, risk_score INTEGER NOT NULL DEFAULT 0, last_used_at INTEGER,
+            risk_updated_at INTEGER);
+        """
+
+    @Test("a version 2 database is migrated through 3 to 4: keys kept, outstanding challenges dropped, spent set made")
+    func migrationFrom2() async throws {
+        let path = try database(
+            Self.version2 + """
+                INSERT INTO rampart_keys (key_id, subject, public_key, environment, counter, receipt, registered_at,
+                    risk_score, risk_updated_at) VALUES ('a2V5', 'alice', x'04', 'production', 9, x'00',
+                    1790000000000, 1, 1790000000500);
+                INSERT INTO rampart_challenges VALUES (x'0102', 'assertion', 'alice', 1790000300000);
+                """)
+        let store = try SQLiteAttestationStore(path: path)
+        let key = try await store.transaction { try $0.key(id: "a2V5") }
+        #expect(key?.counter == 9)
+        #expect(key?.riskScore == 1)
+        #expect(key?.riskUpdatedAt == Date(storeMilliseconds: 1_790_000_000_500))
+        #expect(try await store.transaction { try $0.spendChallenge(nonce: [1, 2], expiresAt: Date()) })
+        await store.close()
+        let connection = try SQLiteConnection(path: path)
+        #expect(try connection.query("SELECT version FROM rampart_schema").first?.integer(0) == 4)
+        let tables = try connection.query("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+        #expect(
+            tables.compactMap { $0.text(0) } == [
+                "rampart_challenge_keys", "rampart_keys", "rampart_schema", "rampart_spent_challenges",
+                "rampart_token_keys",
+            ])
+        await (try SQLiteAttestationStore(path: path)).close()  // the migrated file opens as version 4
+    }
+
+    @Test("a version 3 database (spent set, no token keys) is migrated to 4 and keeps its spent challenges")
+    func migrationFrom3() async throws {
+        let path = temporarySQLitePath()
+        await (try SQLiteAttestationStore(path: path)).close()
+        let connection = try SQLiteConnection(path: path)
+        try connection.execute(
+            unsafeScript: """
+                DROP TABLE rampart_token_keys; UPDATE rampart_schema SET version = 3;
+                INSERT INTO rampart_spent_challenges VALUES (x'0102', 4102444800000);
+                """)
+        let store = try SQLiteAttestationStore(path: path)
+        #expect(try await store.transaction { try $0.spendChallenge(nonce: [1, 2], expiresAt: Date()) } == false)
+        #expect(try await store.transaction { try $0.tokenSigningKeys() }.isEmpty)
+        await store.close()
+        #expect(try connection.query("SELECT version FROM rampart_schema").first?.integer(0) == 4)
+    }
+
+    @Test("a version 2 database with other columns is refused, not migrated")
+    func foreignVersion2() throws {
+        let path = try database(Self.version2 + "ALTER TABLE rampart_keys DROP COLUMN risk_updated_at;")
+        let error = refusal(path)
+        #expect(error?.code == .storeFailure)
+        #expect(try SQLiteConnection(path: path).query("SELECT version FROM rampart_schema").first?.integer(0) == 2)
+    }
+
+    @Test("a version 3 database missing the spent set, or keeping rampart_challenges, is refused, naming it")
+    func halfMadeVersion3() async throws {
+        let path = temporarySQLitePath()
+        await (try SQLiteAttestationStore(path: path)).close()
+        _ = try SQLiteConnection(path: path).query("DROP TABLE rampart_spent_challenges")
+        #expect(refusal(path)?.reason.contains("no rampart_spent_challenges table") == true)
+        let other = temporarySQLitePath()
+        await (try SQLiteAttestationStore(path: other)).close()
+        try SQLiteConnection(path: other).execute(
+            unsafeScript: "CREATE TABLE rampart_challenges (digest BLOB, purpose TEXT, subject TEXT, expires_at INT)")
+        #expect(refusal(other)?.reason.contains("a leftover rampart_challenges table") == true)
+    }
+}
+
+extension Date {
+    init(storeMilliseconds: Int64) { self.init(timeIntervalSince1970: Double(storeMilliseconds) / 1000) }
+}

@@ -1,56 +1,90 @@
 public import Foundation
 
-/// Where the service keeps challenges and registered keys: the embedded SQLite file or a shared PostgreSQL database.
+/// Where the service keeps registered keys and spent challenges: the embedded SQLite file or a shared PostgreSQL
+/// database.
 ///
-/// Every read and write happens inside ``transaction(_:)``. The body runs synchronously on the store's own
-/// connection thread, so it may verify signatures between reads and writes (pure CPU work) and still be atomic; the
-/// method returns only after the commit, which is when the service may answer 2xx. If the body throws, nothing it
-/// wrote is kept.
+/// Every write happens inside ``transaction(_:)``; reads that only prepare a decision (the key a signature is checked
+/// against) may use ``read(_:)``, which takes no write lock. A transaction's body runs synchronously on the store's
+/// own writer, grouped with other requests' bodies into one commit (each in its own savepoint, so one body that
+/// throws keeps nothing of its own and does not fail the others); the method returns only after that commit is
+/// durable, which is when the service may answer 2xx. If the body throws, nothing it wrote is kept.
 ///
-/// Both implementations pass the same contract suite (`StoreContractTests`): one-time challenge consumption under
-/// concurrency, conditional counter advance, durability of acknowledged writes.
+/// Both implementations pass the same contract suite (`StoreContractTests`): one-time challenge spending under
+/// concurrency, conditional counter advance, durability of acknowledged writes, and group commit isolation.
 public protocol AttestationStore: Sendable {
-    /// Runs `body` in one database transaction and commits it.
+    /// Runs `body` in a database transaction and commits it (possibly together with other callers' bodies).
     ///
-    /// - Parameter body: The reads and writes; it must not block on anything but the database.
+    /// - Parameter body: The reads and writes; short, and it must not block on anything but the database (the
+    ///   service verifies signatures before, not inside).
     /// - Returns: What `body` returned, after the commit.
-    /// - Throws: What `body` threw (after rolling back), or ``AttestServiceError`` with
-    ///   ``AttestServiceError/Code/storeFailure`` when the database failed; in both cases nothing was committed.
+    /// - Throws: What `body` threw (after rolling back its work), or ``AttestServiceError`` with
+    ///   ``AttestServiceError/Code/storeFailure`` when the database failed; in both cases nothing of `body` was
+    ///   committed.
     func transaction<T: Sendable>(
         _ body: @escaping @Sendable (any AttestationStoreTransaction) throws -> T
     ) async throws -> T
+
+    /// Runs `body`, which only reads, without taking the write lock; it sees committed data only.
+    ///
+    /// The default runs it as a ``transaction(_:)``. A body that writes fails with
+    /// ``AttestServiceError/Code/storeFailure`` in stores with a read path of their own.
+    ///
+    /// - Parameter body: The reads.
+    /// - Returns: What `body` returned.
+    /// - Throws: What `body` threw, or ``AttestServiceError`` (`storeFailure`).
+    func read<T: Sendable>(_ body: @escaping @Sendable (any AttestationStoreTransaction) throws -> T) async throws -> T
 
     /// Releases the store's connections. Further calls fail with ``AttestServiceError/Code/storeFailure``.
     func close() async
 }
 
+extension AttestationStore {
+    /// Runs `body` as a ``transaction(_:)``.
+    ///
+    /// - Parameter body: The reads.
+    /// - Returns: What `body` returned.
+    /// - Throws: What `body` or the transaction threw.
+    public func read<T: Sendable>(
+        _ body: @escaping @Sendable (any AttestationStoreTransaction) throws -> T
+    ) async throws -> T {
+        try await transaction(body)
+    }
+}
+
 /// The operations available inside ``AttestationStore/transaction(_:)``.
 ///
 /// Each is a single statement with bind parameters; the guarantees that make replays fail are in the statements
-/// themselves (`DELETE … RETURNING` consumes a challenge at most once, `UPDATE … WHERE counter < new` advances a
-/// counter at most once per value), so they hold across processes sharing one database.
+/// themselves (`INSERT … ON CONFLICT DO NOTHING` on the spent set's primary key spends a challenge at most once,
+/// `UPDATE … WHERE counter < new` advances a counter at most once per value), so they hold across processes sharing
+/// one database.
 public protocol AttestationStoreTransaction {
-    /// Stores a newly issued challenge.
+    /// Records a challenge as spent, unless it already is.
     ///
-    /// - Parameter challenge: The record (only the challenge's digest is stored).
+    /// Of any number of concurrent callers with the same nonce, at most one gets `true`, across every process on the
+    /// database.
+    ///
+    /// - Parameters:
+    ///   - nonce: The challenge's random nonce (its identity; the challenge text is never stored).
+    ///   - expiresAt: The challenge's expiry: the record may be purged after it.
+    /// - Returns: Whether this call spent it (`false`: it was spent before).
     /// - Throws: ``AttestServiceError`` (`storeFailure`).
-    func insertChallenge(_ challenge: ChallengeRecord) throws
+    func spendChallenge(nonce: [UInt8], expiresAt: Date) throws -> Bool
 
-    /// Deletes the challenge with `digest` and returns it, or nil when there is none (never issued, or consumed).
-    ///
-    /// Of any number of concurrent callers with the same digest, at most one gets the record.
-    ///
-    /// - Parameter digest: SHA-256 of the challenge string.
-    /// - Returns: The record that was deleted.
-    /// - Throws: ``AttestServiceError`` (`storeFailure`).
-    func takeChallenge(digest: [UInt8]) throws -> ChallengeRecord?
-
-    /// Deletes challenges that expired before `date`.
+    /// Deletes spent-challenge records whose challenges expired before `date` (they can no longer be presented).
     ///
     /// - Parameter date: The cut-off.
     /// - Returns: How many were deleted.
     /// - Throws: ``AttestServiceError`` (`storeFailure`).
-    func purgeChallenges(expiredBefore date: Date) throws -> Int
+    func purgeSpentChallenges(expiredBefore date: Date) throws -> Int
+
+    /// The challenge sealing key kept in the database, storing `candidate` first when there is none.
+    ///
+    /// Of concurrent callers (in any process), all get the same key: the first stored one.
+    ///
+    /// - Parameter candidate: Fresh random bytes to keep if the database holds no key yet.
+    /// - Returns: The stored key's bytes.
+    /// - Throws: ``AttestServiceError`` (`storeFailure`).
+    func challengeSealingKey(proposing candidate: [UInt8]) throws -> [UInt8]
 
     /// Stores a newly attested key.
     ///
@@ -99,15 +133,6 @@ public protocol AttestationStoreTransaction {
     /// - Throws: ``AttestServiceError`` (`storeFailure`).
     func resetRisk(keyID: String, at date: Date) throws -> Bool
 
-    /// Deletes the subject's oldest challenges so that at most `count` stay outstanding.
-    ///
-    /// - Parameters:
-    ///   - subject: The subject (compared as bytes).
-    ///   - count: How many may stay.
-    /// - Returns: How many were deleted.
-    /// - Throws: ``AttestServiceError`` (`storeFailure`).
-    func trimChallenges(subject: String, keeping count: Int) throws -> Int
-
     /// Every access-token signing key, oldest first (see ``AccessTokenIssuer``).
     ///
     /// - Returns: The keys.
@@ -135,37 +160,8 @@ public protocol AttestationStoreTransaction {
 public enum ChallengePurpose: String, Hashable, Codable, CaseIterable {
     /// For registering a key (`POST /v1/attestations`).
     case attestation
-    /// For one protected request (`POST /v1/assertions` and protected routes).
+    /// For one protected request.
     case assertion
-}
-
-/// An issued challenge as stored: its digest, purpose, subject and expiry.
-///
-/// The challenge string itself is never stored, only its SHA-256, so a copy of the database cannot be used to answer
-/// outstanding challenges.
-public struct ChallengeRecord: Hashable {
-    /// SHA-256 of the challenge string's UTF-8 bytes.
-    public var digest: [UInt8]
-    /// What the challenge may be used for.
-    public var purpose: ChallengePurpose
-    /// The user or session it was issued to.
-    public var subject: String
-    /// When it stops being accepted.
-    public var expiresAt: Date
-
-    /// Creates a record.
-    ///
-    /// - Parameters:
-    ///   - digest: SHA-256 of the challenge.
-    ///   - purpose: Its purpose.
-    ///   - subject: Its subject.
-    ///   - expiresAt: Its expiry.
-    public init(digest: [UInt8], purpose: ChallengePurpose, subject: String, expiresAt: Date) {
-        self.digest = digest
-        self.purpose = purpose
-        self.subject = subject
-        self.expiresAt = expiresAt
-    }
 }
 
 /// An attested App Attest key as the service keeps it.
@@ -243,7 +239,5 @@ extension Date {
 }
 
 extension ChallengePurpose: Sendable {}
-
-extension ChallengeRecord: Sendable {}
 
 extension RegisteredKey: Sendable {}

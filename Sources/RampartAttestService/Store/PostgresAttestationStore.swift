@@ -4,27 +4,31 @@ import Synchronization
 
 /// The shared store: a PostgreSQL database that several `rampart serve` processes use at once.
 ///
-/// The guarantees come from the statements, not from the process: a challenge is consumed with
-/// `DELETE … RETURNING` (of concurrent consumers, PostgreSQL gives the row to one), a counter advances with
-/// `UPDATE … WHERE counter < $new`, and each request is one transaction whose `COMMIT` precedes the answer.
-/// Connections are pooled; each has its own serial queue, so blocking libpq calls never run on Swift's cooperative
-/// threads.
+/// The guarantees come from the statements, not from the process: a challenge is spent with
+/// `INSERT … ON CONFLICT DO NOTHING` on the spent set's primary key (of concurrent spenders, PostgreSQL lets one
+/// insert), a counter advances with `UPDATE … WHERE counter < $new`, and every answer follows the `COMMIT` that holds
+/// its work.
+///
+/// Connections are pooled (``defaultPoolSize``); each has its own serial queue, so blocking libpq calls never run on
+/// Swift's cooperative threads, and its own group commit: the transactions that arrive while the connection is busy
+/// run together in one `BEGIN … COMMIT`, each in a `SAVEPOINT` (a body that throws is rolled back alone). Commands
+/// without results (`BEGIN`, `SAVEPOINT`, `RELEASE`) travel in one libpq pipeline with the next statement, and the
+/// last `RELEASE` with `COMMIT`, so a request costs one round trip per statement plus a share of one commit. Reads
+/// (``read(_:)``) run on the same connections outside the batch's transaction. A new transaction goes to the
+/// connection with the least work waiting.
 public final class PostgresAttestationStore: AttestationStore {
     /// How many connections the pool opens by default.
     public static let defaultPoolSize = 8
 
     private let slots: [Slot]
-    private let next = Atomic<Int>(0)
 
     private final class Slot: Sendable {
         let connection: Mutex<PostgresConnection?>
-        let queue: DispatchQueue
 
-        init(_ connection: sending PostgresConnection, index: Int) {
-            self.connection = Mutex(connection)
-            self.queue = DispatchQueue(label: "rampart.store.postgres.\(index)")
-        }
+        init(_ connection: sending PostgresConnection) { self.connection = Mutex(connection) }
     }
+
+    private let writers: [GroupCommitQueue]
 
     /// Connects `poolSize` times to `url` and creates, migrates or checks the tables.
     ///
@@ -43,9 +47,12 @@ public final class PostgresAttestationStore: AttestationStore {
                 defer { try? connection.execute(unsafeScript: "SELECT pg_advisory_unlock(727172)") }
                 try Self.prepareSchema(on: connection)
             }
-            slots.append(Slot(connection, index: index))
+            slots.append(Slot(connection))
         }
         self.slots = slots
+        writers = slots.enumerated().map { index, slot in
+            GroupCommitQueue(label: "rampart.store.postgres.\(index)") { batch in Self.run(batch, on: slot) }
+        }
     }
 
     /// Creates, migrates or checks the tables in one transaction (the caller holds the advisory lock).
@@ -61,7 +68,50 @@ public final class PostgresAttestationStore: AttestationStore {
         }
     }
 
-    /// Runs `body` in `BEGIN … COMMIT` on the next pooled connection.
+    /// Runs one batch on the slot's connection: the reads first, each on its own, then the writes in one group
+    /// commit.
+    private static func run(_ batch: [PendingTransaction], on slot: Slot) {
+        slot.connection.withLock { connection in
+            guard let connection else {
+                let closed = AttestServiceError.storeFailure("the PostgreSQL store is closed")
+                for member in batch { member.complete(failure: closed) }
+                return
+            }
+            connection.resetIfBroken()
+            let transaction = SQLStoreTransaction(execute: { try connection.query($0) })
+            for member in batch where member.readOnly {
+                _ = member.run(transaction)
+                member.complete(failure: nil)
+            }
+            let writes = batch.filter { !$0.readOnly }
+            guard !writes.isEmpty else { return }
+            let statements = GroupCommitStatements(
+                begin: { connection.deferCommand(unsafeScript: "BEGIN") },
+                savepoint: { connection.deferCommand(unsafeScript: "SAVEPOINT rampart_member") },
+                release: { connection.deferCommand(unsafeScript: "RELEASE rampart_member") },
+                rollbackToSavepoint: { connection.deferCommand(unsafeScript: "ROLLBACK TO rampart_member") },
+                commit: { try connection.commit() },
+                rollback: { connection.rollback() })
+            statements.run(writes, transaction: transaction) { $0 }
+        }
+    }
+
+    /// The writer with the least work waiting (the first idle one, if any).
+    private var leastBusyWriter: GroupCommitQueue {
+        var best = writers[0]
+        var bestBacklog = Int.max
+        for writer in writers {
+            let backlog = writer.backlog
+            if backlog == 0 { return writer }
+            if backlog < bestBacklog {
+                best = writer
+                bestBacklog = backlog
+            }
+        }
+        return best
+    }
+
+    /// Runs `body` in the next group commit of the least busy pooled connection.
     ///
     /// - Parameter body: The reads and writes.
     /// - Returns: What `body` returned, after the commit.
@@ -69,37 +119,32 @@ public final class PostgresAttestationStore: AttestationStore {
     public func transaction<T: Sendable>(
         _ body: @escaping @Sendable (any AttestationStoreTransaction) throws -> T
     ) async throws -> T {
-        let index = next.add(1, ordering: .relaxed).newValue
-        let slot = slots[(index % slots.count + slots.count) % slots.count]
+        let writer = leastBusyWriter
         return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-            slot.queue.async {
-                let result = Result<T, any Error> {
-                    try slot.connection.withLock { connection throws -> T in
-                        guard let connection else {
-                            throw AttestServiceError.storeFailure("the PostgreSQL store is closed")
-                        }
-                        connection.resetIfBroken()
-                        try connection.execute(unsafeScript: "BEGIN")
-                        do {
-                            let value = try body(SQLStoreTransaction(execute: { try connection.query($0) }))
-                            try connection.execute(unsafeScript: "COMMIT")
-                            return value
-                        } catch {
-                            try? connection.execute(unsafeScript: "ROLLBACK")
-                            throw error
-                        }
-                    }
-                }
-                continuation.resume(with: result)
-            }
+            writer.submit(PendingTransaction.make(body, continuation))
+        }
+    }
+
+    /// Runs `body` on the least busy pooled connection, outside any transaction: each statement sees what was
+    /// committed when it ran.
+    ///
+    /// - Parameter body: The reads.
+    /// - Returns: What `body` returned.
+    /// - Throws: What `body` threw, or ``AttestServiceError`` (`storeFailure`).
+    public func read<T: Sendable>(
+        _ body: @escaping @Sendable (any AttestationStoreTransaction) throws -> T
+    ) async throws -> T {
+        let writer = leastBusyWriter
+        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+            writer.submit(PendingTransaction.make(body, continuation, readOnly: true))
         }
     }
 
     /// Closes every connection after the transactions running on it.
     public func close() async {
-        for slot in slots {
+        for (slot, writer) in zip(slots, writers) {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                slot.queue.async {
+                writer.onWriter {
                     slot.connection.withLock { $0 = nil }
                     continuation.resume()
                 }

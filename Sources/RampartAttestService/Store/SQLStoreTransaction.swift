@@ -7,30 +7,36 @@ struct SQLStoreTransaction: AttestationStoreTransaction {
     /// Runs one statement on the transaction's connection and returns its rows.
     let execute: (SQLQuery) throws -> [SQLRow]
 
-    func insertChallenge(_ challenge: ChallengeRecord) throws {
+    func spendChallenge(nonce: [UInt8], expiresAt: Date) throws -> Bool {
+        let rows = try execute(
+            """
+            INSERT INTO rampart_spent_challenges (nonce, expires_at) VALUES (\(nonce), \(expiresAt.storeMilliseconds)) \
+            ON CONFLICT (nonce) DO NOTHING RETURNING 1
+            """)
+        return rows.count == 1
+    }
+
+    func purgeSpentChallenges(expiredBefore date: Date) throws -> Int {
+        try execute(
+            "DELETE FROM rampart_spent_challenges WHERE expires_at < \(date.storeMilliseconds) RETURNING 1"
+        ).count
+    }
+
+    func challengeSealingKey(proposing candidate: [UInt8]) throws -> [UInt8] {
         _ = try execute(
             """
-            INSERT INTO rampart_challenges (digest, purpose, subject, expires_at) \
-            VALUES (\(challenge.digest), \(challenge.purpose.rawValue), \(challenge.subject), \
-            \(challenge.expiresAt.storeMilliseconds))
+            INSERT INTO rampart_challenge_keys (id, secret, created_at) VALUES (1, \(candidate), \
+            \(Date().storeMilliseconds)) ON CONFLICT (id) DO NOTHING
             """)
-    }
-
-    func takeChallenge(digest: [UInt8]) throws -> ChallengeRecord? {
-        let rows = try execute(
-            "DELETE FROM rampart_challenges WHERE digest = \(digest) RETURNING purpose, subject, expires_at")
-        guard let row = rows.first else { return nil }
-        guard let purposeText = row.text(0), let purpose = ChallengePurpose(rawValue: purposeText),
-            let subject = row.text(1), let expires = row.integer(2)
+        guard let secret = try execute("SELECT secret FROM rampart_challenge_keys WHERE id = 1").first?.blob(0),
+            secret.count >= ChallengeSealingKeys.minimumByteCount
         else {
-            throw AttestServiceError.storeFailure("a stored challenge row is malformed; the schema is not Rampart's")
+            throw AttestServiceError.storeFailure(
+                "the stored challenge sealing key is missing or shorter than \(ChallengeSealingKeys.minimumByteCount) "
+                    + "bytes; delete the row of rampart_challenge_keys (a new key is made), or configure "
+                    + "challenges.sealingKeys")
         }
-        return ChallengeRecord(
-            digest: digest, purpose: purpose, subject: subject, expiresAt: Date(storeMilliseconds: expires))
-    }
-
-    func purgeChallenges(expiredBefore date: Date) throws -> Int {
-        try execute("DELETE FROM rampart_challenges WHERE expires_at < \(date.storeMilliseconds) RETURNING 1").count
+        return secret
     }
 
     func insertKey(_ key: RegisteredKey) throws -> Bool {
@@ -95,15 +101,6 @@ struct SQLStoreTransaction: AttestationStoreTransaction {
             WHERE key_id = \(keyID) RETURNING key_id
             """)
         return rows.count == 1
-    }
-
-    func trimChallenges(subject: String, keeping count: Int) throws -> Int {
-        try execute(
-            """
-            DELETE FROM rampart_challenges WHERE digest IN (SELECT digest FROM rampart_challenges \
-            WHERE subject = \(subject) ORDER BY expires_at DESC LIMIT \(Int64(Int32.max)) OFFSET \(count)) RETURNING 1
-            """
-        ).count
     }
 
     func tokenSigningKeys() throws -> [TokenSigningKeyRecord] {

@@ -4,12 +4,22 @@ import Synchronization
 
 /// The embedded store: one SQLite file in WAL mode (the default for `rampart serve`).
 ///
-/// One connection, confined to a serial queue, runs every transaction with `BEGIN IMMEDIATE`; each answer is sent
-/// after `COMMIT` with `synchronous=FULL`, so a `kill -9` (or a power loss) never loses an acknowledged registration
-/// or counter. Several processes may open the same file: SQLite's file lock serialises their writers.
+/// Writes go through one writer connection with group commit: the transactions submitted while the writer is busy
+/// run together in one `BEGIN IMMEDIATE … COMMIT`, each in its own `SAVEPOINT` (a body that throws is rolled back
+/// alone), and the commit runs with `synchronous=FULL`; every caller is answered after that commit, so a `kill -9`
+/// (or a power loss) never loses an acknowledged registration or counter, and one fsync serves many requests.
+/// Reads (``read(_:)``) use their own `query_only` connections and never wait for the writer (WAL readers see the
+/// last commit). Several processes may open the same file: SQLite's file lock serialises their writers.
 public final class SQLiteAttestationStore: AttestationStore {
-    private let connection: Mutex<SQLiteConnection?>
-    private let queue = DispatchQueue(label: "rampart.store.sqlite")
+    /// How many read connections a file store keeps.
+    static let readerCount = 2
+
+    private let writer: ConnectionSlot
+    private let commits: GroupCommitQueue
+    /// Read connections; empty for `:memory:` (a second connection would open another, empty, database), where
+    /// reads run as transactions.
+    private let readers: [ConnectionSlot]
+    private let nextReader = Atomic<Int>(0)
 
     /// Opens (creating if needed) the database at `path` and creates, migrates or checks the tables.
     ///
@@ -17,6 +27,7 @@ public final class SQLiteAttestationStore: AttestationStore {
     /// - Throws: ``AttestServiceError`` with ``AttestServiceError/Code/storeFailure``, also when the file holds
     ///   `rampart_` tables that are not Rampart's schema (see the schema rules in RunningTheService).
     public init(path: String) throws {
+        let writer: ConnectionSlot
         do {
             let opened = try SQLiteConnection(path: path)
             // BEGIN IMMEDIATE: two processes opening one new file create the tables once.
@@ -24,14 +35,67 @@ public final class SQLiteAttestationStore: AttestationStore {
                 try StoreSchema.prepare(
                     .sqlite, query: { try opened.query($0) }, script: { try opened.execute(unsafeScript: $0) })
             }
-            connection = Mutex(opened)
+            writer = ConnectionSlot(opened)
+            var readers: [ConnectionSlot] = []
+            if path != ":memory:" && !path.isEmpty {
+                for _ in 0..<Self.readerCount {
+                    let reader = try SQLiteConnection(
+                        path: path, options: .init(mode: .readWriteExisting, journalMode: .unchanged))
+                    try reader.execute(unsafeScript: "PRAGMA query_only=ON")
+                    readers.append(ConnectionSlot(reader))
+                }
+            }
+            self.readers = readers
         } catch let error as SQLiteError {
             throw AttestServiceError.storeFailure(
                 "could not open the SQLite store at \(path): \(error.reason)", detail: "\(error)")
         }
+        self.writer = writer
+        commits = GroupCommitQueue(label: "rampart.store.sqlite") { [writer] batch in
+            writer.connection.withLock { connection in
+                guard let connection else {
+                    let closed = AttestServiceError.storeFailure("the SQLite store is closed")
+                    for member in batch { member.complete(failure: closed) }
+                    return
+                }
+                Self.statements(connection).run(batch, transaction: Self.transaction(on: connection)) { error in
+                    Self.storeFailure(error)
+                }
+            }
+        }
     }
 
-    /// Runs `body` in `BEGIN IMMEDIATE … COMMIT` on the store's queue.
+    private static func statements(_ connection: SQLiteConnection) -> GroupCommitStatements {
+        GroupCommitStatements(
+            begin: { try connection.execute(unsafeScript: "BEGIN IMMEDIATE") },
+            savepoint: { try connection.execute(unsafeScript: "SAVEPOINT rampart_member") },
+            release: { try connection.execute(unsafeScript: "RELEASE rampart_member") },
+            rollbackToSavepoint: { try connection.execute(unsafeScript: "ROLLBACK TO rampart_member") },
+            commit: { try connection.execute(unsafeScript: "COMMIT") },
+            // Ignore a rollback failure: the transaction is already gone when COMMIT itself failed.
+            rollback: { try? connection.execute(unsafeScript: "ROLLBACK") },
+            isTransactionLost: { connection.isAutocommit })
+    }
+
+    private static func transaction(on connection: SQLiteConnection) -> SQLStoreTransaction {
+        SQLStoreTransaction(execute: { query in
+            // Refuses NUL in text as PostgreSQL must, so both stores keep one contract.
+            try query.refuseNULInText()
+            do {
+                return try connection.query(query)
+            } catch let error as SQLiteError {
+                throw storeFailure(error)
+            }
+        })
+    }
+
+    private static func storeFailure(_ error: any Error) -> any Error {
+        guard let error = error as? SQLiteError else { return error }
+        return AttestServiceError.storeFailure(
+            "the SQLite store failed (\(error.code)); nothing was acknowledged", detail: error.reason)
+    }
+
+    /// Runs `body` in the next group commit of the store's writer.
     ///
     /// - Parameter body: The reads and writes.
     /// - Returns: What `body` returned, after the commit.
@@ -40,40 +104,53 @@ public final class SQLiteAttestationStore: AttestationStore {
         _ body: @escaping @Sendable (any AttestationStoreTransaction) throws -> T
     ) async throws -> T {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-            queue.async {
-                let result = Result<T, any Error> {
-                    try self.connection.withLock { connection throws -> T in
-                        guard let connection else {
-                            throw AttestServiceError.storeFailure("the SQLite store is closed")
-                        }
-                        do {
-                            return try connection.transaction {
-                                // Refuses NUL in text as PostgreSQL must, so both stores keep one contract.
-                                try body(
-                                    SQLStoreTransaction(execute: { query in
-                                        try query.refuseNULInText()
-                                        return try connection.query(query)
-                                    }))
-                            }
-                        } catch let error as SQLiteError {
-                            throw AttestServiceError.storeFailure(
-                                "the SQLite store failed (\(error.code)); nothing was acknowledged",
-                                detail: error.reason)
-                        }
-                    }
-                }
-                continuation.resume(with: result)
+            commits.submit(PendingTransaction.make(body, continuation))
+        }
+    }
+
+    /// Runs `body` on a read connection, in `BEGIN DEFERRED … COMMIT` (one snapshot); it cannot write.
+    ///
+    /// The read runs on the caller's thread: a WAL reader does not wait for the writer, and a point lookup takes
+    /// microseconds, less than a hop to another queue.
+    ///
+    /// - Parameter body: The reads.
+    /// - Returns: What `body` returned.
+    /// - Throws: What `body` threw, or ``AttestServiceError`` (`storeFailure`, also for a body that writes).
+    public func read<T: Sendable>(
+        _ body: @escaping @Sendable (any AttestationStoreTransaction) throws -> T
+    ) async throws -> T {
+        guard !readers.isEmpty else { return try await transaction(body) }
+        let index = nextReader.add(1, ordering: .relaxed).newValue
+        let reader = readers[(index % readers.count + readers.count) % readers.count]
+        return try reader.connection.withLock { connection throws -> T in
+            guard let connection else { throw AttestServiceError.storeFailure("the SQLite store is closed") }
+            do {
+                return try connection.transaction(.deferred) { try body(Self.transaction(on: connection)) }
+            } catch let error as SQLiteError {
+                throw Self.storeFailure(error)
             }
         }
     }
 
-    /// Closes the connection after any running transaction.
+    /// How many commits the writer made and how many transactions they held.
+    var groupCommitStatistics: (batches: Int, transactions: Int) { commits.statistics }
+
+    /// Closes the connections after any running transaction.
     public func close() async {
+        for reader in readers { reader.connection.withLock { $0 = nil } }
+        let writer = self.writer
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            queue.async {
-                self.connection.withLock { $0 = nil }
+            commits.onWriter {
+                writer.connection.withLock { $0 = nil }
                 continuation.resume()
             }
         }
     }
+}
+
+/// A connection behind a lock, shared by the store and its writer's queue.
+private final class ConnectionSlot: Sendable {
+    let connection: Mutex<SQLiteConnection?>
+
+    init(_ connection: sending SQLiteConnection) { self.connection = Mutex(connection) }
 }

@@ -7,9 +7,12 @@ import RampartSQLite
 ///
 /// - no `rampart_` table at all: the tables are created at ``version``;
 /// - version 1 (the first release, which kept no version): the tables have exactly version 1's columns, and are
-///   migrated (`risk_updated_at`, the per-subject challenge index, `rampart_schema`, `rampart_token_keys`);
-/// - version 2: the tables have exactly its columns, and `rampart_token_keys` is added;
-/// - ``version``: the tables have exactly its columns;
+///   migrated to version 2 (`risk_updated_at`, the per-subject challenge index, `rampart_schema`), then on;
+/// - version 2: the tables have exactly version 2's columns, and are migrated to version 3 (the spent set and the
+///   stored sealing key replace `rampart_challenges`, whose outstanding challenges are dropped: clients that hold
+///   one get `challengeUsed` and ask again), then on;
+/// - version 3: the tables are exactly its tables, and `rampart_token_keys` is added (version 4);
+/// - ``version``: the tables are exactly its tables, with exactly their columns;
 /// - anything else (a foreign `rampart_keys`, a newer version, a half-made schema) is refused with
 ///   ``AttestServiceError/Code/storeFailure`` naming what is wrong, before the service listens, instead of a service
 ///   that reports healthy and answers 503 to every registration.
@@ -17,8 +20,10 @@ enum StoreSchema {
     /// The version this build creates and reads.
     ///
     /// 1: challenges and keys. 2: `rampart_keys.risk_updated_at` (risk decay), `rampart_challenges_subject` (the cap
-    /// on outstanding challenges per subject) and `rampart_schema`. 4: `rampart_token_keys`, the access-token signing
-    /// keys (version 3 is reserved for the spent-challenge set, which lands separately; until then 2 migrates to 4).
+    /// on outstanding challenges per subject) and `rampart_schema`. 3: challenges are sealed tokens, so
+    /// `rampart_challenges` is gone; `rampart_spent_challenges` (nonce, expiry) records their one use and
+    /// `rampart_challenge_keys` holds the sealing key when none is configured. 4: `rampart_token_keys`, the
+    /// access-token signing keys.
     static let version: Int64 = 4
 
     enum Dialect {
@@ -33,6 +38,14 @@ enum StoreSchema {
     ]
     static let keyColumns = keyColumnsVersion1.union(["risk_updated_at"])
     static let tokenKeyColumns: Set<String> = ["kid", "created_at", "slot", "private_key"]
+    static let spentColumns: Set<String> = ["nonce", "expires_at"]
+    static let sealingKeyColumns: Set<String> = ["id", "secret", "created_at"]
+    /// The tables of version 3.
+    static let version3TableNames: Set<String> = [
+        "rampart_schema", "rampart_keys", "rampart_spent_challenges", "rampart_challenge_keys",
+    ]
+    /// Every table of the current version.
+    static let tableNames: Set<String> = version3TableNames.union(["rampart_token_keys"])
 
     /// Creates, migrates or checks the tables; runs inside the caller's transaction (or lock).
     ///
@@ -44,46 +57,68 @@ enum StoreSchema {
     static func prepare(
         _ dialect: Dialect, query: (SQLQuery) throws -> [SQLRow], script: (String) throws -> Void
     ) throws {
-        let tables = try existingTables(dialect, query)
+        var tables = try existingTables(dialect, query)
         if tables.isEmpty {
             try script(dialect == .sqlite ? sqlite : postgres)
             _ = try query("INSERT INTO rampart_schema (version) VALUES (\(version))")
             return
         }
-        let keys = try columns(of: "rampart_keys", dialect, query)
+        var keys = try columns(of: "rampart_keys", dialect, query)
         let challenges = try columns(of: "rampart_challenges", dialect, query)
-        guard tables.contains("rampart_schema") else {
-            guard keys == keyColumnsVersion1, challenges == challengeColumns else {
+        var found: Int64
+        if tables.contains("rampart_schema") {
+            let rows = try query("SELECT version FROM rampart_schema")
+            guard rows.count == 1, let stored = rows[0].integer(0) else {
+                throw AttestServiceError.storeFailure(
+                    "the database's rampart_schema table holds \(rows.count) rows instead of one version; it was not "
+                        + "made by Rampart: use another database, or drop the rampart_ tables")
+            }
+            found = stored
+        } else {
+            guard keys == keyColumnsVersion1, challenges == challengeColumns, tables.count == 2 else {
                 throw foreign(tables: tables, keys: keys, challenges: challenges)
             }
             try script(dialect == .sqlite ? migrationFrom1SQLite : migrationFrom1Postgres)
-            try script(dialect == .sqlite ? tokenKeysSQLite : tokenKeysPostgres)
-            _ = try query("INSERT INTO rampart_schema (version) VALUES (\(version))")
-            return
-        }
-        let rows = try query("SELECT version FROM rampart_schema")
-        guard rows.count == 1, let found = rows[0].integer(0) else {
-            throw AttestServiceError.storeFailure(
-                "the database's rampart_schema table holds \(rows.count) rows instead of one version; it was not "
-                    + "made by Rampart: use another database, or drop the rampart_ tables")
+            _ = try query("INSERT INTO rampart_schema (version) VALUES (2)")
+            tables.insert("rampart_schema")
+            keys = try columns(of: "rampart_keys", dialect, query)
+            found = 2
         }
         guard found <= version else {
             throw AttestServiceError.storeFailure(
                 "the database's schema is version \(found), newer than this rampart reads (\(version)); run the "
                     + "rampart release that wrote it, or a newer one")
         }
-        guard found == version || found == 2, keys == keyColumns, challenges == challengeColumns else {
-            throw foreign(tables: tables, keys: keys, challenges: challenges)
-        }
         if found == 2 {
-            guard !tables.contains("rampart_token_keys") else {
+            let version2: Set<String> = ["rampart_schema", "rampart_keys", "rampart_challenges"]
+            let extra = tables.subtracting(version2).sorted()
+            guard extra.isEmpty else {
                 throw AttestServiceError.storeFailure(
-                    "the database is at schema version 2 but already holds a rampart_token_keys table; it was not "
-                        + "made by Rampart: drop that table, or use another database")
+                    "the database is at schema version 2 but already holds a \(extra.joined(separator: ", ")) table; "
+                        + "it was not made by Rampart: drop it, or use another database")
+            }
+            guard tables == version2, keys == keyColumns, challenges == challengeColumns else {
+                throw foreign(tables: tables, keys: keys, challenges: challenges)
+            }
+            try script(dialect == .sqlite ? migrationFrom2SQLite : migrationFrom2Postgres)
+            tables = version3TableNames
+            found = 3
+        }
+        let spent = try columns(of: "rampart_spent_challenges", dialect, query)
+        let sealing = try columns(of: "rampart_challenge_keys", dialect, query)
+        if found == 3 {
+            guard tables == version3TableNames, keys == keyColumns, spent == spentColumns, sealing == sealingKeyColumns
+            else {
+                throw foreign(tables: tables, keys: keys, challenges: challenges)
             }
             try script(dialect == .sqlite ? tokenKeysSQLite : tokenKeysPostgres)
             _ = try query("UPDATE rampart_schema SET version = \(version)")
             return
+        }
+        guard found == version, tables == tableNames, keys == keyColumns,
+            spent == spentColumns, sealing == sealingKeyColumns
+        else {
+            throw foreign(tables: tables, keys: keys, challenges: challenges)
         }
         let tokenKeys = try columns(of: "rampart_token_keys", dialect, query)
         guard tokenKeys == tokenKeyColumns else {
@@ -103,7 +138,11 @@ enum StoreSchema {
                 keys.isEmpty
                     ? "no rampart_keys table" : "rampart_keys has columns \(keys.sorted().joined(separator: ", "))")
         }
-        if challenges != challengeColumns {
+        let isVersion3 = tables.contains("rampart_spent_challenges") || tables.contains("rampart_challenge_keys")
+        if isVersion3 {
+            for missing in tableNames.subtracting(tables).sorted() { problems.append("no \(missing) table") }
+            if tables.contains("rampart_challenges") { problems.append("a leftover rampart_challenges table") }
+        } else if challenges != challengeColumns {
             problems.append(
                 challenges.isEmpty
                     ? "no rampart_challenges table"
@@ -124,13 +163,15 @@ enum StoreSchema {
                 try query(
                     """
                     SELECT name FROM sqlite_master WHERE type = 'table' \
-                    AND name IN ('rampart_schema', 'rampart_keys', 'rampart_challenges', 'rampart_token_keys')
+                    AND name IN ('rampart_schema', 'rampart_keys', 'rampart_challenges', 'rampart_spent_challenges', \
+                    'rampart_challenge_keys', 'rampart_token_keys')
                     """)
             case .postgres:
                 try query(
                     """
                     SELECT table_name::text FROM information_schema.tables WHERE table_schema = current_schema() \
-                    AND table_name IN ('rampart_schema', 'rampart_keys', 'rampart_challenges', 'rampart_token_keys')
+                    AND table_name IN ('rampart_schema', 'rampart_keys', 'rampart_challenges', \
+                    'rampart_spent_challenges', 'rampart_challenge_keys', 'rampart_token_keys')
                     """)
             }
         return Set(rows.compactMap { $0.text(0) })
@@ -155,10 +196,10 @@ enum StoreSchema {
 
     static let sqlite = """
         CREATE TABLE rampart_schema (version INTEGER NOT NULL);
-        CREATE TABLE rampart_challenges (
-            digest BLOB PRIMARY KEY, purpose TEXT NOT NULL, subject TEXT NOT NULL, expires_at INTEGER NOT NULL);
-        CREATE INDEX rampart_challenges_expiry ON rampart_challenges (expires_at);
-        CREATE INDEX rampart_challenges_subject ON rampart_challenges (subject, expires_at);
+        CREATE TABLE rampart_spent_challenges (nonce BLOB PRIMARY KEY, expires_at INTEGER NOT NULL);
+        CREATE INDEX rampart_spent_challenges_expiry ON rampart_spent_challenges (expires_at);
+        CREATE TABLE rampart_challenge_keys (
+            id INTEGER PRIMARY KEY CHECK (id = 1), secret BLOB NOT NULL, created_at INTEGER NOT NULL);
         CREATE TABLE rampart_keys (
             key_id TEXT PRIMARY KEY, subject TEXT NOT NULL, public_key BLOB NOT NULL, environment TEXT NOT NULL,
             counter INTEGER NOT NULL CHECK (counter >= 0 AND counter <= 4294967295), receipt BLOB NOT NULL,
@@ -168,10 +209,10 @@ enum StoreSchema {
 
     static let postgres = """
         CREATE TABLE rampart_schema (version BIGINT NOT NULL);
-        CREATE TABLE rampart_challenges (
-            digest BYTEA PRIMARY KEY, purpose TEXT NOT NULL, subject TEXT NOT NULL, expires_at BIGINT NOT NULL);
-        CREATE INDEX rampart_challenges_expiry ON rampart_challenges (expires_at);
-        CREATE INDEX rampart_challenges_subject ON rampart_challenges (subject, expires_at);
+        CREATE TABLE rampart_spent_challenges (nonce BYTEA PRIMARY KEY, expires_at BIGINT NOT NULL);
+        CREATE INDEX rampart_spent_challenges_expiry ON rampart_spent_challenges (expires_at);
+        CREATE TABLE rampart_challenge_keys (
+            id BIGINT PRIMARY KEY CHECK (id = 1), secret BYTEA NOT NULL, created_at BIGINT NOT NULL);
         CREATE TABLE rampart_keys (
             key_id TEXT PRIMARY KEY, subject TEXT NOT NULL, public_key BYTEA NOT NULL, environment TEXT NOT NULL,
             counter BIGINT NOT NULL CHECK (counter >= 0 AND counter <= 4294967295), receipt BYTEA NOT NULL,
@@ -201,5 +242,21 @@ enum StoreSchema {
         CREATE TABLE rampart_schema (version BIGINT NOT NULL);
         ALTER TABLE rampart_keys ADD COLUMN risk_updated_at BIGINT;
         CREATE INDEX IF NOT EXISTS rampart_challenges_subject ON rampart_challenges (subject, expires_at);
+        """
+
+    static let migrationFrom2SQLite = """
+        DROP TABLE rampart_challenges;
+        CREATE TABLE rampart_spent_challenges (nonce BLOB PRIMARY KEY, expires_at INTEGER NOT NULL);
+        CREATE INDEX rampart_spent_challenges_expiry ON rampart_spent_challenges (expires_at);
+        CREATE TABLE rampart_challenge_keys (
+            id INTEGER PRIMARY KEY CHECK (id = 1), secret BLOB NOT NULL, created_at INTEGER NOT NULL);
+        """
+
+    static let migrationFrom2Postgres = """
+        DROP TABLE rampart_challenges;
+        CREATE TABLE rampart_spent_challenges (nonce BYTEA PRIMARY KEY, expires_at BIGINT NOT NULL);
+        CREATE INDEX rampart_spent_challenges_expiry ON rampart_spent_challenges (expires_at);
+        CREATE TABLE rampart_challenge_keys (
+            id BIGINT PRIMARY KEY CHECK (id = 1), secret BYTEA NOT NULL, created_at BIGINT NOT NULL);
         """
 }

@@ -6,6 +6,9 @@ import RampartSQLite
 /// are never spliced into SQL text and bytes arrive as sent.
 final class PostgresConnection {
     private let handle: OpaquePointer
+    /// Commands without results (`BEGIN`, `SAVEPOINT`, `RELEASE`) held back to travel in one pipeline with the next
+    /// statement that needs an answer, so they cost no round trip of their own.
+    private var deferred: [String] = []
 
     // Type OIDs from PostgreSQL's pg_type.h.
     private static let int2OID: Oid = 21
@@ -52,7 +55,48 @@ final class PostgresConnection {
         try check(result, doing: "run \(script.prefix(40))")
     }
 
-    /// Runs one statement with its bindings and returns its rows.
+    /// Holds back a constant command without results until the next statement or ``commit()``, which send it in
+    /// the same pipeline (libpq pipeline mode), in order.
+    ///
+    /// - Warning: Only for trusted constant SQL.
+    func deferCommand(unsafeScript command: String) { deferred.append(command) }
+
+    /// Whether a transaction is open on the server (anything but `PQTRANS_IDLE`; deferred commands not counted).
+    var isInTransaction: Bool { PQtransactionStatus(handle) != PQTRANS_IDLE }
+
+    /// Sends the deferred commands and `COMMIT` in one pipeline and checks that the server committed.
+    ///
+    /// When nothing but deferred commands was ever queued (no statement reached the server since `BEGIN`), there is
+    /// nothing to commit and nothing is sent.
+    ///
+    /// - Throws: ``AttestServiceError`` (`storeFailure`), also when the server answered `ROLLBACK` (it does for a
+    ///   transaction that failed).
+    func commit() throws {
+        guard isInTransaction else {
+            deferred.removeAll()
+            return
+        }
+        let commands = deferred + ["COMMIT"]
+        deferred.removeAll()
+        _ = try pipeline(commands, then: nil) { result in
+            // "COMMIT" on a failed transaction succeeds with the tag ROLLBACK: nothing was committed.
+            let tag = PQcmdStatus(result).map { String(cString: $0) } ?? ""
+            guard tag == "COMMIT" else {
+                throw AttestServiceError.storeFailure(
+                    "PostgreSQL rolled the transaction back instead of committing it (\(tag)); nothing was "
+                        + "acknowledged")
+            }
+        }
+    }
+
+    /// Drops the deferred commands and rolls back the open transaction, if any; errors are ignored (a broken
+    /// connection has no transaction left).
+    func rollback() {
+        deferred.removeAll()
+        if isInTransaction { try? execute(unsafeScript: "ROLLBACK") }
+    }
+
+    /// Runs one statement with its bindings and returns its rows, after the deferred commands (in one pipeline).
     ///
     /// - Throws: ``AttestServiceError`` (`storeFailure`), also before sending anything when a text parameter holds a
     ///   NUL (PostgreSQL `text` cannot hold one).
@@ -81,6 +125,16 @@ final class PostgresConnection {
             lengths.append(Int32(clamping: storage.last??.count ?? 0))
             formats.append(1)
         }
+        if !deferred.isEmpty {
+            let commands = deferred
+            deferred.removeAll()
+            let send: (OpaquePointer) -> Int32 = { handle in
+                Self.withCStringPointers(storage) { pointers in
+                    PQsendQueryParams(handle, text, Int32(storage.count), types, pointers, lengths, formats, 1)
+                }
+            }
+            return try pipeline(commands, then: send) { try self.rows($0) } ?? []
+        }
         let result = Self.withCStringPointers(storage) { pointers in
             // PQexecParams with resultFormat 1: binary results. The parameter buffers only need to live for the call.
             PQexecParams(handle, text, Int32(storage.count), types, pointers, lengths, formats, 1)
@@ -89,6 +143,79 @@ final class PostgresConnection {
         try check(result, doing: "run a statement")
         guard let result else { return [] }
         return try rows(result)
+    }
+
+    /// Sends `commands` (no parameters) and then the statement `send` queues, in one pipeline ending in a sync,
+    /// reads every result, and hands the last one to `last`.
+    ///
+    /// libpq's pipeline mode (PostgreSQL 14+): "the application must … call PQpipelineSync … results are returned
+    /// in order … after an error, the server skips the remaining queries up to the sync (PGRES_PIPELINE_ABORTED)".
+    /// Every PGresult is freed with PQclear; each query's results end with a null pointer, the sync with
+    /// PGRES_PIPELINE_SYNC. The first error is thrown, after the pipeline is fully read, so the connection stays usable.
+    private func pipeline<R>(
+        _ commands: [String], then send: ((OpaquePointer) -> Int32)?, last: (OpaquePointer) throws -> R
+    ) throws -> R? {
+        guard PQenterPipelineMode(handle) == 1 else {
+            throw AttestServiceError.storeFailure(
+                "libpq could not enter pipeline mode; nothing was acknowledged",
+                detail: Self.message(PQerrorMessage(handle)))
+        }
+        defer { PQexitPipelineMode(handle) }
+        var sent = 0
+        var failure: (any Error)?
+        for command in commands {
+            // PQsendQueryParams with no parameters: PQsendQuery is not allowed in pipeline mode.
+            guard PQsendQueryParams(handle, command, 0, nil, nil, nil, nil, 1) == 1 else {
+                failure = AttestServiceError.storeFailure(
+                    "libpq could not send \(command.prefix(20)); nothing was acknowledged",
+                    detail: Self.message(PQerrorMessage(handle)))
+                break
+            }
+            sent += 1
+        }
+        var hasStatement = false
+        if failure == nil, let send {
+            if send(handle) == 1 {
+                sent += 1
+                hasStatement = true
+            } else {
+                failure = AttestServiceError.storeFailure(
+                    "libpq could not send a statement; nothing was acknowledged",
+                    detail: Self.message(PQerrorMessage(handle)))
+            }
+        }
+        guard PQpipelineSync(handle) == 1 else {
+            throw AttestServiceError.storeFailure(
+                "libpq could not send the pipeline (connection lost?); nothing was acknowledged",
+                detail: Self.message(PQerrorMessage(handle)))
+        }
+        var value: R?
+        for index in 0..<sent {
+            // One result per query (our statements return no row sets in single-row mode), then a null pointer.
+            let result = PQgetResult(handle)
+            do {
+                try check(result, doing: "run a pipelined statement", abortedIsError: failure == nil)
+                if let result, index == sent - 1, hasStatement || send == nil { value = try last(result) }
+            } catch {
+                if failure == nil { failure = error }
+            }
+            if let result { PQclear(result) }
+            while let extra = PQgetResult(handle) { PQclear(extra) }
+        }
+        // The sync's own result.
+        var synced = false
+        while let result = PQgetResult(handle) {
+            if PQresultStatus(result) == PGRES_PIPELINE_SYNC { synced = true }
+            PQclear(result)
+            if synced { break }
+        }
+        if let failure { throw failure }
+        guard synced else {
+            throw AttestServiceError.storeFailure(
+                "PostgreSQL did not finish the pipeline (connection lost?); nothing was acknowledged",
+                detail: Self.message(PQerrorMessage(handle)))
+        }
+        return value
     }
 
     private static func withCStringPointers<R>(
@@ -110,13 +237,14 @@ final class PostgresConnection {
         return body(pointers)
     }
 
-    private func check(_ result: OpaquePointer?, doing action: String) throws {
+    private func check(_ result: OpaquePointer?, doing action: String, abortedIsError: Bool = true) throws {
         guard let result else {
             throw AttestServiceError.storeFailure(
                 "PostgreSQL did not answer (connection lost?); nothing was acknowledged",
                 detail: Self.message(PQerrorMessage(handle)))
         }
         let status = PQresultStatus(result)
+        if status == PGRES_PIPELINE_ABORTED && !abortedIsError { return }
         guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
             let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) } ?? "?"
             throw AttestServiceError.storeFailure(

@@ -1,0 +1,196 @@
+import Dispatch
+import Foundation
+import RampartCrypto
+import RampartSQLite
+import Testing
+
+@testable import RampartAttestService
+
+/// Group commit with a statement that the database itself fails in the middle of a batch, and PostgreSQL specifics
+/// (schema migration, two pools on one database).
+enum StoreGroupCommit {
+    /// Of 45 concurrent transactions, every third spends its nonce and then runs a statement the database refuses:
+    /// that one is rolled back to its savepoint and answered with storeFailure; every other one commits.
+    static func aFailingStatementFailsOnlyItsTransaction(_ store: any AttestationStore) async throws {
+        let nonces = (0..<45).map { _ in SecureRandom.bytes(count: 16) }
+        let outcomes = await withTaskGroup(of: (Int, AttestServiceError.Code?).self) { group in
+            for (index, nonce) in nonces.enumerated() {
+                group.addTask {
+                    do {
+                        try await store.transaction { transaction in
+                            _ = try transaction.spendChallenge(nonce: nonce, expiresAt: StoreContract.future)
+                            if index % 3 == 0, let sql = transaction as? SQLStoreTransaction {
+                                _ = try sql.execute("SELECT missing_column FROM rampart_keys")
+                            }
+                        }
+                        return (index, nil)
+                    } catch let error as AttestServiceError {
+                        return (index, error.code)
+                    } catch {
+                        return (index, .serverFailure)
+                    }
+                }
+            }
+            return await group.reduce(into: [Int: AttestServiceError.Code?]()) { $0[$1.0] = $1.1 }
+        }
+        for (index, nonce) in nonces.enumerated() {
+            let expected: AttestServiceError.Code? = index % 3 == 0 ? .storeFailure : nil
+            #expect(outcomes[index] == expected, "transaction \(index)")
+            let spendable = try await store.transaction {
+                try $0.spendChallenge(nonce: nonce, expiresAt: StoreContract.future)
+            }
+            #expect(spendable == (index % 3 == 0), "nonce \(index)")
+        }
+    }
+}
+
+struct SQLiteGroupCommitTests {
+    @Test("a statement SQLite refuses mid-batch fails only its own transaction")
+    func failingStatement() async throws {
+        try await StoreGroupCommit.aFailingStatementFailsOnlyItsTransaction(
+            SQLiteAttestationStore(path: temporarySQLitePath()))
+    }
+
+    @Test("transactions submitted while the writer is busy share one commit, and each waits for it")
+    func batching() async throws {
+        let path = temporarySQLitePath()
+        let store = try SQLiteAttestationStore(path: path)
+        let gate = DispatchSemaphore(value: 0)
+        let first = Task {
+            try await store.transaction { transaction in
+                gate.wait()  // holds the writer until the others are queued
+                return try transaction.spendChallenge(nonce: StoreContract.nonce(), expiresAt: StoreContract.future)
+            }
+        }
+        while store.groupCommitStatistics.batches == 0 { await Task.yield() }
+        let nonces = (0..<20).map { _ in StoreContract.nonce() }
+        let others = Task {
+            try await withThrowingTaskGroup(of: Bool.self) { group in
+                for nonce in nonces {
+                    group.addTask {
+                        try await store.transaction {
+                            try $0.spendChallenge(nonce: nonce, expiresAt: StoreContract.future)
+                        }
+                    }
+                }
+                return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+            }
+        }
+        try await Task.sleep(for: .milliseconds(200))  // let the 20 queue behind the held writer
+        gate.signal()
+        #expect(try await first.value)
+        #expect(try await others.value == 20)
+        let statistics = store.groupCommitStatistics
+        #expect(statistics.transactions == 21)
+        #expect(statistics.batches == 2, "the 20 transactions queued behind the first should share one commit")
+        // Their commit was durable: another connection sees every spend.
+        let reopened = try SQLiteAttestationStore(path: path)
+        for nonce in nonces {
+            #expect(try await reopened.transaction { try $0.spendChallenge(nonce: nonce, expiresAt: Date()) } == false)
+        }
+    }
+
+    @Test("an in-memory store works (reads run on the writer, which holds the only copy)")
+    func inMemory() async throws {
+        let store = try SQLiteAttestationStore(path: ":memory:")
+        try await StoreContract.readsSeeCommittedWrites(store)
+        try await StoreContract.groupedTransactionsStayIsolated(store)
+    }
+}
+
+@Suite(
+    .enabled(if: testPostgresURL != nil, "RAMPART_TEST_POSTGRES_URL is unset; run scripts/test.sh to start PostgreSQL"))
+struct PostgresGroupCommitTests {
+    let url = testPostgresURL ?? ""
+
+    @Test("a statement PostgreSQL refuses mid-batch fails only its own transaction (ROLLBACK TO in the pipeline)")
+    func failingStatement() async throws {
+        try await StoreGroupCommit.aFailingStatementFailsOnlyItsTransaction(
+            PostgresAttestationStore(url: url, poolSize: 2))
+    }
+
+    @Test("two pools on one database (two instances): a challenge is spent by exactly one, the sealing key shared")
+    func twoInstances() async throws {
+        let first = try PostgresAttestationStore(url: url, poolSize: 2)
+        let second = try PostgresAttestationStore(url: url, poolSize: 2)
+        for _ in 0..<20 {
+            let nonce = StoreContract.nonce()
+            async let a = first.transaction { try $0.spendChallenge(nonce: nonce, expiresAt: StoreContract.future) }
+            async let b = second.transaction { try $0.spendChallenge(nonce: nonce, expiresAt: StoreContract.future) }
+            let results = try await [a, b]
+            #expect(results.filter { $0 }.count == 1)
+        }
+        let firstKey = try await first.transaction {
+            try $0.challengeSealingKey(proposing: SecureRandom.bytes(count: 32))
+        }
+        let secondKey = try await second.transaction {
+            try $0.challengeSealingKey(proposing: SecureRandom.bytes(count: 32))
+        }
+        #expect(firstKey == secondKey)
+    }
+
+    @Test("16 racing requests of one key on PostgreSQL: accepted or counterReplay, no risk, counter 16")
+    func racingRequests() async throws {
+        let service = AttestationService(
+            store: try PostgresAttestationStore(url: url, poolSize: 4), verifier: FakeVerifier())
+        let keyID = try await service.registerFakeKey(subject: "alice")
+        var requests: [AssertionSubmission] = []
+        for counter in UInt32(1)...16 {
+            let challenge = try await service.issueChallenge(purpose: .assertion, subject: "alice").challenge
+            let clientData = Array("{\"challenge\":\"\(challenge)\",\"payload\":{}}".utf8)
+            requests.append(
+                AssertionSubmission(
+                    subject: "alice", keyID: keyID,
+                    assertion: FakeVerifier.assertion(counter: counter, clientData: clientData, keyID: keyID),
+                    challenge: challenge, clientData: clientData))
+        }
+        let reasons = try await withThrowingTaskGroup(of: Refusal.Reason?.self) { group in
+            for request in requests {
+                group.addTask {
+                    if case .refused(let refusal) = try await service.authorize(request) { return refusal.reason }
+                    return nil
+                }
+            }
+            return try await group.reduce(into: [Refusal.Reason?]()) { $0.append($1) }
+        }
+        #expect(reasons.allSatisfy { $0 == nil || $0 == .counterReplay })
+        let key = try await service.key(id: keyID)
+        #expect(key?.counter == 16)
+        #expect(key?.riskScore == 0)
+    }
+
+    @Test("a version 2 PostgreSQL database is migrated through 3 to 4, keeping its keys")
+    func migrationFrom2() async throws {
+        let schema = "h5_migration_" + String(UInt32.random(in: 0...UInt32.max), radix: 16)
+        let admin = try PostgresConnection(url: url)
+        try admin.execute(unsafeScript: "CREATE SCHEMA \(schema)")
+        defer { try? admin.execute(unsafeScript: "DROP SCHEMA \(schema) CASCADE") }
+        try admin.execute(
+            unsafeScript: """
+                SET search_path TO \(schema);
+                CREATE TABLE rampart_schema (version BIGINT NOT NULL);
+                INSERT INTO rampart_schema (version) VALUES (2);
+                CREATE TABLE rampart_challenges (
+                    digest BYTEA PRIMARY KEY, purpose TEXT NOT NULL, subject TEXT NOT NULL, expires_at BIGINT NOT NULL);
+                CREATE INDEX rampart_challenges_expiry ON rampart_challenges (expires_at);
+                CREATE INDEX rampart_challenges_subject ON rampart_challenges (subject, expires_at);
+                CREATE TABLE rampart_keys (
+                    key_id TEXT PRIMARY KEY, subject TEXT NOT NULL, public_key BYTEA NOT NULL, environment TEXT NOT NULL,
+                    counter BIGINT NOT NULL CHECK (counter >= 0 AND counter <= 4294967295), receipt BYTEA NOT NULL,
+                    registered_at BIGINT NOT NULL, risk_score BIGINT NOT NULL DEFAULT 0, last_used_at BIGINT,
+                    risk_updated_at BIGINT);
+                INSERT INTO rampart_keys (key_id, subject, public_key, environment, counter, receipt, registered_at)
+                    VALUES ('a2V5', 'alice', '\\x04', 'production', 11, '\\x00', 1790000000000);
+                SET search_path TO DEFAULT;
+                """)
+        let scoped = url + (url.contains("?") ? "&" : "?") + "options=-csearch_path%3D\(schema)"
+        let store = try PostgresAttestationStore(url: scoped, poolSize: 1)
+        #expect(try await store.transaction { try $0.key(id: "a2V5") }?.counter == 11)
+        #expect(try await store.transaction { try $0.spendChallenge(nonce: [9], expiresAt: Date()) })
+        await store.close()
+        let version = try admin.query(SQLQuery(unsafeSQL: "SELECT version FROM \(schema).rampart_schema"))
+        #expect(version.first?.integer(0) == 4)
+        let reopened = try PostgresAttestationStore(url: scoped, poolSize: 1)
+        await reopened.close()
+    }
+}
