@@ -1,5 +1,5 @@
-public import Foundation
-public import RampartAttestSimulation
+import Foundation
+import RampartAttestSimulation
 import RampartCrypto
 import RampartRequestSigning
 
@@ -8,28 +8,30 @@ import FoundationNetworking
 #endif
 
 /// A simulated app that registers an App Attest key and signs HTTP requests in the `rampart-request-v1` format
-/// (`docs/request-signature.md`): what `rampart demo` and the end-to-end tests drive against a running service.
+/// (`docs/request-signature.md`) by hand, with the challenge chosen by the caller: what the end-to-end tests drive
+/// against a running service to play both the app and the attacker (apps use `AttestedClient`, as `rampart demo`
+/// does).
 ///
 /// It sends the headers a proxy would add after authenticating the user (``identityHeaders``, e.g. `X-User-Id`),
 /// so the service takes the subject from them, never from a body.
-public struct SignedRequestApp: Sendable {
+struct SignedRequestApp: Sendable {
     /// One answer: status, headers (lower-cased names) and body.
-    public struct Answer: Sendable, Hashable {
+    struct Answer: Sendable, Hashable {
         /// The HTTP status.
-        public var status: Int
+        var status: Int
         /// The headers, by lower-cased name.
-        public var headers: [String: String]
+        var headers: [String: String]
         /// The body.
-        public var body: [UInt8]
+        var body: [UInt8]
 
         /// The body's `error` code, or the `Rampart-Error` header.
-        public var errorCode: String? {
+        var errorCode: String? {
             if case .string(let code)? = field("error") { return code }
             return headers["rampart-error"]
         }
 
         /// The body's `message`.
-        public var message: String? {
+        var message: String? {
             if case .string(let text)? = field("message") { return text }
             return nil
         }
@@ -38,7 +40,7 @@ public struct SignedRequestApp: Sendable {
         ///
         /// - Parameter name: The field.
         /// - Returns: Its value, or nil.
-        public func number(_ name: String) -> Double? {
+        func number(_ name: String) -> Double? {
             if case .number(let value)? = field(name) { return value }
             return nil
         }
@@ -47,7 +49,7 @@ public struct SignedRequestApp: Sendable {
         ///
         /// - Parameter name: The field.
         /// - Returns: Its value, or nil.
-        public func string(_ name: String) -> String? {
+        func string(_ name: String) -> String? {
             if case .string(let value)? = field(name) { return value }
             return nil
         }
@@ -59,23 +61,23 @@ public struct SignedRequestApp: Sendable {
     }
 
     /// A signed request ready to send; change a part after signing to play an attacker.
-    public struct Signed: Sendable, Hashable {
+    struct Signed: Sendable, Hashable {
         /// The method.
-        public var method: String
+        var method: String
         /// The request target.
-        public var target: String
+        var target: String
         /// The body.
-        public var body: [UInt8]
+        var body: [UInt8]
         /// The signed-request headers (`Rampart-Key-Id`, `Rampart-Challenge`, `Rampart-Assertion`, `Content-Digest`).
-        public var headers: [String: String]
+        var headers: [String: String]
     }
 
     /// The service's base URL.
-    public let baseURL: URL
+    let baseURL: URL
     /// The simulated App Attest device.
-    public let device: SimulatedAppAttestDevice
+    let device: SimulatedAppAttestDevice
     /// Headers sent with every request, as the app's proxy would add them (`X-User-Id: user_123`).
-    public let identityHeaders: [String: String]
+    let identityHeaders: [String: String]
     let session: URLSession
 
     /// Creates an app.
@@ -84,7 +86,7 @@ public struct SignedRequestApp: Sendable {
     ///   - baseURL: The service.
     ///   - device: The simulated device.
     ///   - identityHeaders: Headers naming the user, as a proxy would set them.
-    public init(baseURL: URL, device: SimulatedAppAttestDevice, identityHeaders: [String: String]) {
+    init(baseURL: URL, device: SimulatedAppAttestDevice, identityHeaders: [String: String]) {
         self.baseURL = baseURL
         self.device = device
         self.identityHeaders = identityHeaders
@@ -100,7 +102,7 @@ public struct SignedRequestApp: Sendable {
     ///   - body: The body.
     /// - Returns: The answer.
     /// - Throws: A transport error.
-    public func send(
+    func send(
         _ method: String, _ target: String, headers: [String: String] = [:], body: [UInt8] = []
     ) async throws -> Answer {
         guard let url = URL(string: target, relativeTo: baseURL) else {
@@ -131,7 +133,7 @@ public struct SignedRequestApp: Sendable {
     /// - Parameter purpose: The purpose.
     /// - Returns: The challenge.
     /// - Throws: A transport error, or `URLError(.badServerResponse)` when the service gave none.
-    public func challenge(_ purpose: String) async throws -> String {
+    func challenge(_ purpose: String) async throws -> String {
         let answer = try await send("POST", "/v1/challenges", body: Array(#"{"purpose":"\#(purpose)"}"#.utf8))
         guard let challenge = answer.string("challenge") else { throw URLError(.badServerResponse) }
         return challenge
@@ -141,7 +143,7 @@ public struct SignedRequestApp: Sendable {
     ///
     /// - Returns: The key id (standard base64) and the service's answer (201 when registered).
     /// - Throws: A transport or device error.
-    public func register() async throws -> (keyID: String, answer: Answer) {
+    func register() async throws -> (keyID: String, answer: Answer) {
         let keyID = try await device.generateKey()
         let challenge = try await challenge("attestation")
         let object = try await device.attestKey(keyID, clientDataHash: SHA256.hash(Array(challenge.utf8)))
@@ -161,7 +163,7 @@ public struct SignedRequestApp: Sendable {
     ///   - given: The challenge to sign over (e.g. a `Rampart-Next-Challenge`), or nil to ask for one.
     /// - Returns: The signed request.
     /// - Throws: A transport, device or signing error.
-    public func sign(
+    func sign(
         _ method: String, _ target: String, body: [UInt8] = [], keyID: String, challenge given: String? = nil
     ) async throws -> Signed {
         let challenge: String
@@ -184,7 +186,7 @@ public struct SignedRequestApp: Sendable {
     /// - Parameter signed: The request.
     /// - Returns: The answer.
     /// - Throws: A transport error.
-    public func send(_ signed: Signed) async throws -> Answer {
+    func send(_ signed: Signed) async throws -> Answer {
         try await send(signed.method, signed.target, headers: signed.headers, body: signed.body)
     }
 }
