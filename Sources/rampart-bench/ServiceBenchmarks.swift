@@ -75,6 +75,9 @@ enum ServiceBenchmarks {
         configuration.limits = RequestLimits(
             challengesPerAddressPerMinute: 0, challengesPerSubjectPerMinute: 0, failuresPerAddressPerMinute: 0)
         configuration.connectionsPerAddress = 0
+        // The subject comes from X-User-Id (as a proxy that authenticated the user sets it); every route, here
+        // /api/bench through the Envoy ext_authz endpoint, requires an assertion.
+        configuration.subject = .header("X-User-Id")
         let server = try AttestationServer(
             configuration: configuration,
             verifier: AppAttestVerifierAdapter(
