@@ -29,7 +29,7 @@ public import RampartSecretStore
 /// | answer | what the client does |
 /// |---|---|
 /// | `unknownKey`, `keyBlocked` (or the device lost the key: ``AttestedClientError/Code/invalidKey``) | forgets the key, attests a new one, retries once |
-/// | `challengeUsed`, `challengeExpired` | retries once with a fresh challenge |
+/// | `challengeUsed`, `challengeExpired`, `counterReplay` | signs again over a fresh challenge (a new counter) and retries once |
 /// | `invalidAssertion` and every other refusal | returns the answer, no retry |
 /// | 429 | waits (`Retry-After`, bounded by ``RetryPolicy``), signs again, retries; ``AttestedClientError/Code/rateLimited`` past the budget |
 ///
@@ -214,7 +214,7 @@ public actor AttestedClient {
     }
 
     /// Signs and sends a request, acting on the server's answer: a new key for `unknownKey` or `keyBlocked`, a
-    /// fresh challenge for `challengeUsed` or `challengeExpired` (each once), waiting out 429s.
+    /// fresh challenge for `challengeUsed`, `challengeExpired` or `counterReplay` (each once), waiting out 429s.
     ///
     /// - Parameters:
     ///   - method: The method, e.g. `POST`.
@@ -260,7 +260,8 @@ public actor AttestedClient {
                 attestedAgain = true
                 try await forget(key)
                 continue
-            case "challengeUsed", "challengeExpired":
+            case "challengeUsed", "challengeExpired", "counterReplay":
+                // Refused before it was acted on: signing again gives a new challenge and a higher counter.
                 guard !freshChallengeUsed else { return answer }
                 freshChallengeUsed = true
                 continue

@@ -176,8 +176,8 @@ struct AttestedClientTests {
     }
 
     @Test(
-        "challengeUsed and challengeExpired: one retry with a fresh challenge",
-        arguments: ["challengeUsed", "challengeExpired"])
+        "challengeUsed, challengeExpired, counterReplay: one retry, signed again over a fresh challenge",
+        arguments: ["challengeUsed", "challengeExpired", "counterReplay"])
     func freshChallenge(code: String) async throws {
         let setup = try Self.setup()
         setup.server.queue(FakeServer.allow(next: "stale"), FakeServer.refusal(409, code), FakeServer.allow())
@@ -205,7 +205,7 @@ struct AttestedClientTests {
     @Test(
         "invalidAssertion (and other refusals) are returned without a retry",
         arguments: [
-            "invalidAssertion", "counterReplay", "wrongEnvironment", "missingAssertion",
+            "invalidAssertion", "digestMismatch", "wrongEnvironment", "wrongSubject", "assertionRequired",
         ])
     func noRetry(code: String) async throws {
         let setup = try Self.setup()
