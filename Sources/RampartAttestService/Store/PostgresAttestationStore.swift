@@ -91,7 +91,8 @@ public final class PostgresAttestationStore: AttestationStore {
                 release: { connection.deferCommand(unsafeScript: "RELEASE rampart_member") },
                 rollbackToSavepoint: { connection.deferCommand(unsafeScript: "ROLLBACK TO rampart_member") },
                 commit: { try connection.commit() },
-                rollback: { connection.rollback() })
+                rollback: { connection.rollback() },
+                isTransactionLost: { connection.hasLostTransaction })
             statements.run(writes, transaction: transaction) { $0 }
         }
     }
