@@ -199,7 +199,7 @@ struct PostgresGroupCommitTests {
                 return await group.reduce(into: [AttestServiceError.Code?]()) { $0.append($1) }
             }
         }
-        try await Task.sleep(for: .milliseconds(200))  // the three queue behind the held writer: one batch
+        while store.writerBacklog < 4 { try await Task.sleep(for: .milliseconds(5)) }  // the three wait: one batch
         gate.signal()
         try await held.value
         #expect(await outcomes.value == [.storeFailure, .storeFailure, .storeFailure])

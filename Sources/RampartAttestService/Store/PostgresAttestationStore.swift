@@ -97,6 +97,9 @@ public final class PostgresAttestationStore: AttestationStore {
         }
     }
 
+    /// How many transactions wait for the pool's writers, plus one for each writer running a batch.
+    var writerBacklog: Int { writers.reduce(0) { $0 + $1.backlog } }
+
     /// The writer with the least work waiting (the first idle one, if any).
     private var leastBusyWriter: GroupCommitQueue {
         var best = writers[0]
