@@ -415,13 +415,24 @@ public final class AttestationService {
                 + "ask an operator to unblock it")
     }
 
-    /// Judges a verified assertion against the key as the transaction reads it now: deleted or replaced (another
-    /// public key or subject) is `unknownKey`, blocked meanwhile is `keyBlocked`, and the counter is judged against
-    /// the stored one now.
+    /// Judges a verified assertion: a counter that grew on a key unchanged since it was read advances in one
+    /// compare-and-set; anything else is judged against the key as the transaction reads it now: deleted or replaced
+    /// (another public key or subject) is `unknownKey`, blocked meanwhile is `keyBlocked`, and the counter is judged
+    /// against the stored one now.
     private static func judge(
         _ check: AssertionCheck, verifiedWith verifiedKey: RegisteredKey, configuration: Configuration, now: Date,
         in transaction: any AttestationStoreTransaction
     ) throws -> AssertionVerdict {
+        // The common case in one statement: the key unchanged since it was read, and the counter grew.
+        if case .valid(let counter) = check, counter > verifiedKey.counter,
+            try transaction.advanceCounter(of: verifiedKey, to: counter, usedAt: now)
+        {
+            var updated = verifiedKey
+            updated.counter = counter
+            updated.lastUsedAt = now
+            return .accepted(updated)
+        }
+        // Otherwise judge the key as it is now.
         guard let key = try transaction.key(id: verifiedKey.keyID), key.publicKey == verifiedKey.publicKey,
             sameBytes(key.subject, verifiedKey.subject)
         else {

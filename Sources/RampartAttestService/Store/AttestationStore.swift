@@ -110,6 +110,19 @@ public protocol AttestationStoreTransaction {
     /// - Throws: ``AttestServiceError`` (`storeFailure`).
     func advanceCounter(keyID: String, to counter: UInt32, usedAt date: Date) throws -> Bool
 
+    /// Sets the key's counter to `counter` if, and only if, the stored counter is smaller and the key is still as
+    /// `key` shows it: the same public key and subject, and the same risk score and risk change time (so a decision
+    /// made on `key`'s risk still holds). One statement: a compare-and-set against the key as read.
+    ///
+    /// - Parameters:
+    ///   - key: The key as read before the transaction.
+    ///   - counter: The assertion's counter.
+    ///   - date: When the key was used.
+    /// - Returns: Whether the counter advanced (false: the key changed, or its counter reached `counter`; read it
+    ///   again to say why).
+    /// - Throws: ``AttestServiceError`` (`storeFailure`).
+    func advanceCounter(of key: RegisteredKey, to counter: UInt32, usedAt date: Date) throws -> Bool
+
     /// Adds `amount` to the key's risk score after letting it decay, and records when.
     ///
     /// The stored score first loses one point per whole `decayInterval` since the last change (never below 0), then
