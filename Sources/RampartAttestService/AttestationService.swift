@@ -112,7 +112,7 @@ public final class AttestationService {
     ///   - chargingLimits: False for the follow-up challenge of an accepted assertion (`Rampart-Next-Challenge`):
     ///     it is issued to the key's own subject after a verified request, so it is not counted against the
     ///     per-minute issuance limits.
-    /// - Returns: The challenge (an opaque base64url token of ``ChallengeToken/textLength`` characters) and its
+    /// - Returns: The challenge (an opaque base64url token, 104 characters today; clients must not parse it) and its
     ///   expiry.
     /// - Throws: ``AttestServiceError`` (`invalidField` for a subject that is empty, too long or holds a NUL;
     ///   `rateLimited`; `storeFailure` when the stored sealing key cannot be read).
@@ -180,7 +180,8 @@ public final class AttestationService {
         switch opened.failure(purpose: purpose, subject: subject, now: now) {
         case nil: return .usable(opened.token)
         case .mismatch: return .mismatched(opened.token)
-        case .expired, .notIssued:
+        case .notIssued: return .refused(Self.challengeUsed)
+        case .expired:
             return .refused(
                 Refusal(.challengeExpired, "the challenge expired; request a new one with POST /v1/challenges"))
         }
@@ -211,9 +212,10 @@ public final class AttestationService {
 
     /// Verifies an attestation and registers its key.
     ///
-    /// Consumes the challenge (it must be an unexpired `attestation` challenge for the same subject), verifies the
-    /// object with clientDataHash = SHA-256(challenge), and stores the key with counter 0. The challenge stays
-    /// consumed whatever the outcome, a malformed object included.
+    /// Opens the challenge (it must be an unexpired `attestation` challenge for the same subject) and verifies the
+    /// object with clientDataHash = SHA-256(challenge), holding no lock; then one short transaction spends the
+    /// challenge and stores the key with counter 0. The challenge stays spent whatever the outcome, a malformed
+    /// object included.
     ///
     /// - Parameter submission: The decoded request.
     /// - Returns: The registered key, or a refusal.
@@ -413,13 +415,24 @@ public final class AttestationService {
                 + "ask an operator to unblock it")
     }
 
-    /// Judges a verified assertion against the key as the transaction reads it now: deleted or replaced (another
-    /// public key or subject) is `unknownKey`, blocked meanwhile is `keyBlocked`, and the counter is judged against
-    /// the stored one now.
+    /// Judges a verified assertion: a counter that grew on a key unchanged since it was read advances in one
+    /// compare-and-set; anything else is judged against the key as the transaction reads it now: deleted or replaced
+    /// (another public key or subject) is `unknownKey`, blocked meanwhile is `keyBlocked`, and the counter is judged
+    /// against the stored one now.
     private static func judge(
         _ check: AssertionCheck, verifiedWith verifiedKey: RegisteredKey, configuration: Configuration, now: Date,
         in transaction: any AttestationStoreTransaction
     ) throws -> AssertionVerdict {
+        // The common case in one statement: the key unchanged since it was read, and the counter grew.
+        if case .valid(let counter) = check, counter > verifiedKey.counter,
+            try transaction.advanceCounter(of: verifiedKey, to: counter, usedAt: now)
+        {
+            var updated = verifiedKey
+            updated.counter = counter
+            updated.lastUsedAt = now
+            return .accepted(updated)
+        }
+        // Otherwise judge the key as it is now.
         guard let key = try transaction.key(id: verifiedKey.keyID), key.publicKey == verifiedKey.publicKey,
             sameBytes(key.subject, verifiedKey.subject)
         else {

@@ -123,6 +123,34 @@ enum StoreContract {
         #expect(try await store.transaction { try $0.advanceCounter(keyID: "missing", to: 9, usedAt: now) } == false)
     }
 
+    /// The compare-and-set against a key as read: refused once the key's risk, public key or subject changed, or its
+    /// counter reached the value.
+    static func counterAdvanceComparesTheKeyAsRead(_ store: any AttestationStore) async throws {
+        let stored = key()
+        _ = try await store.transaction { try $0.insertKey(stored) }
+        let now = Date(timeIntervalSince1970: 1_790_000_100)
+        let read = try #require(try await store.read { try $0.key(id: stored.keyID) })
+        #expect(try await store.transaction { try $0.advanceCounter(of: read, to: 2, usedAt: now) })
+        #expect(try await store.transaction { try $0.advanceCounter(of: read, to: 2, usedAt: now) } == false)
+        #expect(try await store.transaction { try $0.advanceCounter(of: read, to: 3, usedAt: now) })  // counter < 3
+        var otherKey = read
+        otherKey.publicKey = SecureRandom.bytes(count: 65)
+        var otherSubject = read
+        otherSubject.subject = "user-2"
+        for changed in [otherKey, otherSubject] {
+            #expect(try await store.transaction { try $0.advanceCounter(of: changed, to: 9, usedAt: now) } == false)
+        }
+        _ = try await store.transaction {
+            try $0.raiseRisk(
+                keyID: stored.keyID, by: 1, at: Date(timeIntervalSince1970: 1_790_000_000.123),
+                decayInterval: 60)
+        }
+        #expect(try await store.transaction { try $0.advanceCounter(of: read, to: 9, usedAt: now) } == false)
+        let risen = try #require(try await store.read { try $0.key(id: stored.keyID) })
+        #expect(try await store.transaction { try $0.advanceCounter(of: risen, to: 9, usedAt: now) })
+        #expect(try await store.read { try $0.key(id: stored.keyID) }?.counter == 9)
+    }
+
     static func concurrentCounterAdvanceIsExactlyOnce(_ store: any AttestationStore) async throws {
         let key = key()
         _ = try await store.transaction { try $0.insertKey(key) }

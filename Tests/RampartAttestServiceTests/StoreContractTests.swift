@@ -45,6 +45,10 @@ struct SQLiteStoreContractTests {
         try await StoreContract.countersOnlyMoveForward(store())
     }
 
+    @Test("the counter compare-and-set refuses a key changed since it was read") func compareAndSet() async throws {
+        try await StoreContract.counterAdvanceComparesTheKeyAsRead(store())
+    }
+
     @Test("50 concurrent advances to one counter: exactly 1") func concurrentAdvance() async throws {
         try await StoreContract.concurrentCounterAdvanceIsExactlyOnce(store())
     }
@@ -142,6 +146,10 @@ struct PostgresStoreContractTests {
 
     @Test("counters only move forward") func counters() async throws {
         try await StoreContract.countersOnlyMoveForward(store())
+    }
+
+    @Test("the counter compare-and-set refuses a key changed since it was read") func compareAndSet() async throws {
+        try await StoreContract.counterAdvanceComparesTheKeyAsRead(store())
     }
 
     @Test("50 concurrent advances to one counter: exactly 1") func concurrentAdvance() async throws {

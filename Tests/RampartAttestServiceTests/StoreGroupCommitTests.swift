@@ -76,7 +76,7 @@ struct SQLiteGroupCommitTests {
                 return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
             }
         }
-        try await Task.sleep(for: .milliseconds(200))  // let the 20 queue behind the held writer
+        while store.writerBacklog < 21 { try await Task.sleep(for: .milliseconds(5)) }  // all 20 behind the writer
         gate.signal()
         #expect(try await first.value)
         #expect(try await others.value == 20)
@@ -157,6 +157,58 @@ struct PostgresGroupCommitTests {
         let key = try await service.key(id: keyID)
         #expect(key?.counter == 16)
         #expect(key?.riskScore == 0)
+    }
+
+    @Test("a connection lost mid-batch fails every transaction of that batch, none is acknowledged, and it reconnects")
+    func connectionLostMidBatch() async throws {
+        let store = try PostgresAttestationStore(url: url, poolSize: 1)
+        let gate = DispatchSemaphore(value: 0)
+        let holding = DispatchSemaphore(value: 0)
+        let held = Task {
+            try await store.transaction { _ in
+                holding.signal()
+                gate.wait()  // holds the only writer
+            }
+        }
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                holding.wait()
+                continuation.resume()
+            }
+        }
+        let nonces = (0..<3).map { _ in StoreContract.nonce() }
+        let outcomes = Task {
+            await withTaskGroup(of: AttestServiceError.Code?.self) { group in
+                for (index, nonce) in nonces.enumerated() {
+                    group.addTask {
+                        do {
+                            try await store.transaction { transaction in
+                                _ = try transaction.spendChallenge(nonce: nonce, expiresAt: StoreContract.future)
+                                if index == 1, let sql = transaction as? SQLStoreTransaction {
+                                    _ = try sql.execute("SELECT pg_terminate_backend(pg_backend_pid())")
+                                }
+                            }
+                            return nil
+                        } catch let error as AttestServiceError {
+                            return error.code
+                        } catch {
+                            return .serverFailure
+                        }
+                    }
+                }
+                return await group.reduce(into: [AttestServiceError.Code?]()) { $0.append($1) }
+            }
+        }
+        while store.writerBacklog < 4 { try await Task.sleep(for: .milliseconds(5)) }  // the three wait: one batch
+        gate.signal()
+        try await held.value
+        #expect(await outcomes.value == [.storeFailure, .storeFailure, .storeFailure])
+        for nonce in nonces {
+            let spendable = try await store.transaction {
+                try $0.spendChallenge(nonce: nonce, expiresAt: StoreContract.future)
+            }
+            #expect(spendable, "a transaction of the lost batch was kept")
+        }
     }
 
     @Test("a version 2 PostgreSQL database is migrated through 3 to 4, keeping its keys")

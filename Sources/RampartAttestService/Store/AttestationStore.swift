@@ -26,8 +26,8 @@ public protocol AttestationStore: Sendable {
 
     /// Runs `body`, which only reads, without taking the write lock; it sees committed data only.
     ///
-    /// The default runs it as a ``transaction(_:)``. A body that writes fails with
-    /// ``AttestServiceError/Code/storeFailure`` in stores with a read path of their own.
+    /// The default runs it as a ``transaction(_:)``. The body must not write: the SQLite store runs it on a
+    /// `query_only` connection, where a write fails with ``AttestServiceError/Code/storeFailure``.
     ///
     /// - Parameter body: The reads.
     /// - Returns: What `body` returned.
@@ -109,6 +109,19 @@ public protocol AttestationStoreTransaction {
     /// - Returns: Whether the counter advanced (false: a concurrent or replayed assertion got there first).
     /// - Throws: ``AttestServiceError`` (`storeFailure`).
     func advanceCounter(keyID: String, to counter: UInt32, usedAt date: Date) throws -> Bool
+
+    /// Sets the key's counter to `counter` if, and only if, the stored counter is smaller and the key is still as
+    /// `key` shows it: the same public key and subject, and the same risk score and risk change time (so a decision
+    /// made on `key`'s risk still holds). One statement: a compare-and-set against the key as read.
+    ///
+    /// - Parameters:
+    ///   - key: The key as read before the transaction.
+    ///   - counter: The assertion's counter.
+    ///   - date: When the key was used.
+    /// - Returns: Whether the counter advanced (false: the key changed, or its counter reached `counter`; read it
+    ///   again to say why).
+    /// - Throws: ``AttestServiceError`` (`storeFailure`).
+    func advanceCounter(of key: RegisteredKey, to counter: UInt32, usedAt date: Date) throws -> Bool
 
     /// Adds `amount` to the key's risk score after letting it decay, and records when.
     ///

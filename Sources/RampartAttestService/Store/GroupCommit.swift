@@ -134,7 +134,8 @@ struct GroupCommitStatements {
     var rollbackToSavepoint: () throws -> Void
     var commit: () throws -> Void
     var rollback: () -> Void
-    /// Whether the database dropped the transaction by itself (SQLite does on some I/O errors).
+    /// Whether the transaction is gone although it was begun: SQLite drops it by itself on some I/O errors, and a
+    /// PostgreSQL connection that dropped takes it along.
     var isTransactionLost: () -> Bool = { false }
 
     /// Runs `batch` as one transaction, each member in its own savepoint, and completes every member after the

@@ -91,10 +91,14 @@ public final class PostgresAttestationStore: AttestationStore {
                 release: { connection.deferCommand(unsafeScript: "RELEASE rampart_member") },
                 rollbackToSavepoint: { connection.deferCommand(unsafeScript: "ROLLBACK TO rampart_member") },
                 commit: { try connection.commit() },
-                rollback: { connection.rollback() })
+                rollback: { connection.rollback() },
+                isTransactionLost: { connection.hasLostTransaction })
             statements.run(writes, transaction: transaction) { $0 }
         }
     }
+
+    /// How many transactions wait for the pool's writers, plus one for each writer running a batch.
+    var writerBacklog: Int { writers.reduce(0) { $0 + $1.backlog } }
 
     /// The writer with the least work waiting (the first idle one, if any).
     private var leastBusyWriter: GroupCommitQueue {

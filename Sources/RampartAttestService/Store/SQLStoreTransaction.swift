@@ -79,6 +79,21 @@ struct SQLStoreTransaction: AttestationStoreTransaction {
         return rows.count == 1
     }
 
+    func advanceCounter(of key: RegisteredKey, to counter: UInt32, usedAt date: Date) throws -> Bool {
+        let value = Int64(counter)
+        // The read's time, rounded to the nearest millisecond: it was made from a stored millisecond count, and
+        // rounding down could land one below it.
+        let riskUpdated = key.riskUpdatedAt.map { Int64(($0.timeIntervalSince1970 * 1000).rounded()) } ?? -1
+        let rows = try execute(
+            """
+            UPDATE rampart_keys SET counter = \(value), last_used_at = \(date.storeMilliseconds) \
+            WHERE key_id = \(key.keyID) AND counter < \(value) AND public_key = \(key.publicKey) \
+            AND subject = \(key.subject) AND risk_score = \(Int64(key.riskScore)) \
+            AND COALESCE(risk_updated_at, -1) = \(riskUpdated) RETURNING counter
+            """)
+        return rows.count == 1
+    }
+
     func raiseRisk(keyID: String, by amount: Int, at date: Date, decayInterval: TimeInterval?) throws -> Int? {
         let now = date.storeMilliseconds
         // No decay: a period no clock reaches, so the division below is always 0.

@@ -135,6 +135,9 @@ public final class SQLiteAttestationStore: AttestationStore {
     /// How many commits the writer made and how many transactions they held.
     var groupCommitStatistics: (batches: Int, transactions: Int) { commits.statistics }
 
+    /// How many transactions wait for the writer, plus one while it runs a batch.
+    var writerBacklog: Int { commits.backlog }
+
     /// Closes the connections after any running transaction.
     public func close() async {
         for reader in readers { reader.connection.withLock { $0 = nil } }

@@ -40,9 +40,11 @@ final class PostgresConnection {
 
     deinit { PQfinish(handle) }
 
-    /// Re-establishes a broken connection; a no-op when it is healthy.
+    /// Re-establishes a broken connection, or one a failed pipeline left in pipeline mode; a no-op when it is
+    /// healthy. Any transaction open on the old connection is rolled back by the server.
     func resetIfBroken() {
-        if PQstatus(handle) != CONNECTION_OK { PQreset(handle) }
+        deferred.removeAll()
+        if PQstatus(handle) != CONNECTION_OK || PQpipelineStatus(handle) != PQ_PIPELINE_OFF { PQreset(handle) }
     }
 
     /// Runs semicolon-separated statements without parameters.
@@ -64,17 +66,34 @@ final class PostgresConnection {
     /// Whether a transaction is open on the server (anything but `PQTRANS_IDLE`; deferred commands not counted).
     var isInTransaction: Bool { PQtransactionStatus(handle) != PQTRANS_IDLE }
 
+    /// Whether `BEGIN` is still held back: no statement has reached the server since it was deferred.
+    private var isBeginPending: Bool { deferred.first == "BEGIN" }
+
+    /// Whether a transaction whose `BEGIN` reached the server is gone (the connection dropped or was reset, or the
+    /// server ended it): then nothing done in it may be acknowledged.
+    var hasLostTransaction: Bool {
+        guard !isBeginPending else { return false }
+        let status = PQtransactionStatus(handle)
+        return status != PQTRANS_INTRANS && status != PQTRANS_INERROR
+    }
+
     /// Sends the deferred commands and `COMMIT` in one pipeline and checks that the server committed.
     ///
-    /// When nothing but deferred commands was ever queued (no statement reached the server since `BEGIN`), there is
-    /// nothing to commit and nothing is sent.
+    /// When `BEGIN` itself is still deferred, no statement ran in the transaction: nothing is sent.
     ///
-    /// - Throws: ``AttestServiceError`` (`storeFailure`), also when the server answered `ROLLBACK` (it does for a
+    /// - Throws: ``AttestServiceError`` (`storeFailure`) when the transaction is no longer open on the server (a
+    ///   `COMMIT` outside a transaction would only warn), or when the server answered `ROLLBACK` (it does for a
     ///   transaction that failed).
     func commit() throws {
-        guard isInTransaction else {
+        if isBeginPending {
             deferred.removeAll()
             return
+        }
+        guard PQtransactionStatus(handle) == PQTRANS_INTRANS else {
+            deferred.removeAll()
+            throw AttestServiceError.storeFailure(
+                "the PostgreSQL transaction was lost before COMMIT (connection dropped?); nothing was acknowledged",
+                detail: Self.message(PQerrorMessage(handle)))
         }
         let commands = deferred + ["COMMIT"]
         deferred.removeAll()
