@@ -56,7 +56,8 @@ public enum ServeCommand: Command {
                                counterReorderWindow, limits {challengesPerAddressPerMinute,
                                challengesPerSubjectPerMinute, outstandingChallengesPerSubject,
                                failuresPerAddressPerMinute}, maximumBodyBytes, postgresPoolSize, operatorToken,
-                               connectionLimit, connectionsPerAddress, requestTimeoutSeconds); flags override it;
+                               connectionLimit, connectionsPerAddress, requestTimeoutSeconds, challenges
+                       {sealingKeys}); flags override it;
                                every key is checked
           --subject-header NAME
                                take the subject from the header NAME (same as "subject": {"header": NAME})
@@ -83,6 +84,10 @@ public enum ServeCommand: Command {
 
         ENVIRONMENT:
           RAMPART_OPERATOR_TOKEN   the operator token, when --operator-token-file is not given
+          RAMPART_CHALLENGE_KEYS   the challenge sealing keys, base64 (`openssl rand -base64 32`), comma-separated,
+                                   newest first (the first seals, every one opens; not together with
+                                   challenges.sealingKeys); without either, the database keeps one that every
+                                   process on it shares
 
         EXIT CODES:
           0  stopped by SIGTERM or SIGINT after draining
