@@ -453,7 +453,7 @@ final class ConnectionGate: Sendable {
             let (mine, theirs) = (sockets[0], sockets[1])
             gate.table.handingOff(id: link.id, socket: theirs)
             // MHD_add_connection: "The given client socket will be managed (and closed!) by MHD after this call",
-            // also when it fails.
+            // also when it fails. The address given is the client's, which MHD reports as the connection's.
             let added = withUnsafePointer(to: &link.peer) { pointer in
                 pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                     gate.handOff(theirs, $0, link.peerLength)
@@ -485,6 +485,8 @@ final class ConnectionGate: Sendable {
                 }
                 if link.toClient.isEmpty { link.stalledSince = .now }
                 link.toClient.append(contentsOf: scratch[0..<received])
+                // A short read took all there was (epoll reports more, level-triggered); one recv saved.
+                if received < scratch.count { break }
             }
             flushToClient(link)
         }

@@ -23,9 +23,12 @@ final class MicroHTTPDaemon: Sendable {
         let context = Unmanaged.passRetained(
             DaemonContext(
                 responder: responder, maximumBodyByteCount: configuration.maximumBodyByteCount, connections: table))
+        // MHD_USE_TURBO ("disables certain calls to shutdown(), enables aggressive non-blocking optimistic
+        // reads"): libmicrohttpd only ever talks to the gate's end of a socket pair, and the gate shuts the client's
+        // socket down itself.
         let flags =
             UInt32(MHD_USE_INTERNAL_POLLING_THREAD.rawValue) | UInt32(MHD_USE_EPOLL.rawValue)
-            | UInt32(MHD_ALLOW_SUSPEND_RESUME.rawValue)
+            | UInt32(MHD_ALLOW_SUSPEND_RESUME.rawValue) | UInt32(MHD_USE_TURBO.rawValue)
         let poolSize = UInt32(clamping: max(1, ProcessInfo.processInfo.activeProcessorCount))
         // The gate admits at most `limit`; MHD's own cap (shared out among the pool's threads) is a backstop above
         // it, for the connections the gate has closed but MHD not yet.
