@@ -38,6 +38,16 @@ package enum RequestHead {
         package var contentLength: Int?
         /// Whether a Transfer-Encoding field is present (whatever its value).
         package var hasTransferEncoding: Bool
+
+        /// Creates a framing.
+        ///
+        /// - Parameters:
+        ///   - contentLength: The Content-Length value, nil when absent.
+        ///   - hasTransferEncoding: Whether a Transfer-Encoding field is present.
+        package init(contentLength: Int?, hasTransferEncoding: Bool) {
+            self.contentLength = contentLength
+            self.hasTransferEncoding = hasTransferEncoding
+        }
     }
 
     /// Checks the start of a connection's bytes.
