@@ -73,6 +73,9 @@ static inline int CMicroHTTPD_accept(int listener, struct sockaddr *address, soc
 enum {
     CMicroHTTPD_EPOLL_IN = 1,
     CMicroHTTPD_EPOLL_OUT = 2,
+    /// Reported only: the socket hung up in both directions or failed (EPOLLHUP, EPOLLERR), which epoll reports
+    /// whatever the interest.
+    CMicroHTTPD_EPOLL_HUP = 4,
 };
 
 static inline uint32_t CMicroHTTPD_epoll_mask(int interest) {
@@ -105,7 +108,8 @@ static inline int CMicroHTTPD_epoll_remove(int epoll_fd, int fd) {
 }
 
 /// Waits up to `timeout_ms` for events and writes up to `capacity` ready sockets to `fds` and their readiness to
-/// `ready` (bit 1: readable, or the peer closed or the socket failed; bit 2: writable); returns their count, 0 on
+/// `ready` (bit 1: readable, or the peer closed or the socket failed; bit 2: writable; bit 4: hung up or failed,
+/// EPOLLHUP or EPOLLERR); returns their count, 0 on
 /// timeout, -1 on error. (`struct epoll_event` is packed on x86-64, so Swift does not touch it.)
 static inline int CMicroHTTPD_epoll_wait(int epoll_fd, int *fds, int *ready, int capacity, int timeout_ms) {
     struct epoll_event events[256];
@@ -115,7 +119,8 @@ static inline int CMicroHTTPD_epoll_wait(int epoll_fd, int *fds, int *ready, int
         fds[i] = events[i].data.fd;
         uint32_t got = events[i].events;
         ready[i] = ((got & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) ? CMicroHTTPD_EPOLL_IN : 0)
-            | ((got & (EPOLLOUT | EPOLLHUP | EPOLLERR)) ? CMicroHTTPD_EPOLL_OUT : 0);
+            | ((got & (EPOLLOUT | EPOLLHUP | EPOLLERR)) ? CMicroHTTPD_EPOLL_OUT : 0)
+            | ((got & (EPOLLHUP | EPOLLERR)) ? CMicroHTTPD_EPOLL_HUP : 0);
     }
     return count;
 }

@@ -324,12 +324,12 @@ public final class LogBuffer: Sendable {
         let interval = max(0.001, flushIntervalSeconds)
         // The writer lives as long as the process: a log is made once, at start (`rampart serve`).
         let thread = Thread { [self] in
+            Thread.current.name = "rampart-log"
             while true {
                 _ = wake.wait(timeout: .now() + interval)
                 drain()
             }
         }
-        thread.name = "rampart.log.writer"
         thread.start()
     }
 

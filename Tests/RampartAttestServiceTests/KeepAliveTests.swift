@@ -196,6 +196,58 @@ struct KeepAliveTests {
         }
     }
 
+    /// Answers after `delay`, like a slow store.
+    struct SlowResponder: HTTPResponder {
+        let delay: Duration
+        func respond(to request: HTTPRequest) async -> HTTPResponse {
+            try? await Task.sleep(for: delay)
+            return HTTPResponse(status: 200, body: Array("late".utf8))
+        }
+    }
+
+    /// CPU seconds used so far by the process's connection-gate threads (named `rampart-gate`).
+    static func gateCPUSeconds() -> Double {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        var ticks = 0
+        for task in tasks {
+            let comm = (try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8)) ?? ""
+            guard comm.hasPrefix("rampart-gate"),
+                let stat = try? String(contentsOfFile: "/proc/self/task/\(task)/stat", encoding: .utf8),
+                let close = stat.lastIndex(of: ")")
+            else { continue }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            // After the command: state is field 3, utime 14 and stime 15 (proc(5)).
+            guard fields.count > 12, let user = Int(fields[11]), let system = Int(fields[12]) else { continue }
+            ticks += user + system
+        }
+        return Double(ticks) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    @Test("a client that resets while its request is being answered costs the gate no spinning")
+    func resetWhileAnswering() async throws {
+        let server = HTTPServer(
+            configuration: .init(host: "127.0.0.1", port: 0), responder: SlowResponder(delay: .seconds(1)))
+        try server.start()
+        defer { server.stop() }
+        let port = try #require(server.port)
+        let before = Self.gateCPUSeconds()
+        let sent = await onThread { () -> Bool in
+            guard let socket = RawHTTP.connectedSocket(port: port) else { return false }
+            RawHTTP.sendAll(socket, Array("GET /a HTTP/1.1\r\nHost: x\r\n\r\nGET /b HTTP/1.1\nHost: x\n\n".utf8))
+            Thread.sleep(forTimeInterval: 0.2)
+            // SO_LINGER 0: close sends a reset.
+            var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+            setsockopt(socket, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+            close(socket)
+            return true
+        }
+        #expect(sent)
+        try await Task.sleep(for: .milliseconds(1200))
+        let used = Self.gateCPUSeconds() - before
+        #expect(used < 0.5, "the gate used \(used) s of CPU in 1.2 s")
+        #expect(await RawHTTP.request(port: port, "GET", "/healthz")?.status == 200)
+    }
+
     @Test("an idle kept-alive connection is closed after the connection timeout")
     func idleTimeout() async throws {
         try await withServer(connectionTimeoutSeconds: 1) { port, _ in

@@ -1,6 +1,5 @@
-import Testing
-
 import RampartAttestService
+import Testing
 
 /// The body framing the connection gate reads from each head to find where the next request starts.
 struct RequestHeadTests {

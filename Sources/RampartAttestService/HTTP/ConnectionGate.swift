@@ -153,10 +153,11 @@ final class ConnectionGate: Sendable {
         self.table = table
         self.handOff = handOff
         let thread = Thread { [self] in
+            // Named from inside (Linux keeps 15 characters): `top -H` and the tests find it by this name.
+            Thread.current.name = "rampart-gate"
             Relay(gate: self).run()
             finished.signal()
         }
-        thread.name = "rampart.http.gate"
         thread.start()
     }
 
@@ -329,6 +330,15 @@ final class ConnectionGate: Sendable {
         private func handle(_ link: Link, socket: Int32, readiness: Int32) {
             let readable = readiness & Int32(CMicroHTTPD_EPOLL_IN) != 0
             let writable = readiness & Int32(CMicroHTTPD_EPOLL_OUT) != 0
+            // EPOLLHUP and EPOLLERR come whatever the interest (level-triggered, again and again), so they end the
+            // side they name at once: a client gone both ways can be sent nothing more; libmicrohttpd gone means
+            // everything it wrote is queued, to be taken now.
+            if readiness & Int32(CMicroHTTPD_EPOLL_HUP) != 0 {
+                if socket == link.client { return drop(link) }
+                readServer(link, all: true)
+                if links[link.client] === link { settle(link) }
+                return
+            }
             if socket == link.client {
                 if writable { flushToClient(link) }
                 if readable {
@@ -432,6 +442,12 @@ final class ConnectionGate: Sendable {
 
         private func flushToServer(_ link: Link) {
             guard !link.toServer.isEmpty else { return }
+            // libmicrohttpd closed the connection (an answer that closes it): what was still to send is dropped, never
+            // handed to a new one.
+            guard !link.serverEOF else {
+                link.toServer = []
+                return
+            }
             if link.pair < 0, !startServerSide(link) { return }
             let sent = link.toServer.withUnsafeBytes {
                 send(link.pair, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT) | Int32(MSG_NOSIGNAL))
@@ -473,8 +489,11 @@ final class ConnectionGate: Sendable {
 
         // MARK: libmicrohttpd to client
 
-        private func readServer(_ link: Link) {
-            while !link.serverEOF, link.toClient.count < ConnectionGate.clientBufferLimit {
+        /// Takes what libmicrohttpd wrote, up to ``ConnectionGate/clientBufferLimit`` held unless `all`; at its
+        /// end of file, closes the pair.
+        private func readServer(_ link: Link, all: Bool = false) {
+            guard link.pair >= 0 else { return }
+            while !link.serverEOF, all || link.toClient.count < ConnectionGate.clientBufferLimit {
                 let received = scratch.withUnsafeMutableBytes {
                     recv(link.pair, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT))
                 }
@@ -486,8 +505,9 @@ final class ConnectionGate: Sendable {
                 if link.toClient.isEmpty { link.stalledSince = .now }
                 link.toClient.append(contentsOf: scratch[0..<received])
                 // A short read took all there was (epoll reports more, level-triggered); one recv saved.
-                if received < scratch.count { break }
+                if received < scratch.count && !all { break }
             }
+            if link.serverEOF { closePair(link) }
             flushToClient(link)
         }
 
