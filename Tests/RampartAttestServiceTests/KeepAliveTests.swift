@@ -141,6 +141,11 @@ struct KeepAliveTests {
                 + "24\r\nGET /smuggled HTTP/1.1\r\nHost: x\r\n\r\n\r\n0\r\n\r\n",
             statuses: [200, 411], seen: ["GET /a 0"]),
         .init(
+            name: "an oversized head after a good one is 431 and ends the connection",
+            bytes: "GET /a HTTP/1.1\r\nHost: x\r\n\r\nGET /b HTTP/1.1\r\nX-Big: "
+                + String(repeating: "a", count: HTTPServer.Configuration.defaultMaximumHeadByteCount) + "\r\n\r\n",
+            statuses: [200, 431], seen: ["GET /a 0"]),
+        .init(
             name: "an oversized body announced after a good one is 413 and ends the connection",
             bytes: "GET /a HTTP/1.1\r\nHost: x\r\n\r\nPOST /b HTTP/1.1\r\nHost: x\r\nContent-Length: 99999\r\n\r\n"
                 + "GET /smuggled HTTP/1.1\r\nHost: x\r\n\r\n",
