@@ -177,7 +177,7 @@ let package = Package(
                 "RampartCrypto", "RampartX509", "RampartPinning", "RampartChainVerification", "RampartTLS",
                 "RampartSecretStore", "RampartVault", "RampartSeal", "RampartAppAttest", "RampartAudit",
             ],
-            exclude: ["Commands/ServeCommand.swift", "Commands/DemoCommand.swift"],
+            exclude: ["Commands/ServeCommand.swift", "Commands/DemoCommand.swift", "Commands/Device"],
             swiftSettings: swiftSettings + [.define("RAMPART_CLI_CORE")]
         ),
 

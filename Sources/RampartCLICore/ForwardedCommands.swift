@@ -2,7 +2,7 @@ import Foundation
 
 /// A subcommand that `rampart` hands to `rampart-service`, the executable that links the service's libraries.
 ///
-/// Issue 14 item 6: `rampart serve` and `rampart demo` need libmicrohttpd, libpq and (for the demo's client)
+/// Issue 14 item 6: `rampart serve`, `rampart demo` and `rampart device` need libmicrohttpd, libpq and (for the demo's client)
 /// libcurl; linked into one executable, every command — `pins`, `seal`, `open` — mapped them and their dependencies
 /// (GnuTLS, Kerberos, LDAP) at start, for about 7 MB of resident memory and the loader's time. `rampart` is built
 /// without them (this module, RampartCLICore, is RampartCLI's sources minus those commands) and replaces itself
@@ -83,6 +83,20 @@ public enum DemoCommand: ForwardedCommand {
     public static var help: String { forwardedHelp }
     /// See ``ForwardedCommand``.
     public static func run(_ arguments: inout Arguments, context: CommandContext) async throws -> ExitCode {
+        forward(&arguments, context: context)
+    }
+}
+
+/// `rampart device`, run by `rampart-service` (its client sends HTTP through URLSession, which maps libcurl).
+enum DeviceCommand: ForwardedCommand {
+    /// `device`.
+    static let name = "device"
+    /// One line for `rampart --help` (RampartCLI's DeviceCommand.abstract; a test compares them).
+    static let abstract = "a simulated App Attest device: register a key with a server and send signed requests"
+    /// See ``ForwardedCommand``.
+    static var help: String { forwardedHelp }
+    /// See ``ForwardedCommand``.
+    static func run(_ arguments: inout Arguments, context: CommandContext) async throws -> ExitCode {
         forward(&arguments, context: context)
     }
 }
