@@ -111,7 +111,9 @@ let package = Package(
         // MARK: Server and tools libraries
         .target(
             name: "RampartChainVerification",
-            dependencies: ["RampartCrypto", "RampartX509", "RampartPinning", .target(name: "COpenSSL", condition: linux)],
+            dependencies: [
+                "RampartCrypto", "RampartX509", "RampartPinning", .target(name: "COpenSSL", condition: linux),
+            ],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -183,7 +185,8 @@ let package = Package(
         // MARK: Fuzz targets (scripts/fuzz.sh builds them with -sanitize=fuzzer,address -DFUZZING; a plain build
         // gives replay tools: `swift run FuzzDER crash-file...`)
         .target(name: "CLibFuzzer", path: "Fuzz/CLibFuzzer"),
-        .target(name: "FuzzSupport", dependencies: ["CLibFuzzer"], path: "Fuzz/FuzzSupport", swiftSettings: swiftSettings),
+        .target(
+            name: "FuzzSupport", dependencies: ["CLibFuzzer"], path: "Fuzz/FuzzSupport", swiftSettings: swiftSettings),
         .executableTarget(
             name: "FuzzDER",
             dependencies: ["FuzzSupport", "RampartX509"],
@@ -367,7 +370,9 @@ let package = Package(
         ),
         .testTarget(
             name: "RampartPinningTests",
-            dependencies: ["RampartPinning", "RampartChainVerification", "RampartX509", "RampartCrypto", "TestSupport"],
+            dependencies: [
+                "RampartPinning", "RampartChainVerification", "RampartX509", "RampartCrypto", "TestSupport",
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

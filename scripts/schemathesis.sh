@@ -37,7 +37,8 @@ trap cleanup EXIT
 python3 -c 'import secrets; print(secrets.token_hex(32))' >"$work/token"
 "$rampart" serve --listen 127.0.0.1:0 --admin-listen 127.0.0.1:0 --db "sqlite:$work/st.db" \
     --team-id ABCDE12345 --bundle-id com.example.app --environment development --root "$work/sim/root.pem" \
-    --operator-token-file "$work/token" --json >"$work/started.json" 2>"$work/serve.log" &
+    --operator-token-file "$work/token" --subject-header X-User-Id --demo \
+    --json >"$work/started.json" 2>"$work/serve.log" &
 serve_pid=$!
 for _ in $(seq 1 100); do
     grep -q '}' "$work/started.json" 2>/dev/null && break
@@ -53,7 +54,8 @@ run() {
         run Sources/RampartAttestService/OpenAPI/openapi.json --checks all \
         --max-examples "${RAMPART_SCHEMATHESIS_EXAMPLES:-30}" --seed 1 --generation-database none --no-color "$@"
 }
-operator_paths='^/(metrics|v1/keys/.*)$'
-run --url "$public" --exclude-path-regex "$operator_paths"
+operator_paths='^/(metrics|v1/keys/.*|v1/verify)$'
+# The subject comes from the X-User-Id header, as the proxy in front of a real deployment would set it.
+run --url "$public" --exclude-path-regex "$operator_paths" -H "X-User-Id: schemathesis"
 run --url "$admin" --include-path-regex "$operator_paths" -H "Authorization: Bearer $(cat "$work/token")"
 echo "schemathesis: no failures"

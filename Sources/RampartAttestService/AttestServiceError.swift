@@ -23,6 +23,8 @@ public struct AttestServiceError: Error {
             case malformedRequest
             case headersTooLarge
             case requestTimeout
+            case invalidTarget
+            case endpointRemoved
             case invalidSession
             case invalidToken
             case tokenExpired
@@ -63,6 +65,11 @@ public struct AttestServiceError: Error {
         public static let headersTooLarge = Code(backing: .headersTooLarge)
         /// The request did not arrive whole within the server's time: 408.
         public static let requestTimeout = Code(backing: .requestTimeout)
+        /// A request target whose path servers read differently (a dot segment, `//`, an encoded `/`, `\` or
+        /// control character, a malformed escape), or one that is not origin-form: 400.
+        public static let invalidTarget = Code(backing: .invalidTarget)
+        /// The route was removed (`POST /v1/assertions`): 410, with what replaces it.
+        public static let endpointRemoved = Code(backing: .endpointRemoved)
         /// The session JWT in `Authorization` (the `jwt` subject source) is absent, malformed, signed by no key of the
         /// configured JWKS, or fails a claim check (issuer, audience, expiry, subject): 401. Sign in again.
         public static let invalidSession = Code(backing: .invalidSession)
@@ -165,6 +172,16 @@ public struct AttestServiceError: Error {
         _ reason: String, detail: String = "", file: String = #fileID, line: UInt = #line
     ) -> Self {
         Self(code: .storeFailure, reason: reason, detail: detail, file: file, line: line)
+    }
+
+    /// The request target cannot be matched to a route safely.
+    public static func invalidTarget(_ reason: String, file: String = #fileID, line: UInt = #line) -> Self {
+        Self(code: .invalidTarget, reason: reason, file: file, line: line)
+    }
+
+    /// The route was removed.
+    public static func endpointRemoved(_ reason: String, file: String = #fileID, line: UInt = #line) -> Self {
+        Self(code: .endpointRemoved, reason: reason, file: file, line: line)
     }
 
     /// The session JWT is absent or not acceptable.

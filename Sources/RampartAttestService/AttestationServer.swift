@@ -28,19 +28,35 @@ public final class AttestationServer {
     ///   - verifier: The App Attest verifier (see ``ServiceConfiguration/makeVerifier(clock:)``).
     ///   - log: Where JSON log lines go.
     ///   - clock: The service's clock.
-    /// - Throws: ``AttestServiceError`` (`invalidConfiguration`, `storeFailure`, `serverFailure`).
+    /// - Throws: ``AttestServiceError`` (`invalidConfiguration`, among others when no subject source is configured
+    ///   outside the demo; `storeFailure`, `serverFailure`).
     public init(
         configuration: ServiceConfiguration, verifier: any AppAttestVerifying, log: ServiceLog = .disabled,
         clock: @escaping @Sendable () -> Date = { Date() }
     ) throws {
         try configuration.validate()
         let (host, port) = try configuration.listenAddress()
+        let (subjectSource, isDemoDefault) = try configuration.effectiveSubjectSource()
+        let routes = try configuration.routeTable()
         let sealingKeys = try configuration.challengeSealingKeys()
         let store = try configuration.openStore()
         let service = AttestationService(
             store: store, verifier: verifier,
             configuration: configuration.serviceConfiguration, sealingKeys: sealingKeys, clock: clock)
-        let router = ServiceRouter(service: service, policies: configuration.routes, log: log)
+        let tokens = try configuration.tokenConfiguration().map {
+            try AccessTokenIssuer(configuration: $0, store: store, clock: clock)
+        }
+        let sessionTokens = try subjectSource.jwtSettings.map {
+            try SessionTokenVerifier(
+                configuration: SessionTokenConfiguration(
+                    jwksPath: $0.jwks, issuer: $0.issuer, audience: $0.audience, algorithms: $0.algorithms,
+                    leewaySeconds: $0.leewaySeconds))
+        }
+        let verifier = SignedRequestVerifier(service: service, accessTokens: tokens, log: log)
+        let router = ServiceRouter(
+            service: service, listener: .publicAPI,
+            subjects: SubjectResolver(source: subjectSource, sessionTokens: sessionTokens, clock: clock),
+            verifier: verifier, routes: routes, demo: configuration.demo, operatorToken: nil, tokens: tokens, log: log)
         func listener(_ host: String, _ port: UInt16) -> HTTPServer.Configuration {
             .init(
                 host: host, port: port, maximumBodyByteCount: configuration.maximumBodyBytes,
@@ -51,7 +67,8 @@ public final class AttestationServer {
         let http = HTTPServer(configuration: listener(host, port), responder: router)
         let (adminHost, adminPort) = try configuration.adminListenAddress()
         let adminRouter = ServiceRouter(
-            service: service, listener: .admin, operatorToken: configuration.operatorToken, log: log)
+            service: service, listener: .admin, subjects: SubjectResolver(source: .internalOnly), verifier: verifier,
+            routes: routes, demo: false, operatorToken: configuration.operatorToken, tokens: tokens, log: log)
         let adminHTTP = HTTPServer(configuration: listener(adminHost, adminPort), responder: adminRouter)
         do {
             try http.start()
@@ -72,6 +89,12 @@ public final class AttestationServer {
         self.adminHTTP = adminHTTP
         self.store = store
         self.log = log
+        if isDemoDefault {
+            log.write(
+                level: "warning", event: "demoSubjectSource",
+                message: "--demo without a subject configuration: the subject is the X-User-Id header, which any "
+                    + "client can set; configure \"subject\" before serving real users")
+        }
         log.write(event: "listening", message: Self.url(host: host, port: self.port))
         log.write(event: "adminListening", message: Self.url(host: adminHost, port: self.adminPort))
     }

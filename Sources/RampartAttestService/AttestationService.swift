@@ -109,25 +109,30 @@ public final class AttestationService {
     ///   - purpose: What it may be used for.
     ///   - subject: The user or session it is for.
     ///   - clientAddress: The requester's IP address, when known (for the per-address limits).
+    ///   - chargingLimits: False for the follow-up challenge of an accepted assertion (`Rampart-Next-Challenge`):
+    ///     it is issued to the key's own subject after a verified request, so it is not counted against the
+    ///     per-minute issuance limits.
     /// - Returns: The challenge (an opaque base64url token of ``ChallengeToken/textLength`` characters) and its
     ///   expiry.
     /// - Throws: ``AttestServiceError`` (`invalidField` for a subject that is empty, too long or holds a NUL;
     ///   `rateLimited`; `storeFailure` when the stored sealing key cannot be read).
     public func issueChallenge(
-        purpose: ChallengePurpose, subject: String, clientAddress: String? = nil
+        purpose: ChallengePurpose, subject: String, clientAddress: String? = nil, chargingLimits: Bool = true
     ) async throws -> IssuedChallenge {
         try Self.checkSubject(subject)
         let now = clock()
         let limits = configuration.limits
-        if let clientAddress {
+        if chargingLimits, let clientAddress {
             try checkFailureBudget(clientAddress, now: now)
             try takeIssuance(
                 issuanceByAddress, clientAddress, now: now,
                 "this address asked for more than \(limits.challengesPerAddressPerMinute) challenges a minute")
         }
-        try takeIssuance(
-            issuanceBySubject, subject, now: now,
-            "this subject was issued more than \(limits.challengesPerSubjectPerMinute) challenges a minute")
+        if chargingLimits {
+            try takeIssuance(
+                issuanceBySubject, subject, now: now,
+                "this subject was issued more than \(limits.challengesPerSubjectPerMinute) challenges a minute")
+        }
         let sealed = ChallengeToken.seal(
             purpose: purpose, subject: subject, expiresAt: now.addingTimeInterval(configuration.challengeLifetime),
             with: try await sealingKeys())
@@ -637,7 +642,7 @@ public struct AttestationSubmission: Hashable {
     }
 }
 
-/// A decoded protected request: the assertion and the canonical client data it should sign.
+/// A decoded protected request: the assertion and the signed text it should sign.
 public struct AssertionSubmission: Hashable {
     /// The user or session id.
     public var subject: String
@@ -647,7 +652,9 @@ public struct AssertionSubmission: Hashable {
     public var assertion: [UInt8]
     /// The challenge string the server issued.
     public var challenge: String
-    /// The RFC 8785 canonical JSON of `{"challenge","payload"}`.
+    /// The signed text whose SHA-256 is the assertion's clientDataHash: for a signed HTTP request,
+    /// `RequestSignature.clientData(method:target:challenge:digest:)` (`rampart-request-v1`, the method, the
+    /// target, the challenge and the body digest).
     public var clientData: [UInt8]
     /// The requester's IP address, when known: failures are charged to it (``RequestLimits``).
     public var clientAddress: String?
@@ -659,7 +666,7 @@ public struct AssertionSubmission: Hashable {
     ///   - keyID: The key id.
     ///   - assertion: The assertion.
     ///   - challenge: The challenge.
-    ///   - clientData: The canonical client data.
+    ///   - clientData: The signed text.
     ///   - clientAddress: The requester's address.
     public init(
         subject: String, keyID: [UInt8], assertion: [UInt8], challenge: String, clientData: [UInt8],

@@ -19,6 +19,9 @@ public struct Refusal: Hashable, CustomStringConvertible {
             case invalidAssertion
             case counterReplay
             case assertionRequired
+            case subjectRequired
+            case malformedSignature
+            case digestMismatch
         }
 
         let backing: Backing
@@ -47,6 +50,14 @@ public struct Refusal: Hashable, CustomStringConvertible {
         public static let counterReplay = Reason(backing: .counterReplay)
         /// The route requires an assertion and the request carried none.
         public static let assertionRequired = Reason(backing: .assertionRequired)
+        /// The request has no subject from the configured ``SubjectSource`` (no trusted header, no session token, or
+        /// a public request under `{"internal": true}`), or the subject is not 1...256 bytes of text.
+        public static let subjectRequired = Reason(backing: .subjectRequired)
+        /// A signed-request header is malformed: not standard base64, a key id that is not 32 bytes, a
+        /// `Content-Digest` not of the form `sha-256=:<base64>:`.
+        public static let malformedSignature = Reason(backing: .malformedSignature)
+        /// The body's SHA-256 is not the one in `Content-Digest`: the body was changed after signing.
+        public static let digestMismatch = Reason(backing: .digestMismatch)
 
         /// The code's stable name, e.g. `counterReplay`.
         public var description: String { backing.rawValue }

@@ -12,12 +12,17 @@ import Foundation
 ///   "counterReorderWindow": 16, "maximumBodyBytes": 65536,
 ///   "limits": { "challengesPerAddressPerMinute": 120, "challengesPerSubjectPerMinute": 60,
 ///               "outstandingChallengesPerSubject": 16, "failuresPerAddressPerMinute": 30 },
-///   "routes": { "/v1/demo/points/use": "require-assertion", "/v1/demo/points/balance": "limited" }
+///   "subject": { "header": "X-User-Id" },
+///   "routes": [ { "method": "POST", "path": "/api/points/*", "policy": "require-assertion" },
+///               { "method": "GET", "path": "/api/catalog/*", "policy": "open" } ],
+///   "defaultPolicy": "require-assertion",
+///   "tokens": { "issuer": "rampart", "audience": "ABCDE12345.com.example.app", "lifetimeSeconds": 900 }
 /// }
 /// ```
 ///
 /// Every value is checked when the file is read: an unknown key, a value of the wrong type, a number out of range
-/// or a policy for a route the service does not have is refused with a message naming the key.
+/// or a route rule that cannot be matched safely is refused with a message naming the key. `rampart serve` refuses
+/// to start without `subject` (``SubjectSource``), except with `--demo`.
 public struct ServiceConfiguration: Hashable, Decodable {
     /// `HOST:PORT` to listen on; IPv6 hosts in brackets, e.g. `[::1]:8080`.
     public var listen: String = "127.0.0.1:8080"
@@ -56,10 +61,32 @@ public struct ServiceConfiguration: Hashable, Decodable {
     public var connectionsPerAddress: Int = HTTPServer.Configuration.defaultConnectionsPerAddress
     /// Seconds a request has to arrive whole, head and body (see ``HTTPServer/Configuration/requestTimeoutSeconds``).
     public var requestTimeoutSeconds: Double = HTTPServer.Configuration.defaultRequestTimeoutSeconds
-    /// Policies of the protected routes, by path.
-    public var routes: [String: RoutePolicy] = [:]
     /// The challenge sealing keys (see ``challengeSealingKeys(environment:)``).
     public var challenges = ChallengeSettings()
+    /// Where the subject of public requests comes from; nil: not configured (`rampart serve` refuses to start
+    /// unless ``demo`` is set, which defaults it to ``SubjectSource/demoDefault``).
+    public var subject: SubjectSource?
+    /// The backend's routes and their policies (``RouteTable``), for the gateway checks and `POST /v1/verify`.
+    public var routes: [RouteRule] = []
+    /// The policy of a request no route matches.
+    public var defaultPolicy: RoutePolicy = .requireAssertion
+    /// The access tokens of `POST /v1/tokens`.
+    public var tokens = TokenSettings()
+    /// Whether the demo routes `/v1/demo/points/*` exist (`--demo`; `rampart demo` sets it).
+    public var demo = false
+
+    /// The access-token settings (`"tokens"` in the file).
+    public struct TokenSettings: Hashable, Sendable {
+        /// The `iss` of issued tokens (default `rampart`).
+        public var issuer = "rampart"
+        /// The `aud` of issued tokens; nil: the app id `TEAMID.bundle`.
+        public var audience: String?
+        /// Seconds a token lives (default 900).
+        public var lifetimeSeconds = 900
+
+        /// The defaults.
+        public init() {}
+    }
 
     /// The defaults.
     public init() {}
@@ -68,7 +95,7 @@ public struct ServiceConfiguration: Hashable, Decodable {
         case listen, database, teamId, bundleId, environment, root, challengeLifetimeSeconds, riskBlockThreshold
         case maximumBodyBytes, postgresPoolSize, operatorToken, routes, riskDecaySeconds, counterReorderWindow, limits
         case adminListen, connectionLimit, connectionsPerAddress, requestTimeoutSeconds
-        case challenges
+        case challenges, subject, defaultPolicy, tokens
     }
 
     private enum LimitKeys: String, CodingKey, CaseIterable {
@@ -123,7 +150,17 @@ public struct ServiceConfiguration: Hashable, Decodable {
                 .failuresPerAddressPerMinute, limits.failuresPerAddressPerMinute)
         }
         operatorToken = try container.decodeIfPresent(String.self, forKey: .operatorToken)
-        routes = try container.decodeIfPresent([String: RoutePolicy].self, forKey: .routes) ?? routes
+        if container.contains(.routes) { routes = try Self.decodeRoutes(container) }
+        if container.contains(.defaultPolicy) {
+            let name = try container.decode(String.self, forKey: .defaultPolicy)
+            guard let policy = RoutePolicy(rawValue: name) else {
+                throw AttestServiceError.invalidConfiguration(
+                    "defaultPolicy must be one of \(RoutePolicy.names)")
+            }
+            defaultPolicy = policy
+        }
+        if container.contains(.subject) { subject = try Self.decodeSubject(container) }
+        if container.contains(.tokens) { tokens = try Self.decodeTokens(container) }
         adminListen = try container.decodeIfPresent(String.self, forKey: .adminListen) ?? adminListen
         connectionLimit = try container.decodeIfPresent(Int.self, forKey: .connectionLimit) ?? connectionLimit
         connectionsPerAddress =
@@ -252,13 +289,9 @@ public struct ServiceConfiguration: Hashable, Decodable {
         guard limits.outstandingChallengesPerSubject >= 1, limits.outstandingChallengesPerSubject <= 1024 else {
             throw AttestServiceError.invalidConfiguration("limits.outstandingChallengesPerSubject must be 1...1024")
         }
-        let known = ServiceRouter.defaultPolicies.keys.sorted()
-        for route in routes.keys.sorted()
-        where !known.contains(where: { $0.utf8.elementsEqual(route.utf8) }) {
-            throw AttestServiceError.invalidConfiguration(
-                "routes has a policy for '\(route.prefix(80))', which is not a route of the service; the routes "
-                    + "with a policy are \(known.joined(separator: ", ")) (paths are compared byte for byte)")
-        }
+        _ = try routeTable()
+        try subject?.validate()
+        try tokenConfiguration()?.validate()
         guard maximumBodyBytes >= 1024, maximumBodyBytes <= 1 << 20 else {
             throw AttestServiceError.invalidConfiguration("maximumBodyBytes must be 1024...1048576")
         }

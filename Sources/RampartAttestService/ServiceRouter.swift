@@ -8,18 +8,46 @@ import Synchronization
 ///
 /// Every answer is counted in ``ServiceMetrics`` and logged as one JSON line. Bad input of any kind gets a 4xx and
 /// the router keeps serving; a 500 means a bug, and is logged as one.
+/// The service's HTTP API: challenges and registration for apps, the gateway checks (Envoy `ext_authz`, Traefik
+/// and Caddy forward auth, nginx `auth_request`) and the sidecar `POST /v1/verify` for the backend, and the operator
+/// routes, each under the right listener; errors and refusals become JSON bodies with the right 4xx.
+///
+/// The subject of a public request comes from the configured ``SubjectSource``, never from the body (a `subject`
+/// field in a public body is refused). Every answer is counted in ``ServiceMetrics`` and logged as one JSON line;
+/// every refusal also carries `Rampart-Error: <code>`. Bad input of any kind gets a 4xx and the router keeps
+/// serving; a 500 means a bug, and is logged as one.
 public final class ServiceRouter: HTTPResponder {
-    /// The routes whose App Attest policy is configurable, with their defaults (the guide's failure-policy table:
+    /// The policies of the demo routes when no configured route matches them (the guide's failure-policy table:
     /// point use requires an assertion, a balance read is allowed with limits).
-    public static let defaultPolicies: [String: RoutePolicy] = [
+    public static let demoPolicies: [String: RoutePolicy] = [
         "/v1/demo/points/use": .requireAssertion,
         "/v1/demo/points/balance": .limited,
     ]
 
-    /// The routes of the public listener, as `METHOD path`: health, challenges, registration and protected requests.
-    public static let publicRoutes: [String] = [
-        "GET /healthz", "POST /v1/challenges", "POST /v1/attestations", "POST /v1/assertions",
-        "POST /v1/demo/points/use", "POST /v1/demo/points/balance",
+    /// The methods listed for the gateway endpoints in ``routes`` (the OpenAPI check reads these five).
+    static let gatewayMethods = ["GET", "POST", "PUT", "DELETE", "PATCH"]
+    /// The methods the gateway endpoints answer: the original request's method for Envoy, the check's own for
+    /// forward auth and nginx. Anything else (`TRACE`, `CONNECT`, extension methods) is 405.
+    static let gatewayAcceptedMethods = gatewayMethods + ["HEAD", "OPTIONS"]
+
+    /// The gateway endpoints' route patterns.
+    static let gatewayPatterns = ["/ext-authz/{target}", "/forward-auth", "/auth-request"]
+
+    /// The routes of the public listener, as `METHOD path`: health, challenges, registration, tokens, the gateway
+    /// checks (any method; the five usual ones are listed) and the demo routes (only with `--demo`).
+    public static let publicRoutes: [String] =
+        [
+            "GET /healthz", "POST /v1/challenges", "POST /v1/attestations", "POST /v1/tokens",
+            "GET /.well-known/jwks.json",
+        ]
+        + gatewayPatterns.flatMap { pattern in gatewayMethods.map { "\($0) \(pattern)" } }
+        + ["POST /v1/demo/points/use", "POST /v1/demo/points/balance"]
+
+    /// The routes of the internal (admin) listener for the trusted backend, as `METHOD path`: the sidecar check and
+    /// challenges and registration that name their subject in the body. They need the operator token when one is
+    /// configured.
+    public static let internalRoutes: [String] = [
+        "POST /v1/verify", "POST /v1/challenges", "POST /v1/attestations",
     ]
 
     /// The operator routes, as `METHOD path`: answered only by a router for the ``Listener/admin`` listener, and
@@ -30,12 +58,16 @@ public final class ServiceRouter: HTTPResponder {
     ]
 
     /// Every route, as `METHOD path`; the OpenAPI document must describe exactly these (checked in tests).
-    public static var routes: [String] { publicRoutes + operatorRoutes }
+    public static var routes: [String] {
+        var seen: Set<String> = []
+        return (publicRoutes + internalRoutes + operatorRoutes).filter { seen.insert($0).inserted }
+    }
 
     /// Which of the two listeners a router answers for.
     ///
-    /// `rampart serve` runs one router per listener over the same ``AttestationService``: the public one for apps,
-    /// the admin one (loopback by default) for operators and monitoring. `GET /healthz` is on both.
+    /// `rampart serve` runs one router per listener over the same ``AttestationService``: the public one for apps
+    /// and gateways, the internal (admin) one (loopback by default) for the backend, operators and monitoring.
+    /// `GET /healthz` is on both.
     public struct Listener: Hashable, Sendable, CustomStringConvertible {
         enum Backing: String, Hashable, Sendable {
             case publicAPI = "public"
@@ -44,9 +76,10 @@ public final class ServiceRouter: HTTPResponder {
 
         let backing: Backing
 
-        /// The listener apps reach: ``ServiceRouter/publicRoutes``.
+        /// The listener apps and gateways reach: ``ServiceRouter/publicRoutes``.
         public static let publicAPI = Listener(backing: .publicAPI)
-        /// The internal listener: ``ServiceRouter/operatorRoutes`` and `GET /healthz`.
+        /// The internal listener: ``ServiceRouter/internalRoutes``, ``ServiceRouter/operatorRoutes`` and
+        /// `GET /healthz`.
         public static let admin = Listener(backing: .admin)
 
         /// `public` or `admin`.
@@ -55,8 +88,10 @@ public final class ServiceRouter: HTTPResponder {
         /// Whether this listener answers `route` (`METHOD pattern`).
         func serves(_ route: String) -> Bool {
             switch backing {
-            case .publicAPI: !ServiceRouter.operatorRoutes.contains(route)
-            case .admin: ServiceRouter.operatorRoutes.contains(route) || route == "GET /healthz"
+            case .publicAPI: ServiceRouter.publicRoutes.contains(route)
+            case .admin:
+                ServiceRouter.operatorRoutes.contains(route) || ServiceRouter.internalRoutes.contains(route)
+                    || route == "GET /healthz"
             }
         }
     }
@@ -69,28 +104,55 @@ public final class ServiceRouter: HTTPResponder {
     }
 
     let service: AttestationService
-    let policies: [String: RoutePolicy]
+    let verifier: SignedRequestVerifier
+    let routeTable: RouteTable
+    let subjects: SubjectResolver
+    let demo: Bool
     let log: ServiceLog
     let listener: Listener
     let operatorToken: String?
+    let tokens: AccessTokenIssuer?
     let points = DemoPoints()
 
     /// Creates the router.
     ///
     /// - Parameters:
     ///   - service: The attestation service.
-    ///   - policies: Policies for the protected routes; missing routes keep ``defaultPolicies``.
     ///   - listener: Which routes this router answers: ``Listener/publicAPI`` (the default) or ``Listener/admin``.
-    ///   - operatorToken: When set, the ``operatorRoutes`` require `Authorization: Bearer <token>` (compared in
-    ///     constant time). ``ServiceConfiguration/validate()`` refuses a short or low-entropy token.
+    ///   - subjectSource: Where public requests' subjects come from; the default, ``SubjectSource/internalOnly``,
+    ///     takes none on the public listener.
+    ///   - routes: The backend's routes and their policies, for the gateway checks and `POST /v1/verify`.
+    ///   - demo: Whether the demo routes `/v1/demo/points/*` exist.
+    ///   - tokens: The access-token issuer behind `POST /v1/tokens`, `GET /.well-known/jwks.json` and the `token`
+    ///     policy; nil: no tokens (404, and `token` routes need a signed request).
+    ///   - sessionTokens: The verifier of a `jwt` subject source.
+    ///   - operatorToken: When set, the ``operatorRoutes`` and ``internalRoutes`` require
+    ///     `Authorization: Bearer <token>` (compared in constant time). ``ServiceConfiguration/validate()`` refuses a
+    ///     short or low-entropy token.
     ///   - log: Where request lines go.
-    public init(
-        service: AttestationService, policies: [String: RoutePolicy] = [:], listener: Listener = .publicAPI,
-        operatorToken: String? = nil, log: ServiceLog = .disabled
+    public convenience init(
+        service: AttestationService, listener: Listener = .publicAPI, subjectSource: SubjectSource = .internalOnly,
+        routes: RouteTable = .everyRoute(.requireAssertion), demo: Bool = false, tokens: AccessTokenIssuer? = nil,
+        sessionTokens: SessionTokenVerifier? = nil, operatorToken: String? = nil, log: ServiceLog = .disabled
     ) {
+        self.init(
+            service: service, listener: listener,
+            subjects: SubjectResolver(source: subjectSource, sessionTokens: sessionTokens, clock: service.clock),
+            verifier: SignedRequestVerifier(service: service, accessTokens: tokens, log: log), routes: routes,
+            demo: demo, operatorToken: operatorToken, tokens: tokens, log: log)
+    }
+
+    init(
+        service: AttestationService, listener: Listener, subjects: SubjectResolver, verifier: SignedRequestVerifier,
+        routes: RouteTable, demo: Bool, operatorToken: String?, tokens: AccessTokenIssuer?, log: ServiceLog
+    ) {
+        self.tokens = tokens
         self.service = service
-        self.policies = Self.defaultPolicies.merging(policies) { $1 }
         self.listener = listener
+        self.subjects = subjects
+        self.verifier = verifier
+        self.routeTable = routes
+        self.demo = demo
         self.operatorToken = operatorToken
         self.log = log
     }
@@ -103,7 +165,7 @@ public final class ServiceRouter: HTTPResponder {
         let clock = ContinuousClock()
         let start = clock.now
         var outcome = Outcome(route: "unmatched")
-        let response: HTTPResponse
+        var response: HTTPResponse
         do {
             response = try await dispatch(request, &outcome)
         } catch let error as AttestServiceError {
@@ -117,6 +179,7 @@ public final class ServiceRouter: HTTPResponder {
             response = HTTPResponseError.internalError()
             log.write(level: "error", event: "internalError", message: String(describing: type(of: error)))
         }
+        if response.status >= 400, let code = outcome.code { response.headers["Rampart-Error"] = code }
         let elapsed = clock.now - start
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         service.metrics.recordRequest(route: outcome.route, status: response.status, seconds: seconds)
@@ -140,6 +203,7 @@ public final class ServiceRouter: HTTPResponder {
     /// equivalence, under which other spellings of a path would match a route.
     static func pattern(of path: String) -> String {
         let bytes = Array(path.utf8)
+        if bytes.starts(with: "/ext-authz/".utf8) { return "/ext-authz/{target}" }
         let keys = Array("/v1/keys/".utf8)
         let unblock = Array("/unblock".utf8)
         guard bytes.starts(with: keys) else { return path }
@@ -162,6 +226,13 @@ public final class ServiceRouter: HTTPResponder {
         let pattern = Self.pattern(of: path)
         let methods = Self.methods(of: pattern, servedBy: listener)
         guard !methods.isEmpty else {
+            if pattern == "/v1/assertions" {
+                throw AttestServiceError.endpointRemoved(
+                    "POST /v1/assertions was removed: its body named the subject, which the app must not choose. Sign "
+                        + "the request itself (docs/request-signature.md) and have your gateway check it "
+                        + "(/ext-authz, /forward-auth, /auth-request) or your backend call POST /v1/verify on the "
+                        + "internal listener")
+            }
             if Self.routes.contains(where: { $0.utf8.reversed().starts(with: " \(pattern)".utf8.reversed()) }) {
                 throw AttestServiceError.notFound(
                     "\(pattern) is not on the \(listener) listener; operator routes and /metrics are on the admin "
@@ -170,15 +241,17 @@ public final class ServiceRouter: HTTPResponder {
             throw AttestServiceError.notFound("no route \(pattern.prefix(64)); see the OpenAPI document")
         }
         outcome.route = pattern
-        guard methods.contains(where: { $0.utf8.elementsEqual(request.method.utf8) }) else {
+        let isGateway = listener == .publicAPI && Self.gatewayPatterns.contains(pattern)
+        let accepted = isGateway ? Self.gatewayAcceptedMethods : methods
+        guard accepted.contains(where: { $0.utf8.elementsEqual(request.method.utf8) }) else {
             // RFC 9110 15.5.6: a 405 "MUST generate an Allow header field" listing the target's methods.
             var response = HTTPResponseError.response(
-                for: .methodNotAllowed("\(pattern) accepts \(methods.joined(separator: ", "))"))
-            response.headers["Allow"] = methods.joined(separator: ", ")
+                for: .methodNotAllowed("\(pattern) accepts \(accepted.joined(separator: ", "))"))
+            response.headers["Allow"] = accepted.joined(separator: ", ")
             outcome.code = AttestServiceError.Code.methodNotAllowed.description
             return response
         }
-        if Self.operatorRoutes.contains("\(request.method) \(pattern)"), let refused = refuseUnlessOperator(request) {
+        if listener == .admin, pattern != "/healthz", let refused = refuseUnlessOperator(request) {
             outcome.code = "unauthorized"
             return refused
         }
@@ -190,50 +263,19 @@ public final class ServiceRouter: HTTPResponder {
                 status: 200, headers: ["Content-Type": "text/plain; version=0.0.4"],
                 body: Array(service.metrics.prometheusText.utf8))
         case "/v1/challenges":
-            let fields = try RequestFields(body: request.body)
-            try fields.refuseUnknownFields(allowing: RequestFields.Allowed.challenge)
-            let issued = try await service.issueChallenge(
-                purpose: fields.purpose(), subject: fields.string("subject"), clientAddress: request.remoteAddress)
-            outcome.code = "issued"
-            return JSONBody.response(
-                status: 200, ChallengeBody(challenge: issued.challenge, expiresAt: issued.expiresAt))
+            return try await challenge(request, &outcome)
         case "/v1/attestations":
-            let fields = try RequestFields(body: request.body)
-            let submission = try await spendingChallenge(of: fields, request) {
-                try fields.refuseUnknownFields(allowing: RequestFields.Allowed.attestation)
-                return AttestationSubmission(
-                    subject: try fields.string("subject"), keyID: try fields.keyID(),
-                    attestationObject: try fields.base64(
-                        "attestationObject", maximumByteCount: RequestFields.maximumAttestationByteCount),
-                    challenge: try fields.challenge(), clientAddress: request.remoteAddress)
-            }
-            outcome.keyFingerprint = Self.fingerprint(keyID: submission.keyID)
-            switch try await service.register(submission) {
-            case .registered(let key):
-                outcome.code = "accepted"
-                return JSONBody.response(
-                    status: 201, AttestationBody(keyId: key.keyID, environment: key.environment))
-            case .refused(let refusal):
-                outcome.code = refusal.reason.description
-                return HTTPResponseError.response(for: refusal)
-            }
-        case "/v1/assertions":
-            let fields = try RequestFields(body: request.body)
-            let (submission, _) = try await spendingChallenge(of: fields, request) {
-                try fields.refuseUnknownFields(allowing: RequestFields.Allowed.assertion)
-                return try fields.assertionSubmission(clientAddress: request.remoteAddress)
-            }
-            outcome.keyFingerprint = Self.fingerprint(keyID: submission.keyID)
-            switch try await service.authorize(submission) {
-            case .accepted(let key):
-                outcome.code = "accepted"
-                return JSONBody.response(status: 200, AssertionBody(valid: true, counter: key.counter))
-            case .refused(let refusal):
-                outcome.code = refusal.reason.description
-                return HTTPResponseError.response(for: refusal)
-            }
+            return try await attestation(request, &outcome)
+        case "/v1/verify":
+            return try await sidecar(request, &outcome)
+        case "/v1/tokens":
+            return try await token(request, &outcome)
+        case "/.well-known/jwks.json":
+            return try await jwks()
+        case "/ext-authz/{target}", "/forward-auth", "/auth-request":
+            return try await gateway(pattern, request, &outcome)
         case "/v1/demo/points/use", "/v1/demo/points/balance":
-            return try await protected(pattern, request, &outcome)
+            return try await demoPoints(pattern, request, &outcome)
         case "/v1/keys/{keyId}/unblock":
             return try await keyOperation(path, request, &outcome, unblock: true)
         default:
@@ -243,96 +285,18 @@ public final class ServiceRouter: HTTPResponder {
 
     /// Decodes a request's fields; when that fails and the body carried a well-formed challenge, burns it first, so
     /// a malformed request spends its challenge as any other failed request does.
-    private func spendingChallenge<T>(
+    func spendingChallenge<T>(
         of fields: RequestFields, _ request: HTTPRequest, _ decode: () throws -> T
     ) async throws -> T {
         do {
             return try decode()
         } catch let error as AttestServiceError {
             if let challenge = fields.presentedChallenge {
-                try await service.burnChallenge(challenge, clientAddress: request.remoteAddress)
+                try await service.burnChallenge(
+                    challenge, clientAddress: listener == .admin ? nil : request.remoteAddress)
             }
             throw error
         }
-    }
-
-    /// A demo route under its policy: `open` skips App Attest, `limited` checks and logs but allows, and
-    /// `require-assertion` allows only an accepted assertion.
-    private func protected(
-        _ route: String, _ request: HTTPRequest, _ outcome: inout Outcome
-    ) async throws
-        -> HTTPResponse
-    {
-        let policy = policies[route] ?? .requireAssertion
-        outcome.policy = policy
-        let fields = try RequestFields(body: request.body)
-        let payload = try fields.object("payload")
-        // The protected routes take the assertion fields; which of them must be present is decided below.
-        try fields.refuseUnknownFields(allowing: RequestFields.Allowed.assertion)
-        guard case .object(let payloadFields) = payload, case .string(let userID)? = payloadFields["userId"],
-            !userID.isEmpty, userID.utf8.count <= AttestationService.Configuration.maximumSubjectLength
-        else { throw AttestServiceError.invalidField("'payload.userId' must be a non-empty string") }
-        var amount = 0
-        if route == "/v1/demo/points/use" {
-            guard case .number(let number)? = payloadFields["amount"], number.rounded() == number, number >= 1,
-                number <= Double(DemoPoints.maximumAmount)
-            else {
-                throw AttestServiceError.invalidField(
-                    "'payload.amount' must be a whole number of points, 1...\(DemoPoints.maximumAmount)")
-            }
-            amount = Int(number)
-        }
-        var counter: UInt32?
-        let hasAssertion = fields.values["assertion"] != nil
-        if policy == .requireAssertion && !hasAssertion {
-            outcome.code = Refusal.Reason.assertionRequired.description
-            return HTTPResponseError.response(
-                for: Refusal(
-                    .assertionRequired,
-                    "\(route) requires an App Attest assertion: send subject, keyId, challenge and assertion"))
-        }
-        if policy != .open && hasAssertion {
-            let (submission, _) = try await spendingChallenge(of: fields, request) {
-                try fields.assertionSubmission(clientAddress: request.remoteAddress)
-            }
-            outcome.keyFingerprint = Self.fingerprint(keyID: submission.keyID)
-            guard AttestationService.sameBytes(submission.subject, userID) else {
-                outcome.code = Refusal.Reason.wrongSubject.description
-                return HTTPResponseError.response(
-                    for: Refusal(.wrongSubject, "'payload.userId' must be the request's subject"))
-            }
-            switch try await service.authorize(submission) {
-            case .accepted(let key):
-                counter = key.counter
-            case .refused(let refusal):
-                outcome.code = refusal.reason.description
-                if policy == .requireAssertion { return HTTPResponseError.response(for: refusal) }
-                log.write(
-                    level: "warning", event: "limitedRouteAllowed",
-                    message: "\(route) allowed under the limited policy despite \(refusal.reason)")
-            }
-        } else if policy == .limited {
-            outcome.code = "noAssertion"
-            log.write(level: "warning", event: "limitedRouteAllowed", message: "\(route) allowed without an assertion")
-        }
-        if outcome.code == nil { outcome.code = "accepted" }
-        if route == "/v1/demo/points/use" {
-            guard let balance = points.use(amount, by: userID) else {
-                return HTTPResponseError.body(
-                    status: 409, code: "insufficientPoints",
-                    message: "the balance is lower than \(amount) points; nothing was spent")
-            }
-            return JSONBody.response(
-                status: 200,
-                PointsBody(
-                    userId: userID, used: amount, balance: balance, counter: counter, policy: policy.rawValue,
-                    attested: counter != nil))
-        }
-        return JSONBody.response(
-            status: 200,
-            PointsBody(
-                userId: userID, used: 0, balance: points.balance(of: userID), counter: counter,
-                policy: policy.rawValue, attested: counter != nil))
     }
 
     private func keyOperation(
@@ -398,20 +362,6 @@ public final class ServiceRouter: HTTPResponder {
     struct AttestationBody: Encodable {
         let keyId: String
         let environment: String
-    }
-
-    struct AssertionBody: Encodable {
-        let valid: Bool
-        let counter: UInt32
-    }
-
-    struct PointsBody: Encodable {
-        let userId: String
-        let used: Int
-        let balance: Int
-        let counter: UInt32?
-        let policy: String
-        let attested: Bool
     }
 
     struct KeyBody: Encodable {

@@ -43,8 +43,14 @@ struct AdminListenerTests {
         #expect(try #require(await RawHTTP.request(port: server.port, "GET", "/healthz")).status == 200)
         let challenge = try #require(
             await RawHTTP.request(
+                port: server.adminPort, "POST", "/v1/challenges",
+                body: Array(#"{"purpose":"assertion","subject":"a"}"#.utf8),
+                headers: ["Authorization": "Bearer \(token)", "Content-Type": "application/json"]))
+        #expect(challenge.status == 200)
+        let unauthenticated = try #require(
+            await RawHTTP.request(
                 port: server.adminPort, "POST", "/v1/challenges", json: #"{"purpose":"assertion","subject":"a"}"#))
-        #expect(challenge.status == 404)
+        #expect(unauthenticated.status == 401)
         #expect(await server.stop() == 0)
     }
 }

@@ -1,131 +1,120 @@
 import Foundation
 import RampartAppAttest
-import RampartAttestClient
 import RampartAttestService
 import RampartAttestSimulation
 import RampartCLI
 import RampartCrypto
 import RampartRequestSigning
-import RampartVault
 import Synchronization
 import Testing
 
-/// The whole flow with RampartAppAttest's real verifier and device simulator, over real HTTP on loopback.
+/// The whole flow with RampartAppAttest's real verifier and device simulator, over real HTTP on loopback: a
+/// simulated app signs requests (``SignedRequestApp``) and the Envoy endpoint `/ext-authz/<target>` checks them.
 @Suite(.serialized)
 struct EndToEndTests {
     static let teamID = "TEAM123456"
     static let bundleID = "com.rampart.tests"
+    /// A backend route under the default policy (require-assertion), checked through the Envoy endpoint.
+    static let protected = "/ext-authz/api/points/use"
+    static let body = Array(#"{"amount":1000}"#.utf8)
 
     let simulator: AppAttestSimulator
 
     init() throws { simulator = try AppAttestSimulator() }
 
-    func verifier() throws -> AppAttestVerifierAdapter {
+    func verifier(_ environment: AppAttestEnvironment = .development) throws -> AppAttestVerifierAdapter {
         AppAttestVerifierAdapter(
             try AppAttestVerifier(
-                teamID: Self.teamID, bundleID: Self.bundleID, environment: .development,
+                teamID: Self.teamID, bundleID: Self.bundleID, environment: environment,
                 trustAnchor: simulator.rootCertificate))
     }
 
-    func startServer(database: String = "sqlite:" + temporarySQLitePath()) throws -> AttestationServer {
+    func startServer(
+        database: String = "sqlite:" + temporarySQLitePath(), environment: AppAttestEnvironment = .development
+    ) throws -> AttestationServer {
         var configuration = ServiceConfiguration()
         configuration.listen = "127.0.0.1:0"
         configuration.adminListen = "127.0.0.1:0"
         configuration.database = database
         configuration.environment = "development"
-        return try AttestationServer(configuration: configuration, verifier: try verifier())
+        configuration.subject = .header("X-User-Id")
+        return try AttestationServer(configuration: configuration, verifier: try verifier(environment))
     }
 
-    func client(
+    func app(
         port: UInt16, subject: String = "user-\(UUID().uuidString.prefix(8))", teamID: String = teamID
-    )
-        -> AttestedClient
-    {
-        AttestedClient(
-            transport: URLSessionTransport(
-                baseURL: URL(string: "http://127.0.0.1:\(port)") ?? URL(fileURLWithPath: "/")),
+    ) -> SignedRequestApp {
+        SignedRequestApp(
+            baseURL: URL(string: "http://127.0.0.1:\(port)") ?? URL(fileURLWithPath: "/"),
             device: SimulatedAppAttestDevice(
                 simulator: simulator, teamID: teamID, bundleID: Self.bundleID, environment: .development),
-            secrets: Vault(backend: InMemoryBackend()), subject: subject)
+            identityHeaders: ["X-User-Id": subject])
     }
 
-    func transport(_ port: UInt16) -> URLSessionTransport {
-        URLSessionTransport(baseURL: URL(string: "http://127.0.0.1:\(port)") ?? URL(fileURLWithPath: "/"))
+    /// Signs `POST /api/points/use` (the target the app sent to the backend) and sends it to Envoy's endpoint.
+    func check(_ app: SignedRequestApp, keyID: String, challenge: String? = nil) async throws -> SignedRequestApp.Answer
+    {
+        let signed = try await app.sign(
+            "POST", "/api/points/use", body: Self.body, keyID: keyID, challenge: challenge)
+        return try await app.send("POST", Self.protected, headers: signed.headers, body: signed.body)
     }
-
-    static let payload: JSONValue = .object(["action": .string("point_use"), "amount": .number(1000)])
 
     @Test("rampart demo's story passes step by step")
     func demo() async throws {
         let steps = try await AttestationDemo.run()
-        #expect(steps.count == 8)
+        #expect(steps.count == 10)
         for step in steps { #expect(step.passed, "\(step.number) \(step.title): \(step.status) \(step.outcome)") }
     }
 
-    @Test("register and send protected requests; counters advance; the client re-registers on unknownKey")
-    func clientFlow() async throws {
+    @Test("register, then signed requests: counters advance, the next challenge works, a replay is 409")
+    func flow() async throws {
         let server = try startServer()
-        let device = SimulatedAppAttestDevice(
-            simulator: simulator, teamID: Self.teamID, bundleID: Self.bundleID, environment: .development)
-        let secrets = Vault(backend: InMemoryBackend())
-        let app = AttestedClient(transport: transport(server.port), device: device, secrets: secrets, subject: "alice")
-        let first = try await app.send("/v1/assertions", payload: Self.payload)
-        #expect(first.status == 200)
-        #expect(first.number("counter") == 1)
-        let second = try await app.send("/v1/assertions", payload: Self.payload)
-        #expect(second.number("counter") == 2)
-        let keyID = try await app.registeredKeyID()
-
-        // The app now talks to a server that never saw its key (a wiped or new backend): the first answer is
-        // unknownKey, the client attests a new key, keeps it, and the retried request is accepted.
-        let fresh = try startServer()
-        let moved = AttestedClient(transport: transport(fresh.port), device: device, secrets: secrets, subject: "alice")
-        let recovered = try await moved.send("/v1/assertions", payload: Self.payload)
-        #expect(recovered.status == 200)
-        #expect(recovered.number("counter") == 1)
-        #expect(try await moved.registeredKeyID() != keyID)
-
-        // The device lost the kept key (a reinstall): the client generates and registers a new one.
-        let reinstalled = AttestedClient(
-            transport: transport(fresh.port),
-            device: SimulatedAppAttestDevice(
-                simulator: simulator, teamID: Self.teamID, bundleID: Self.bundleID, environment: .development),
-            secrets: secrets, subject: "alice")
-        #expect(try await reinstalled.send("/v1/assertions", payload: Self.payload).status == 200)
-        await server.stop()
-        await fresh.stop()
+        defer { Task { await server.stop() } }
+        let app = app(port: server.port, subject: "alice")
+        let (keyID, registered) = try await app.register()
+        #expect(registered.status == 201, "\(registered.message ?? "")")
+        let first = try await check(app, keyID: keyID)
+        #expect(first.status == 200, "\(first.message ?? "")")
+        #expect(first.headers["rampart-subject"] == "alice")
+        #expect(first.headers["rampart-key-id"] == keyID)
+        #expect(first.headers["rampart-counter"] == "1")
+        #expect(first.headers["rampart-policy"] == "require-assertion")
+        #expect(first.headers["rampart-verified-digest"] == RequestSignature.contentDigest(of: Self.body))
+        let next = try #require(first.headers["rampart-next-challenge"])
+        let second = try await check(app, keyID: keyID, challenge: next)
+        #expect(second.status == 200)
+        #expect(second.headers["rampart-counter"] == "2")
+        let replay = try await app.send(
+            "POST", Self.protected,
+            headers: try await app.sign("POST", "/api/points/use", body: Self.body, keyID: keyID, challenge: next)
+                .headers, body: Self.body)
+        #expect(replay.status == 409)
+        #expect(replay.errorCode == "challengeUsed")
+        #expect(replay.headers["rampart-error"] == "challengeUsed")
     }
 
     @Test("a production service refuses a development attestation with wrongEnvironment")
     func environment() async throws {
-        var configuration = ServiceConfiguration()
-        configuration.listen = "127.0.0.1:0"
-        configuration.adminListen = "127.0.0.1:0"
-        configuration.database = "sqlite:" + temporarySQLitePath()
-        let production = AppAttestVerifierAdapter(
-            try AppAttestVerifier(
-                teamID: Self.teamID, bundleID: Self.bundleID, environment: .production,
-                trustAnchor: simulator.rootCertificate))
-        let server = try AttestationServer(configuration: configuration, verifier: production)
+        let server = try startServer(environment: .production)
         defer { Task { await server.stop() } }
-        let device = SimulatedAppAttestDevice(
-            simulator: simulator, teamID: Self.teamID, bundleID: Self.bundleID, environment: .development)
-        let app = AttestedClient(
-            transport: transport(server.port), device: device, secrets: Vault(backend: InMemoryBackend()),
-            subject: "alice")
-        let answer = try await app.attest(keyID: try await device.generateKey())
+        let answer = try await app(port: server.port).register().answer
         #expect(answer.status == 403)
         #expect(answer.errorCode == "wrongEnvironment")
     }
 
-    @Test("50 concurrent copies of one valid assertion request over HTTP: exactly 1 accepted")
+    @Test("50 concurrent copies of one signed request over HTTP: exactly 1 accepted")
     func concurrentCopies() async throws {
         let server = try startServer()
         defer { Task { await server.stop() } }
-        let app = client(port: server.port)
-        let request = try await app.prepare(payload: Self.payload)
+        let app = app(port: server.port)
+        let keyID = try await app.register().keyID
+        let signed = try await app.sign("POST", "/api/points/use", body: Self.body, keyID: keyID)
         let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
-            for _ in 0..<50 { group.addTask { try await app.send("/v1/assertions", request).status } }
+            for _ in 0..<50 {
+                group.addTask {
+                    try await app.send("POST", Self.protected, headers: signed.headers, body: signed.body).status
+                }
+            }
             return try await group.reduce(into: [Int]()) { $0.append($1) }
         }
         #expect(statuses.filter { $0 == 200 }.count == 1)
@@ -144,36 +133,23 @@ struct EndToEndTests {
     /// Registers 50 different keys concurrently over the same attestation challenge, spread over `ports`.
     func raceOneChallenge(ports: [UInt16]) async throws {
         let subject = "racer-\(UUID().uuidString.prefix(8))"
-        let issuer = client(port: ports[0], subject: subject)
-        let challengeAnswer = ServerAnswer(
-            try await URLSessionTransport(
-                baseURL: URL(string: "http://127.0.0.1:\(ports[0])") ?? URL(fileURLWithPath: "/")
-            )
-            .send(
-                "POST", "/v1/challenges",
-                body: Array(#"{"purpose":"attestation","subject":"\#(subject)"}"#.utf8)))
-        let challenge = try #require(challengeAnswer.field("challenge"))
-        _ = issuer
-        var bodies: [(UInt16, [UInt8])] = []
+        let apps = ports.map { app(port: $0, subject: subject) }
+        let challenge = try await apps[0].challenge("attestation")
+        var bodies: [(SignedRequestApp, [UInt8])] = []
         for index in 0..<50 {
-            let device = SimulatedAppAttestDevice(
-                simulator: simulator, teamID: Self.teamID, bundleID: Self.bundleID, environment: .development)
-            let keyID = try await device.generateKey()
-            let object = try await device.attestKey(keyID, clientDataHash: SHA256.hash(Array(challenge.utf8)))
+            let app = apps[index % apps.count]
+            let keyID = try await app.device.generateKey()
+            let object = try await app.device.attestKey(keyID, clientDataHash: SHA256.hash(Array(challenge.utf8)))
             let body = CanonicalJSON.canonicalBytes(
                 of: .object([
-                    "subject": .string(subject), "keyId": .string(keyID),
-                    "attestationObject": .string(Data(object).base64EncodedString()), "challenge": .string(challenge),
+                    "keyId": .string(keyID), "attestationObject": .string(Data(object).base64EncodedString()),
+                    "challenge": .string(challenge),
                 ]))
-            bodies.append((ports[index % ports.count], body))
+            bodies.append((app, body))
         }
         let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
-            for (port, body) in bodies {
-                group.addTask {
-                    try await URLSessionTransport(
-                        baseURL: URL(string: "http://127.0.0.1:\(port)") ?? URL(fileURLWithPath: "/")
-                    ).send("POST", "/v1/attestations", body: body).status
-                }
+            for (app, body) in bodies {
+                group.addTask { try await app.send("POST", "/v1/attestations", body: body).status }
             }
             return try await group.reduce(into: [Int]()) { $0.append($1) }
         }
@@ -195,12 +171,16 @@ struct EndToEndTests {
         let first = try await ServeProcess.start(arguments)
         let second = try await ServeProcess.start(arguments)
         // Issued by the first, consumed by the second: accepted once, then refused on either.
-        let app = client(port: first.port)
-        let request = try await app.prepare(payload: Self.payload)
-        let other = client(port: second.port)
-        #expect(try await other.send("/v1/assertions", request).status == 200)
-        #expect(try await app.send("/v1/assertions", request).errorCode == "challengeUsed")
-        #expect(try await other.send("/v1/assertions", request).errorCode == "challengeUsed")
+        let app = app(port: first.port, subject: "alice")
+        let other = SignedRequestApp(
+            baseURL: URL(string: "http://127.0.0.1:\(second.port)") ?? URL(fileURLWithPath: "/"), device: app.device,
+            identityHeaders: app.identityHeaders)
+        let keyID = try await app.register().keyID
+        let signed = try await app.sign("POST", "/api/points/use", body: Self.body, keyID: keyID)
+        #expect(try await other.send("POST", Self.protected, headers: signed.headers, body: signed.body).status == 200)
+        #expect(
+            try await app.send("POST", Self.protected, headers: signed.headers, body: signed.body).errorCode
+                == "challengeUsed")
         // 50 concurrent registrations over one challenge, spread over both processes: exactly one.
         try await raceOneChallenge(ports: [first.port, second.port])
         #expect(await first.stop() == 0)
@@ -219,18 +199,21 @@ struct EndToEndTests {
         ]
         let server = try await ServeProcess.start(arguments)
         let ledger = Ledger()
-        let clients = (0..<6).map { _ in client(port: server.port) }
-        // Bounded load: each client registers and sends up to 30 requests; the kill lands while they run.
+        let apps = (0..<6).map { _ in app(port: server.port) }
+        // Bounded load: each app registers and sends up to 30 requests; the kill lands while they run.
         let load = Task {
             await withTaskGroup(of: Void.self) { group in
-                for app in clients {
+                for app in apps {
                     group.addTask {
-                        guard let keyID = try? await app.register() else { return }
+                        guard let (keyID, answer) = try? await app.register(), answer.status == 201 else { return }
                         ledger.counters.withLock { $0[keyID] = 0 }
+                        var challenge: String?
                         for _ in 0..<30 {
-                            guard let answer = try? await app.send("/v1/assertions", payload: Self.payload),
-                                answer.status == 200, let counter = answer.number("counter")
+                            guard let answer = try? await check(app, keyID: keyID, challenge: challenge),
+                                answer.status == 200,
+                                let counter = answer.headers["rampart-counter"].flatMap(Double.init)
                             else { return }
+                            challenge = answer.headers["rampart-next-challenge"]
                             ledger.counters.withLock { $0[keyID] = max($0[keyID] ?? 0, counter) }
                         }
                     }
@@ -245,8 +228,9 @@ struct EndToEndTests {
         await load.value
         let restarted = try await ServeProcess.start(arguments)
         // Key lookups are an operator route, on the admin listener.
-        let transport = URLSessionTransport(
-            baseURL: URL(string: "http://127.0.0.1:\(restarted.adminPort)") ?? URL(fileURLWithPath: "/"))
+        let admin = SignedRequestApp(
+            baseURL: URL(string: "http://127.0.0.1:\(restarted.adminPort)") ?? URL(fileURLWithPath: "/"),
+            device: apps[0].device, identityHeaders: [:])
         let snapshot = ledger.counters.withLock { $0 }
         #expect(!snapshot.isEmpty)
         for (keyID, counter) in snapshot {
@@ -254,7 +238,7 @@ struct EndToEndTests {
                 "/v1/keys/"
                 + keyID.replacingOccurrences(of: "+", with: "-")
                 .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
-            let answer = ServerAnswer(try await transport.send("GET", path, body: []))
+            let answer = try await admin.send("GET", path)
             #expect(answer.status == 200, "acknowledged key \(keyID) is missing after the crash")
             #expect((answer.number("counter") ?? -1) >= counter, "acknowledged counter \(counter) was lost")
         }

@@ -35,7 +35,12 @@ final class ServeProcess: @unchecked Sendable {
     private init(_ arguments: [String]) throws {
         guard let binary = Self.binary else { throw ServeProcessError("the rampart binary was not built") }
         process.executableURL = binary
-        process.arguments = ["serve", "--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0", "--json"] + arguments
+        process.arguments =
+            [
+                "serve", "--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0", "--subject-header", "X-User-Id",
+                "--json",
+            ]
+            + arguments
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice

@@ -15,13 +15,18 @@ struct ServiceConfigurationTests {
         let path = try write(
             #"""
             {"listen":"0.0.0.0:9000","teamId":"ABCDE12345","bundleId":"com.example.app","environment":"development",
-             "routes":{"/v1/demo/points/use":"limited"},"riskBlockThreshold":3}
+             "routes":[{"method":"POST","path":"/api/points/*","policy":"limited"}],"riskBlockThreshold":3,
+             "subject":{"header":"X-User-Id"},"defaultPolicy":"token","tokens":{"lifetimeSeconds":120}}
             """#)
         let configuration = try ServiceConfiguration.load(path: path)
         #expect(configuration.listen == "0.0.0.0:9000")
         #expect(configuration.teamId == "ABCDE12345")
         #expect(configuration.environment == "development")
-        #expect(configuration.routes["/v1/demo/points/use"] == .limited)
+        #expect(configuration.routes == [RouteRule(method: "POST", path: "/api/points/*", policy: .limited)])
+        #expect(configuration.subject == .header("X-User-Id"))
+        #expect(configuration.defaultPolicy == .token)
+        #expect(configuration.tokens.lifetimeSeconds == 120)
+        #expect(configuration.tokens.issuer == "rampart")
         #expect(configuration.riskBlockThreshold == 3)
         #expect(configuration.database == "sqlite:rampart.db")
         #expect(configuration.challengeLifetimeSeconds == 300)
@@ -39,7 +44,21 @@ struct ServiceConfigurationTests {
         arguments: [
             BadFile(name: "unknown key", text: #"{"lisen":"x"}"#),
             BadFile(name: "wrong type", text: #"{"riskBlockThreshold":"five"}"#),
-            BadFile(name: "bad policy", text: #"{"routes":{"/v1/demo/points/use":"maybe"}}"#),
+            BadFile(name: "bad policy", text: #"{"routes":[{"method":"GET","path":"/x","policy":"maybe"}]}"#),
+            BadFile(name: "the old routes dictionary", text: #"{"routes":{"/v1/demo/points/use":"limited"}}"#),
+            BadFile(name: "a rule without a path", text: #"{"routes":[{"method":"GET","policy":"open"}]}"#),
+            BadFile(
+                name: "a rule with an extra key",
+                text: #"{"routes":[{"method":"GET","path":"/x","policy":"open","x":1}]}"#),
+            BadFile(name: "a bad default policy", text: #"{"defaultPolicy":"closed"}"#),
+            BadFile(name: "two subject sources", text: #"{"subject":{"header":"X","internal":true}}"#),
+            BadFile(name: "a subject string", text: #"{"subject":"X-User-Id"}"#),
+            BadFile(name: "internal false", text: #"{"subject":{"internal":false}}"#),
+            BadFile(name: "jwt without an issuer", text: #"{"subject":{"jwt":{"jwks":"/j","audience":"a"}}}"#),
+            BadFile(
+                name: "jwt with an unknown key",
+                text: #"{"subject":{"jwt":{"jwks":"/j","issuer":"i","audience":"a","alg":"x"}}}"#),
+            BadFile(name: "tokens with an unknown key", text: #"{"tokens":{"lifetime":5}}"#),
             BadFile(name: "not an object", text: "[]"),
             BadFile(name: "not JSON", text: "listen=1"),
         ])
@@ -108,12 +127,60 @@ struct ConfigurationMessageTests {
         }
     }
 
-    @Test("a policy for a route the service does not have is refused, naming it and the real routes")
-    func unknownRoute() throws {
-        let reason = try message(#"{"routes":{"/v1/demo/points/usE":"limited"}}"#)
-        #expect(reason?.contains("'/v1/demo/points/usE', which is not a route of the service") == true)
-        #expect(reason?.contains("/v1/demo/points/use") == true)
-        #expect(try message(#"{"routes":{"/v1/demo/points/balance":"open"}}"#) == nil)
+    @Test("the old routes dictionary is refused with a message showing the new form")
+    func oldRoutes() throws {
+        let reason = try message(#"{"routes":{"/v1/demo/points/use":"limited"}}"#)
+        #expect(reason?.contains("now a list of rules") == true)
+        #expect(
+            reason?.contains(#"{"method": "POST", "path": "/api/points/*", "policy": "require-assertion"}"#) == true)
+    }
+
+    @Test(
+        "route rules that cannot be matched safely are refused, naming the rule",
+        arguments: [
+            (#"[{"method":"post","path":"/x","policy":"open"}]"#, "upper-case HTTP method"),
+            (#"[{"method":"GET","path":"x","policy":"open"}]"#, "must start with '/'"),
+            (#"[{"method":"GET","path":"/a/*/b","policy":"open"}]"#, "'*' only at the end"),
+            (#"[{"method":"GET","path":"/a?b=1","policy":"open"}]"#, "no query"),
+            (#"[{"method":"GET","path":"/a/../b","policy":"open"}]"#, "dot segment"),
+            (#"[{"method":"GET","path":"/a//b","policy":"open"}]"#, "empty segment"),
+            (#"[{"method":"GET","path":"/a%2Fb","policy":"open"}]"#, "encoded '/'"),
+            (
+                #"[{"method":"GET","path":"/a","policy":"open"},{"method":"GET","path":"/a","policy":"limited"}]"#,
+                "twice"
+            ),
+        ])
+    func badRules(rules: String, mention: String) throws {
+        let reason = try message(#"{"routes":\#(rules)}"#)
+        #expect(reason?.contains(mention) == true, "\(reason ?? "accepted")")
+    }
+
+    @Test("subject sources: header names and JWT settings are checked")
+    func subjects() throws {
+        #expect(try message(#"{"subject":{"header":"X-User-Id"}}"#) == nil)
+        #expect(try message(#"{"subject":{"internal":true}}"#) == nil)
+        #expect(
+            try message(
+                #"{"subject":{"jwt":{"jwks":"/j.json","issuer":"https://id","audience":"app","algorithms":["ES256"]}}}"#
+            )
+                == nil)
+        #expect(try message(#"{"subject":{"header":"X User"}}"#)?.contains("header name") == true)
+        #expect(try message(#"{"subject":{"header":"Rampart-Key-Id"}}"#)?.contains("signed request itself") == true)
+        #expect(
+            try message(#"{"subject":{"jwt":{"jwks":"/j","issuer":"i","audience":"a","algorithms":["HS256"]}}}"#)?
+                .contains("RS256") == true)
+    }
+
+    @Test("without a subject source the configuration names the key, except in the demo")
+    func noSubject() throws {
+        var configuration = ServiceConfiguration()
+        let error = #expect(throws: AttestServiceError.self) { try configuration.effectiveSubjectSource() }
+        #expect(error?.reason.contains(#""subject""#) == true)
+        #expect(error?.reason.contains("--subject-header") == true)
+        configuration.demo = true
+        #expect(try configuration.effectiveSubjectSource() == (SubjectSource.demoDefault, true))
+        configuration.subject = .internalOnly
+        #expect(try configuration.effectiveSubjectSource() == (SubjectSource.internalOnly, false))
     }
 
     @Test("a number where a whole number belongs names the key, not 'not a JSON object'")

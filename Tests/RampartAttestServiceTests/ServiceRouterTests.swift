@@ -5,29 +5,24 @@ import RampartCrypto
 import RampartRequestSigning
 import Testing
 
-/// The HTTP API in-process (no sockets): every 4xx path, the policies, the operator route, and the OpenAPI document.
+/// The HTTP API in-process (no sockets): every 4xx path, the demo routes under their policies, the operator route,
+/// and the OpenAPI document.
 struct ServiceRouterTests: RouterCalls {
     let router: ServiceRouter
+    let admin: ServiceRouter
     let service: AttestationService
 
     init() throws {
         service = AttestationService(
             store: try SQLiteAttestationStore(path: temporarySQLitePath()), verifier: FakeVerifier())
-        router = ServiceRouter(service: service)
+        router = ServiceRouter(service: service, subjectSource: .header(subjectHeader), demo: true)
+        admin = ServiceRouter(service: service, listener: .admin)
     }
 
-    func call(_ method: String, _ path: String, _ json: String = "") async -> HTTPResponse {
-        await router.respond(to: HTTPRequest(method: method, path: path, body: Array(json.utf8)))
-    }
-
-    func signed(keyID: [UInt8], counter: UInt32, payload: String, subject: String = "alice") async throws -> String {
-        let challenge = try await challenge("assertion", subject: subject)
-        let clientData = try RequestCanonicalization.clientData(challenge: challenge, payloadJSON: Array(payload.utf8))
-        let assertion = FakeVerifier.assertion(counter: counter, clientData: clientData, keyID: keyID)
-        return #"""
-            {"subject":"\#(subject)","keyId":"\#(Data(keyID).base64EncodedString())","challenge":"\#(challenge)",\#
-            "assertion":"\#(Data(assertion).base64EncodedString())","payload":\#(payload)}
-            """#
+    func call(
+        _ method: String, _ path: String, _ json: String = "", headers: [String: String] = [:]
+    ) async -> HTTPResponse {
+        await router.respond(to: HTTPRequest(method: method, path: path, headers: headers, body: Array(json.utf8)))
     }
 
     struct BadInput: CustomTestStringConvertible, Sendable {
@@ -37,8 +32,11 @@ struct ServiceRouterTests: RouterCalls {
         let body: String
         let status: Int
         let code: String
+        var headers: [String: String] = [subjectHeader: "alice"]
         var testDescription: String { name }
     }
+
+    static let keyID = "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="
 
     static let badInputs: [BadInput] = [
         .init(name: "unknown route", method: "GET", path: "/v1/nope", body: "", status: 404, code: "notFound"),
@@ -56,47 +54,107 @@ struct ServiceRouterTests: RouterCalls {
             code: "invalidJSON"),
         .init(
             name: "duplicate keys", method: "POST", path: "/v1/challenges",
-            body: #"{"purpose":"assertion","purpose":"attestation","subject":"a"}"#, status: 400, code: "invalidJSON"),
+            body: #"{"purpose":"assertion","purpose":"attestation"}"#, status: 400, code: "invalidJSON"),
         .init(
-            name: "invalid UTF-8", method: "POST", path: "/v1/challenges", body: "{\"subject\":\"\u{FFFD}\"",
+            name: "invalid UTF-8", method: "POST", path: "/v1/challenges", body: "{\"purpose\":\"\u{FFFD}\"",
             status: 400, code: "invalidJSON"),
         .init(
-            name: "missing subject", method: "POST", path: "/v1/challenges", body: #"{"purpose":"assertion"}"#,
-            status: 400, code: "missingField"),
+            name: "missing purpose", method: "POST", path: "/v1/challenges", body: "{}", status: 400,
+            code: "missingField"),
         .init(
-            name: "subject of the wrong type", method: "POST", path: "/v1/challenges",
-            body: #"{"purpose":"assertion","subject":42}"#, status: 400, code: "invalidField"),
-        .init(
-            name: "unknown purpose", method: "POST", path: "/v1/challenges",
-            body: #"{"purpose":"payment","subject":"a"}"#, status: 400, code: "invalidField"),
-        .init(
-            name: "empty subject", method: "POST", path: "/v1/challenges",
-            body: #"{"purpose":"assertion","subject":""}"#, status: 400, code: "invalidField"),
-        .init(
-            name: "a NUL in the subject", method: "POST", path: "/v1/challenges",
-            body: #"{"purpose":"assertion","subject":"alice\u0000evil"}"#, status: 400, code: "invalidField"),
-        .init(
-            name: "a NUL in the subject of an attestation", method: "POST", path: "/v1/attestations",
-            body:
-                #"{"subject":"a\u0000","keyId":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA","attestationObject":"AA","challenge":"c"}"#,
+            name: "unknown purpose", method: "POST", path: "/v1/challenges", body: #"{"purpose":"payment"}"#,
             status: 400, code: "invalidField"),
         .init(
-            name: "a NUL in the subject of an assertion", method: "POST", path: "/v1/assertions",
-            body:
-                #"{"subject":"a\u0000","keyId":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA","assertion":"AA","challenge":"c","payload":{}}"#,
+            name: "a subject in a public challenge body", method: "POST", path: "/v1/challenges",
+            body: #"{"purpose":"assertion","subject":"mallory"}"#, status: 400, code: "invalidField"),
+        .init(
+            name: "a subject in a public attestation body", method: "POST", path: "/v1/attestations",
+            body: #"{"subject":"mallory","keyId":"\#(keyID)","attestationObject":"AA","challenge":"c"}"#,
             status: 400, code: "invalidField"),
         .init(
-            name: "a NUL in the key id (already refused as base64)", method: "POST", path: "/v1/attestations",
+            name: "no subject header on a challenge", method: "POST", path: "/v1/challenges",
+            body: #"{"purpose":"assertion"}"#, status: 401, code: "subjectRequired", headers: [:]),
+        .init(
+            name: "no subject header on an attestation", method: "POST", path: "/v1/attestations",
+            body: #"{"keyId":"\#(keyID)","attestationObject":"AA","challenge":"c"}"#, status: 401,
+            code: "subjectRequired", headers: [:]),
+        .init(
+            name: "a subject header over 256 bytes", method: "POST", path: "/v1/challenges",
+            body: #"{"purpose":"assertion"}"#, status: 401, code: "subjectRequired",
+            headers: [subjectHeader: String(repeating: "a", count: 257)]),
+        .init(
+            name: "a NUL in the key id (refused as base64)", method: "POST", path: "/v1/attestations",
             body:
-                #"{"subject":"a","keyId":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\u0000","attestationObject":"AA","challenge":"c"}"#,
+                #"{"keyId":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\u0000","attestationObject":"AA","challenge":"c"}"#,
             status: 400, code: "invalidBase64"),
         .init(
-            name: "a NUL in the challenge (only its SHA-256 reaches the store)", method: "POST", path: "/v1/assertions",
-            body:
-                #"{"subject":"a","keyId":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA","assertion":"AA","challenge":"c\u0000","payload":{}}"#,
-            status: 409, code: "challengeUsed"),
+            name: "bad base64 key id", method: "POST", path: "/v1/attestations",
+            body: #"{"keyId":"***","attestationObject":"AA","challenge":"c"}"#, status: 400, code: "invalidBase64"),
         .init(
-            name: "a NUL in the key id in the path (already refused as base64)", method: "GET",
+            name: "short key id", method: "POST", path: "/v1/attestations",
+            body: #"{"keyId":"AAAA","attestationObject":"AA","challenge":"c"}"#, status: 400, code: "invalidField"),
+        .init(
+            name: "attestation object of the wrong type", method: "POST", path: "/v1/attestations",
+            body: #"{"keyId":"\#(keyID)","attestationObject":[1],"challenge":"c"}"#, status: 400,
+            code: "invalidField"),
+        .init(
+            name: "never-issued attestation challenge", method: "POST", path: "/v1/attestations",
+            body: #"{"keyId":"\#(keyID)","attestationObject":"AA","challenge":"c"}"#, status: 409,
+            code: "challengeUsed"),
+        .init(
+            name: "the removed POST /v1/assertions", method: "POST", path: "/v1/assertions",
+            body: #"{"subject":"a","payload":{}}"#, status: 410, code: "endpointRemoved"),
+        .init(
+            name: "points without an assertion under require-assertion", method: "POST", path: "/v1/demo/points/use",
+            body: #"{"amount":5}"#, status: 401, code: "assertionRequired"),
+        .init(
+            name: "points with a fractional amount", method: "POST", path: "/v1/demo/points/use",
+            body: #"{"amount":1.5}"#, status: 400, code: "invalidField"),
+        .init(
+            name: "points naming a user in the body", method: "POST", path: "/v1/demo/points/use",
+            body: #"{"amount":5,"userId":"bob"}"#, status: 400, code: "invalidField"),
+        .init(
+            name: "tokens without a token signer", method: "POST", path: "/v1/tokens", body: "", status: 404,
+            code: "notFound"),
+    ]
+
+    @Test("bad input gets the right 4xx and code, in the body and in Rampart-Error", arguments: badInputs)
+    func badInput(_ input: BadInput) async {
+        let response = await router.respond(
+            to: HTTPRequest(
+                method: input.method, path: input.path, headers: input.headers, body: Array(input.body.utf8)))
+        #expect(response.status == input.status, "\(response.bodyText)")
+        #expect(errorCode(response) == input.code, "\(response.bodyText)")
+        #expect(response.headers["Rampart-Error"] == input.code)
+        #expect(response.headers["Content-Type"] == "application/json")
+    }
+
+    struct AdminInput: CustomTestStringConvertible, Sendable {
+        let name: String
+        let method: String
+        let path: String
+        let body: String
+        let status: Int
+        let code: String
+        var testDescription: String { name }
+    }
+
+    static let adminInputs: [AdminInput] = [
+        .init(
+            name: "an internal challenge without a subject", method: "POST", path: "/v1/challenges",
+            body: #"{"purpose":"assertion"}"#, status: 400, code: "missingField"),
+        .init(
+            name: "an internal challenge with a NUL in the subject", method: "POST", path: "/v1/challenges",
+            body: #"{"purpose":"assertion","subject":"alice\u0000evil"}"#, status: 400, code: "invalidField"),
+        .init(
+            name: "an internal challenge with an empty subject", method: "POST", path: "/v1/challenges",
+            body: #"{"purpose":"assertion","subject":""}"#, status: 400, code: "invalidField"),
+        .init(
+            name: "an internal attestation with a NUL in the subject", method: "POST", path: "/v1/attestations",
+            body: #"{"subject":"a\u0000","keyId":"\#(keyID)","attestationObject":"AA","challenge":"c"}"#,
+            status: 400, code: "invalidField"),
+        .init(
+            name: "a NUL in the key id in the path", method: "GET",
             path: "/v1/keys/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\u{0}", body: "", status: 400,
             code: "invalidBase64"),
         .init(
@@ -104,51 +162,40 @@ struct ServiceRouterTests: RouterCalls {
             path: "/v1/keys/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA%00x", body: "", status: 400,
             code: "invalidBase64"),
         .init(
-            name: "bad base64 key id", method: "POST", path: "/v1/attestations",
-            body: #"{"subject":"a","keyId":"***","attestationObject":"AA","challenge":"c"}"#, status: 400,
-            code: "invalidBase64"),
-        .init(
-            name: "short key id", method: "POST", path: "/v1/attestations",
-            body: #"{"subject":"a","keyId":"AAAA","attestationObject":"AA","challenge":"c"}"#, status: 400,
-            code: "invalidField"),
-        .init(
-            name: "attestation object of the wrong type", method: "POST", path: "/v1/attestations",
-            body:
-                #"{"subject":"a","keyId":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA","attestationObject":[1],"challenge":"c"}"#,
-            status: 400, code: "invalidField"),
-        .init(
-            name: "payload not an object", method: "POST", path: "/v1/assertions",
-            body:
-                #"{"subject":"a","keyId":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA","assertion":"AA","challenge":"c","payload":"x"}"#,
-            status: 400, code: "invalidField"),
-        .init(
-            name: "never-issued challenge", method: "POST", path: "/v1/assertions",
-            body:
-                #"{"subject":"a","keyId":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA","assertion":"AA","challenge":"c","payload":{}}"#,
-            status: 409, code: "challengeUsed"),
-        .init(
             name: "bad key id in the path", method: "GET", path: "/v1/keys/%%%", body: "", status: 400,
             code: "invalidBase64"),
         .init(
             name: "unregistered key id in the path", method: "GET",
             path: "/v1/keys/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", body: "", status: 404, code: "keyNotFound"),
         .init(
-            name: "points without an assertion under require-assertion", method: "POST", path: "/v1/demo/points/use",
-            body: #"{"payload":{"userId":"a","amount":5}}"#, status: 401, code: "assertionRequired"),
+            name: "verify without a subject", method: "POST", path: "/v1/verify",
+            body: #"{"method":"GET","target":"/api/x"}"#, status: 400, code: "missingField"),
         .init(
-            name: "points with a fractional amount", method: "POST", path: "/v1/demo/points/use",
-            body: #"{"payload":{"userId":"a","amount":1.5}}"#, status: 400, code: "invalidField"),
+            name: "verify with an unsafe target", method: "POST", path: "/v1/verify",
+            body: #"{"method":"GET","target":"/api/../admin","subject":"a"}"#, status: 400, code: "invalidTarget"),
+        .init(
+            name: "verify with both a body and a digest", method: "POST", path: "/v1/verify",
+            body: #"{"method":"GET","target":"/x","subject":"a","body":"","contentDigest":"sha-256=:x:"}"#,
+            status: 400, code: "invalidField"),
+        .init(
+            name: "verify with an unknown field", method: "POST", path: "/v1/verify",
+            body: #"{"method":"GET","target":"/x","subject":"a","policy":"open"}"#, status: 400,
+            code: "invalidField"),
+        .init(
+            name: "verify with a header of the wrong type", method: "POST", path: "/v1/verify",
+            body: #"{"method":"GET","target":"/x","subject":"a","headers":{"x":1}}"#, status: 400,
+            code: "invalidField"),
+        .init(
+            name: "the demo routes are not on the internal listener", method: "POST", path: "/v1/demo/points/use",
+            body: "{}", status: 404, code: "notFound"),
     ]
 
-    @Test("bad input gets the right 4xx and code", arguments: badInputs)
-    func badInput(_ input: BadInput) async {
-        // Key lookups are an operator route: only the admin listener answers them.
-        let router = input.path.hasPrefix("/v1/keys/") ? ServiceRouter(service: service, listener: .admin) : router
-        let response = await router.respond(
+    @Test("bad input on the internal listener gets the right 4xx and code", arguments: adminInputs)
+    func badAdminInput(_ input: AdminInput) async {
+        let response = await admin.respond(
             to: HTTPRequest(method: input.method, path: input.path, body: Array(input.body.utf8)))
         #expect(response.status == input.status, "\(response.bodyText)")
         #expect(errorCode(response) == input.code, "\(response.bodyText)")
-        #expect(response.headers["Content-Type"] == "application/json")
     }
 
     @Test("healthz and metrics")
@@ -157,7 +204,6 @@ struct ServiceRouterTests: RouterCalls {
         #expect(health.status == 200)
         #expect(health.bodyText == #"{"status":"ok"}"#)
         _ = await call("GET", "/v1/nope")
-        let admin = ServiceRouter(service: service, listener: .admin)
         let metrics = await admin.respond(to: HTTPRequest(method: "GET", path: "/metrics"))
         #expect(metrics.status == 200)
         #expect(metrics.headers["Content-Type"]?.hasPrefix("text/plain") == true)
@@ -165,68 +211,96 @@ struct ServiceRouterTests: RouterCalls {
         #expect(metrics.bodyText.contains("rampart_http_request_duration_seconds_count"))
     }
 
-    @Test("register, assert, replay: 201, 200 with the counter, 409 challengeUsed")
-    func flow() async throws {
-        let keyID = try await register()
-        let body = try await signed(keyID: keyID, counter: 1, payload: #"{"action":"point_use","amount":1000}"#)
-        let accepted = await call("POST", "/v1/assertions", body)
-        #expect(accepted.status == 200)
-        #expect(accepted.bodyText == #"{"counter":1,"valid":true}"#)
-        let replay = await call("POST", "/v1/assertions", body)
-        #expect(replay.status == 409)
-        #expect(errorCode(replay) == "challengeUsed")
+    @Test("the internal listener takes the subject from the body: challenge, registration and a sidecar check")
+    func internalSubject() async throws {
+        let issued = await admin.respond(
+            to: HTTPRequest(
+                method: "POST", path: "/v1/challenges",
+                body: Array(#"{"purpose":"attestation","subject":"carol"}"#.utf8)
+            ))
+        #expect(issued.status == 200)
+        guard case .string(let challenge)? = field(issued, "challenge") else {
+            throw AttestServiceError.invalidJSON("")
+        }
+        let keyID = SecureRandom.bytes(count: 32)
+        let body = #"""
+            {"subject":"carol","keyId":"\#(Data(keyID).base64EncodedString())",\#
+            "attestationObject":"\#(Data(FakeVerifier.attestation(keyID: keyID)).base64EncodedString())",\#
+            "challenge":"\#(challenge)"}
+            """#
+        let registered = await admin.respond(
+            to: HTTPRequest(method: "POST", path: "/v1/attestations", body: Array(body.utf8)))
+        #expect(registered.status == 201, "\(registered.bodyText)")
+        // The public listener refuses a challenge for carol named in the body.
+        let named = await call(
+            "POST", "/v1/challenges", #"{"purpose":"assertion","subject":"carol"}"#, headers: [subjectHeader: "mallory"]
+        )
+        #expect(errorCode(named) == "invalidField")
+        #expect(named.bodyText.contains("X-User-Id"))
     }
 
-    @Test("key order and whitespace in the payload do not change the client data")
-    func canonicalPayload() async throws {
-        let keyID = try await register()
-        let signedBody = try await signed(keyID: keyID, counter: 1, payload: #"{"userId":"alice","amount":1000}"#)
-        let reordered = signedBody.replacingOccurrences(
-            of: #"{"userId":"alice","amount":1000}"#, with: "{ \"amount\" : 1e3 ,\n \"userId\":\"alice\" }")
-        let response = await call("POST", "/v1/assertions", reordered)
-        #expect(response.status == 200, "\(response.bodyText)")
-    }
-
-    @Test("points: accepted spends, the payload's user must be the subject, the balance read is limited")
+    @Test("points: a signed request spends the subject's points; the balance read is limited")
     func points() async throws {
         let keyID = try await register()
-        let spend = await call(
-            "POST", "/v1/demo/points/use",
-            try await signed(keyID: keyID, counter: 1, payload: #"{"userId":"alice","amount":1000}"#))
-        #expect(spend.status == 200)
+        let body = Array(#"{"amount":1000}"#.utf8)
+        var headers = try await signed(keyID: keyID, counter: 1, target: "/v1/demo/points/use", body: body)
+        let spend = await router.respond(
+            to: HTTPRequest(method: "POST", path: "/v1/demo/points/use", headers: headers, body: body))
+        #expect(spend.status == 200, "\(spend.bodyText)")
         #expect(field(spend, "balance") == .number(4000))
+        #expect(field(spend, "userId") == .string("alice"))
         #expect(field(spend, "attested") == .bool(true))
-        let otherUser = await call(
-            "POST", "/v1/demo/points/use",
-            try await signed(keyID: keyID, counter: 2, payload: #"{"userId":"bob","amount":1}"#))
-        #expect(errorCode(otherUser) == "wrongSubject")
-        let balance = await call("POST", "/v1/demo/points/balance", #"{"payload":{"userId":"alice"}}"#)
+        #expect(spend.headers["Rampart-Next-Challenge"] != nil)
+        // The same signature as another user (the proxy says bob): the challenge was alice's.
+        headers = try await signed(keyID: keyID, counter: 2, target: "/v1/demo/points/use", body: body)
+        headers[subjectHeader] = "bob"
+        let otherUser = await router.respond(
+            to: HTTPRequest(method: "POST", path: "/v1/demo/points/use", headers: headers, body: body))
+        #expect(otherUser.status == 409)
+        #expect(errorCode(otherUser) == "challengeMismatch")
+        let balance = await call("POST", "/v1/demo/points/balance", headers: [subjectHeader: "alice"])
         #expect(balance.status == 200)
         #expect(field(balance, "attested") == .bool(false))
         #expect(field(balance, "policy") == .string("limited"))
-        let tooMuch = await call(
-            "POST", "/v1/demo/points/use",
-            try await signed(keyID: keyID, counter: 3, payload: #"{"userId":"alice","amount":999999}"#))
+        let much = Array(#"{"amount":999999}"#.utf8)
+        let tooMuch = await router.respond(
+            to: HTTPRequest(
+                method: "POST", path: "/v1/demo/points/use",
+                headers: try await signed(keyID: keyID, counter: 3, target: "/v1/demo/points/use", body: much),
+                body: much))
         #expect(tooMuch.status == 409)
         #expect(errorCode(tooMuch) == "insufficientPoints")
     }
 
-    @Test("an open route skips App Attest; a limited route checks a bad assertion, which raises no risk")
+    @Test("the demo routes exist only with --demo")
+    func demoOnly() async {
+        let plain = ServiceRouter(service: service, subjectSource: .header(subjectHeader))
+        let response = await plain.respond(
+            to: HTTPRequest(method: "POST", path: "/v1/demo/points/balance", headers: [subjectHeader: "a"]))
+        #expect(response.status == 404)
+        #expect(response.bodyText.contains("--demo"))
+    }
+
+    @Test("a configured route decides a demo route's policy; open needs no assertion, limited raises no risk")
     func policies() async throws {
-        let open = ServiceRouter(service: service, policies: ["/v1/demo/points/use": .open])
+        let open = ServiceRouter(
+            service: service, subjectSource: .header(subjectHeader),
+            routes: try RouteTable(rules: [RouteRule(method: "POST", path: "/v1/demo/points/*", policy: .open)]),
+            demo: true)
         let response = await open.respond(
             to: HTTPRequest(
-                method: "POST", path: "/v1/demo/points/use", body: Array(#"{"payload":{"userId":"a","amount":1}}"#.utf8)
-            ))
+                method: "POST", path: "/v1/demo/points/use", headers: [subjectHeader: "a"],
+                body: Array(#"{"amount":1}"#.utf8)))
         #expect(response.status == 200)
+        #expect(response.headers["Rampart-Policy"] == "open")
         let keyID = try await register()
-        var body = try await signed(keyID: keyID, counter: 1, payload: #"{"userId":"alice"}"#)
-        body = body.replacingOccurrences(of: #"{"userId":"alice"}"#, with: #"{"userId":"alice","x":1}"#)
-        let limited = await call("POST", "/v1/demo/points/balance", body)
+        var headers = try await signed(keyID: keyID, counter: 1, target: "/v1/demo/points/balance")
+        headers["Content-Digest"] = RequestSignature.contentDigest(of: Array("x".utf8))
+        let limited = await router.respond(
+            to: HTTPRequest(method: "POST", path: "/v1/demo/points/balance", headers: headers))
         #expect(limited.status == 200)
         #expect(field(limited, "attested") == .bool(false))
         #expect(try await service.key(id: keyID)?.riskScore == 0)
-        #expect(service.metrics.prometheusText.contains("kind=\"assertion\",reason=\"invalidAssertion\"} 1"))
     }
 
     @Test("the operator route (admin listener) shows the key, and needs the bearer token when one is configured")
@@ -236,16 +310,20 @@ struct ServiceRouterTests: RouterCalls {
             "/v1/keys/"
             + Data(keyID).base64EncodedString()
             .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-        let shown = await ServiceRouter(service: service, listener: .admin).respond(
-            to: HTTPRequest(method: "GET", path: path))
+        let shown = await admin.respond(to: HTTPRequest(method: "GET", path: path))
         #expect(shown.status == 200)
         #expect(field(shown, "counter") == .number(0))
         #expect(field(shown, "blocked") == .bool(false))
+        #expect(field(shown, "subject") == .string("alice"))
         let token = "0123456789abcdef0123456789abcdef"
         let guarded = ServiceRouter(service: service, listener: .admin, operatorToken: token)
-        let refused = await guarded.respond(to: HTTPRequest(method: "GET", path: path))
-        #expect(refused.status == 401)
-        #expect(errorCode(refused) == "unauthorized")
+        for (method, route, body) in [
+            ("GET", path, ""), ("POST", "/v1/verify", "{}"), ("POST", "/v1/challenges", "{}"),
+        ] {
+            let refused = await guarded.respond(to: HTTPRequest(method: method, path: route, body: Array(body.utf8)))
+            #expect(refused.status == 401, "\(route)")
+            #expect(errorCode(refused) == "unauthorized")
+        }
         let allowed = await guarded.respond(
             to: HTTPRequest(method: "GET", path: path, headers: ["Authorization": "Bearer \(token)"]))
         #expect(allowed.status == 200)
@@ -254,7 +332,9 @@ struct ServiceRouterTests: RouterCalls {
     @Test("error bodies never echo the request's bytes")
     func noEcho() async {
         let secret = "SECRET-CHALLENGE-VALUE"
-        let response = await call("POST", "/v1/assertions", #"{"subject":"a","keyId":"\#(secret)","payload":{}}"#)
+        let response = await call(
+            "POST", "/v1/attestations", #"{"keyId":"\#(secret)","challenge":"c","attestationObject":"AA"}"#,
+            headers: [subjectHeader: "a"])
         #expect(response.status == 400)
         #expect(!response.bodyText.contains(secret))
     }

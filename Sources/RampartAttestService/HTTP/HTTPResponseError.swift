@@ -8,7 +8,8 @@ enum HTTPResponseError {
     /// The status for a thrown error.
     static func status(for code: AttestServiceError.Code) -> Int {
         switch code {
-        case .invalidJSON, .missingField, .invalidField, .invalidBase64, .malformedRequest: 400
+        case .invalidJSON, .missingField, .invalidField, .invalidBase64, .malformedRequest, .invalidTarget: 400
+        case .endpointRemoved: 410
         case .headersTooLarge: 431
         case .requestTimeout: 408
         case .invalidSession, .invalidToken, .tokenExpired: 401
@@ -25,7 +26,9 @@ enum HTTPResponseError {
     /// The status for a refusal.
     static func status(for reason: Refusal.Reason) -> Int {
         switch reason {
-        case .unknownKey, .invalidAssertion, .assertionRequired: 401
+        case .unknownKey, .invalidAssertion, .assertionRequired, .subjectRequired, .malformedSignature,
+            .digestMismatch:
+            401
         case .keyBlocked, .wrongSubject, .wrongEnvironment, .invalidAttestation: 403
         case .challengeUsed, .challengeExpired, .challengeMismatch, .keyExists, .counterReplay: 409
         default: 403

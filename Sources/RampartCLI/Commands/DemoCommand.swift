@@ -14,14 +14,19 @@ public enum DemoCommand: Command {
         Starts the attestation service in-process on 127.0.0.1 (a free port) with a temporary SQLite store and a
         simulated App Attest CA, then plays the guide's story with a simulated device and prints each step with the
         server's answer:
-          1. the app registers its key (attestation over a one-time challenge)       → 201
-          2. it uses 1000 points with a signed request                               → 200
-          3. the same request is sent again                                          → 409 challengeUsed
-          4. the amount is changed after signing                                     → 401 invalidAssertion
-          5. an older assertion is replayed after a newer one                        → 409 counterReplay
-          6. a re-signed (tampered) app tries to register                            → 403 invalidAttestation
-          7. the tampered app calls the points API with its never-attested key       → 401 unknownKey
-          8. a balance read without assertion under the `limited` policy             → 200 (logged)
+          1. the app registers its key (attestation over a one-time challenge)        → 201
+          2. it uses 1000 points with a signed request                                → 200
+          3. the same request is sent again                                           → 409 challengeUsed
+          4. the amount is changed after signing                                      → 401 digestMismatch
+          5. the amount is changed and Content-Digest recomputed                      → 401 invalidAssertion
+          6. an older assertion is replayed after a newer one                         → 409 counterReplay
+          7. a re-signed (tampered) app tries to register                             → 403 invalidAttestation
+          8. the tampered app calls the points API with its never-attested key        → 401 unknownKey
+          9. the app names another user as the subject in a body                      → 400 invalidField
+         10. a balance read without assertion under the `limited` policy              → 200 (logged)
+
+        The service runs with --demo: the user is the X-User-Id header (what a proxy sets after sign-in), and
+        the demo routes are signed requests (docs/request-signature.md) under the route policies.
 
         OPTIONS:
           --json      print the steps as a JSON array of {"number","title","expected","status","outcome","detail",

@@ -9,21 +9,40 @@ public enum ServeCommand: Command {
     public static let abstract = "run the App Attest service (SQLite by default, PostgreSQL for several processes)"
     /// The `--help` text.
     public static let help = """
-        USAGE: rampart serve [--config FILE] [--listen HOST:PORT] [--admin-listen HOST:PORT]
-                             [--operator-token-file FILE] [--db sqlite:PATH|postgres://...]
+        USAGE: rampart serve [--config FILE] [--subject-header NAME] [--demo] [--listen HOST:PORT]
+                             [--admin-listen HOST:PORT] [--operator-token-file FILE] [--db sqlite:PATH|postgres://...]
                              [--team-id T --bundle-id B] [--environment production|development] [--root PEM] [--json]
 
         Serves the App Attest API until SIGTERM or SIGINT, then answers the requests in flight, closes the store
-        and exits 0 (SIGHUP is logged and ignored: the configuration is read once, at start). Apps get one-time challenges (POST /v1/challenges), register an attested key once
-        (POST /v1/attestations) and sign each sensitive request with an assertion (POST /v1/assertions, and the
-        protected demo route POST /v1/demo/points/use). Every answer is JSON; errors are {"error","message"} with a
-        4xx. One JSON log line per request goes to standard error; no challenge, assertion, payload or subject is
-        logged, and a key appears only as an 8-hex-digit fingerprint (SHA-256 of its id).
+        and exits 0 (SIGHUP is logged and ignored: the configuration is read once, at start). Apps get one-time
+        challenges (POST /v1/challenges {"purpose"}), register an attested key once (POST /v1/attestations
+        {"keyId","attestationObject","challenge"}) and sign each sensitive request (docs/request-signature.md).
+        Your gateway checks those requests: Envoy ext_authz on /ext-authz/<target>, Traefik and Caddy forward auth
+        on /forward-auth, nginx auth_request on /auth-request; verdicts 200 (with Rampart-Subject, Rampart-Key-Id,
+        Rampart-Counter, Rampart-Policy, Rampart-Verified-Digest, Rampart-Next-Challenge), 401, 403, 409, 429, each
+        refusal with its code in Rampart-Error. A signed POST /v1/tokens gives a short-lived access token for
+        routes under the token policy (keys at GET /.well-known/jwks.json). Every answer is JSON; errors are
+        {"error","message"}. One JSON log line per request goes to standard error; no challenge, assertion, body or
+        subject is logged, and a key appears only as an 8-hex-digit fingerprint (SHA-256 of its id).
 
-        Two listeners: the public one (--listen) for apps, and the admin one (--admin-listen, loopback by default)
-        for operators: GET /v1/keys/{keyId}, GET /metrics (Prometheus) and GET /healthz. The public listener
-        answers 404 for operator routes. With an operator token, admin routes need
-        'Authorization: Bearer <token>'; without one the admin listener must be on loopback.
+        The subject (your user or session) never comes from the app's body: set "subject" in --config to
+        {"header": "X-User-Id"} (a header your proxy sets after authenticating, and strips from clients; or
+        --subject-header NAME), {"jwt": {"jwks": FILE, "issuer": I, "audience": A, "algorithms": ["RS256","ES256"],
+        "leewaySeconds": 60}} (the app's session token in Authorization), or {"internal": true} (only your backend
+        names subjects, on the internal listener). Without one, serve refuses to start, except with --demo.
+
+        Routes: "routes": [{"method": "POST", "path": "/api/points/*", "policy": "require-assertion"}, ...]
+        (exact paths or trailing-* prefixes; method or "*"), "defaultPolicy" (require-assertion); policies open,
+        limited (checked when signed, logged, allowed), token, require-assertion. Targets with dot segments, '//',
+        %2F, %5C, '\\' or encoded control characters are refused (400 invalidTarget; 403 on /auth-request); a path
+        that a lenient backend could read as a stricter route's (other case, trailing '/', ;params) gets the stricter
+        policy.
+
+        Two listeners: the public one (--listen) for apps and gateways, and the internal one (--admin-listen,
+        loopback by default) for your backend and operators: POST /v1/verify (the sidecar check), POST
+        /v1/challenges and POST /v1/attestations with "subject" in the body, GET /v1/keys/{keyId}, GET /metrics
+        (Prometheus) and GET /healthz. With an operator token, internal routes need 'Authorization: Bearer <token>';
+        without one the internal listener must be on loopback.
 
         Each request must arrive whole within requestTimeoutSeconds (default 10 s, 408 otherwise); badly framed
         HTTP (bare LF, obs-fold, two Content-Lengths) is 400 malformedRequest; every answer closes its connection.
@@ -32,16 +51,22 @@ public enum ServeCommand: Command {
 
         OPTIONS:
           --config FILE        JSON configuration (keys: listen, adminListen, database, teamId, bundleId,
-                               environment, root, challengeLifetimeSeconds, riskBlockThreshold, riskDecaySeconds,
+                               environment, root, subject, routes, defaultPolicy, tokens {issuer, audience,
+                               lifetimeSeconds}, challengeLifetimeSeconds, riskBlockThreshold, riskDecaySeconds,
                                counterReorderWindow, limits {challengesPerAddressPerMinute,
                                challengesPerSubjectPerMinute, outstandingChallengesPerSubject,
                                failuresPerAddressPerMinute}, maximumBodyBytes, postgresPoolSize, operatorToken,
-                               routes, connectionLimit, connectionsPerAddress, requestTimeoutSeconds); flags override
-                               it; every key is checked
+                               connectionLimit, connectionsPerAddress, requestTimeoutSeconds); flags override it;
+                               every key is checked
+          --subject-header NAME
+                               take the subject from the header NAME (same as "subject": {"header": NAME})
+          --demo               add the demo routes POST /v1/demo/points/use and /balance (signed requests under
+                               require-assertion and limited); without a subject configuration, the subject is the
+                               X-User-Id header (a warning is logged: any client can set it)
           --listen HOST:PORT   public address (default 127.0.0.1:8080; [::1]:8080 for IPv6)
           --admin-listen HOST:PORT
-                               admin address for operator routes and metrics (default 127.0.0.1:8081; port 0
-                               picks a free one); anything but loopback needs an operator token
+                               internal address for the backend, operator routes and metrics (default
+                               127.0.0.1:8081; port 0 picks a free one); anything but loopback needs an operator token
           --operator-token-file FILE
                                the operator token (the file's first line); else $RAMPART_OPERATOR_TOKEN, else
                                operatorToken in --config. At least 32 bytes with 16 different ones
@@ -61,12 +86,13 @@ public enum ServeCommand: Command {
 
         EXIT CODES:
           0  stopped by SIGTERM or SIGINT after draining
-          2  bad usage or configuration (a weak operator token, a non-loopback admin address without one),
-             unreadable root or token file, store or listen failure (one line on stderr)
+          2  bad usage or configuration (no subject source, a weak operator token, a non-loopback admin address
+             without one), unreadable root or token file, store or listen failure (one line on stderr)
 
         EXAMPLE:
-          rampart serve --team-id ABCDE12345 --bundle-id com.example.app --db sqlite:/var/lib/rampart/attest.db
-          curl -s -X POST localhost:8080/v1/challenges -d '{"purpose":"attestation","subject":"user_123"}'
+          rampart serve --team-id ABCDE12345 --bundle-id com.example.app --subject-header X-User-Id \\
+                        --db sqlite:/var/lib/rampart/attest.db
+          curl -s -X POST localhost:8080/v1/challenges -H 'X-User-Id: user_123' -d '{"purpose":"attestation"}'
           curl -s localhost:8081/metrics
         """
 
@@ -100,6 +126,8 @@ public enum ServeCommand: Command {
         if let value = try arguments.option("--environment") { configuration.environment = value }
         if let value = try arguments.option("--root") { configuration.root = value }
         if let value = try arguments.option("--admin-listen") { configuration.adminListen = value }
+        if let value = try arguments.option("--subject-header") { configuration.subject = .header(value) }
+        if arguments.flag("--demo") { configuration.demo = true }
         if let file = try arguments.option("--operator-token-file") {
             configuration.operatorToken = try readToken(file)
         } else if let value = context.environment[ServiceConfiguration.operatorTokenEnvironmentVariable] {

@@ -1,18 +1,17 @@
 import Foundation
 import RampartAppAttest
-import RampartAttestClient
 import RampartAttestService
 import RampartAttestSimulation
 import RampartRequestSigning
-import RampartVault
 
 /// `rampart demo`: the App Attest guide's story, played against a real service on loopback.
 ///
-/// Starts ``AttestationServer`` on `127.0.0.1` (a free port) with a temporary SQLite store and the simulator's
-/// root, then an ``AttestedClient`` on a simulated device registers a key and spends points, and an attacker tries
-/// what the guide says App Attest stops: replaying a request, changing the amount after signing, replaying an old
-/// counter, and a re-signed (tampered) app. Each step reports what the server answered and whether that is what the
-/// guide expects.
+/// Starts ``AttestationServer`` on `127.0.0.1` (a free port, `--demo`) with a temporary SQLite store and the
+/// simulator's root, then a ``SignedRequestApp`` on a simulated device registers a key and spends points with signed
+/// requests (the subject comes from the `X-User-Id` header a proxy would set), and an attacker tries what the guide
+/// says App Attest stops: replaying a request, changing the amount after signing, replaying an old counter, a
+/// re-signed (tampered) app, and naming another user in a body. Each step reports what the server answered and
+/// whether that is what the guide expects.
 public enum AttestationDemo {
     /// One step of the story.
     public struct Step: Sendable, Hashable, Encodable {
@@ -41,7 +40,7 @@ public enum AttestationDemo {
     ///
     /// - Parameter report: Called with each step as it completes.
     /// - Returns: Every step.
-    /// - Throws: ``AttestServiceError`` or ``AttestedClientError`` when the demo itself cannot run (no free port, no
+    /// - Throws: ``AttestServiceError`` or a transport error when the demo itself cannot run (no free port, no
     ///   temporary directory); refusals are steps, not errors.
     public static func run(report: @Sendable (Step) -> Void = { _ in }) async throws -> [Step] {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rampart-demo-\(UUID())")
@@ -57,18 +56,21 @@ public enum AttestationDemo {
         configuration.adminListen = "127.0.0.1:0"
         configuration.database = "sqlite:" + directory.appendingPathComponent("demo.db").path
         configuration.environment = "development"
+        configuration.demo = true
+        configuration.teamId = teamID
+        configuration.bundleId = bundleID
         let server = try AttestationServer(configuration: configuration, verifier: verifier)
         guard let base = URL(string: "http://127.0.0.1:\(server.port)") else {
             throw AttestServiceError.serverFailure("the demo server has no address")
         }
-        let transport = URLSessionTransport(baseURL: base)
         let device = SimulatedAppAttestDevice(
             simulator: simulator, teamID: teamID, bundleID: bundleID, environment: .development)
-        let secrets = Vault(backend: InMemoryBackend())
-        let app = AttestedClient(transport: transport, device: device, secrets: secrets, subject: user)
+        let app = SignedRequestApp(baseURL: base, device: device, identityHeaders: ["X-User-Id": user])
 
         var steps: [Step] = []
-        func record(_ title: String, expect status: Int, _ code: String, _ answer: ServerAnswer, _ detail: String) {
+        func record(
+            _ title: String, expect status: Int, _ code: String, _ answer: SignedRequestApp.Answer, _ detail: String
+        ) {
             let outcome = (200..<300).contains(answer.status) ? "accepted" : (answer.errorCode ?? "?")
             let step = Step(
                 number: steps.count + 1, title: title, expected: "\(status) \(code)", status: answer.status,
@@ -76,73 +78,81 @@ public enum AttestationDemo {
             steps.append(step)
             report(step)
         }
-        func points(_ amount: Int) -> JSONValue {
-            .object(["userId": .string(user), "amount": .number(Double(amount))])
-        }
+        func points(_ amount: Int) -> [UInt8] { Array(#"{"amount":\#(amount)}"#.utf8) }
 
         do {
-            // 1. Attestation: the app registers its key once, over a one-time challenge (POST /v1/attestations
-            // answers 201), and keeps its id where AttestedClient.register() would.
-            let keyID = try await device.generateKey()
-            let registered = try await app.attest(keyID: keyID)
-            if registered.status == 201 {
-                try await secrets.setSecret(Array(keyID.utf8), service: AttestedClient.keyIDService, account: user)
-            }
+            // 1. Attestation: the app registers its key once, over a one-time challenge.
+            let (keyID, registered) = try await app.register()
             record(
                 "the app generates a key and registers it (attestation over a one-time challenge)", expect: 201,
                 "accepted", registered, "key registered, counter 0, environment development")
 
-            // 2. A protected request with a valid assertion.
-            let spend = try await app.prepare(payload: points(1000))
-            let spent = try await app.send(route, spend)
+            // 2. A signed request: method, path, challenge and body digest under one assertion.
+            let spend = try await app.sign("POST", route, body: points(1000), keyID: keyID)
+            let spent = try await app.send(spend)
             record(
-                "use 1000 points, signed with an assertion over the challenge and payload", expect: 200, "accepted",
-                spent, "balance \(Int(spent.number("balance") ?? -1)), counter \(Int(spent.number("counter") ?? -1))")
+                "use 1000 points with a signed request (method, path, challenge and body digest)", expect: 200,
+                "accepted", spent,
+                "balance \(Int(spent.number("balance") ?? -1)), counter \(Int(spent.number("counter") ?? -1))")
 
             // 3. The same request again.
-            let replayed = try await app.send(route, spend)
+            let replayed = try await app.send(spend)
             record(
                 "send the very same request again (replay)", expect: 409, "challengeUsed", replayed,
                 replayed.message ?? "")
 
             // 4. The amount changed after signing.
-            var tampered = try await app.prepare(payload: points(1000))
-            tampered.payload = points(9000)
-            let altered = try await app.send(route, tampered)
+            var tampered = try await app.sign("POST", route, body: points(1000), keyID: keyID)
+            tampered.body = points(9000)
+            let altered = try await app.send(tampered)
             record(
-                "change the amount to 9000 after signing", expect: 401, "invalidAssertion", altered,
+                "change the amount to 9000 after signing", expect: 401, "digestMismatch", altered,
                 altered.message ?? "")
 
-            // 5. An old assertion replayed after a newer one was accepted.
-            let held = try await app.prepare(payload: points(500))
-            let newer = try await app.send(route, try await app.prepare(payload: points(100)))
-            let stale = try await app.send(route, held)
+            // 5. The amount changed and Content-Digest recomputed: the assertion no longer matches.
+            var forged = try await app.sign("POST", route, body: points(1000), keyID: keyID)
+            forged.body = points(9000)
+            forged.headers[RequestSignature.contentDigestHeader] = RequestSignature.contentDigest(of: forged.body)
+            let refused = try await app.send(forged)
+            record(
+                "change the amount and recompute Content-Digest", expect: 401, "invalidAssertion", refused,
+                refused.message ?? "")
+
+            // 6. An old assertion replayed after a newer one, which used the Rampart-Next-Challenge of step 2.
+            let held = try await app.sign("POST", route, body: points(500), keyID: keyID)
+            let newer = try await app.send(
+                try await app.sign(
+                    "POST", route, body: points(100), keyID: keyID, challenge: spent.headers["rampart-next-challenge"]))
+            let stale = try await app.send(held)
             record(
                 "replay an earlier assertion (older counter) after a newer one was accepted", expect: 409,
-                "counterReplay", stale, "the newer request got \(newer.status); \(stale.message ?? "")")
+                "counterReplay", stale,
+                "the newer request (over step 2's Rampart-Next-Challenge) got \(newer.status); \(stale.message ?? "")")
 
-            // 6–7. A re-signed app: its attestation names another App ID, so its key is never registered.
+            // 7–8. A re-signed app: its attestation names another App ID, so its key is never registered.
             let attackerDevice = SimulatedAppAttestDevice(
                 simulator: simulator, teamID: "ATTACKER01", bundleID: bundleID, environment: .development)
-            let attacker = AttestedClient(
-                transport: transport, device: attackerDevice, secrets: Vault(backend: InMemoryBackend()),
-                subject: user)
-            let attackerKey = try await attackerDevice.generateKey()
-            let refusedRegistration = try await attacker.attest(keyID: attackerKey)
+            let attacker = SignedRequestApp(
+                baseURL: base, device: attackerDevice, identityHeaders: ["X-User-Id": user])
+            let (attackerKey, refusedRegistration) = try await attacker.register()
             record(
                 "a tampered app (re-signed by another team) tries to register its key", expect: 403,
                 "invalidAttestation", refusedRegistration, refusedRegistration.message ?? "")
             let unattested = try await attacker.send(
-                route, try await attacker.prepare(payload: points(1000), keyID: attackerKey))
+                try await attacker.sign("POST", route, body: points(1000), keyID: attackerKey))
             record(
                 "the tampered app calls the points API with its never-attested key", expect: 401, "unknownKey",
                 unattested, unattested.message ?? "")
 
-            // 8. The failure policy: a read under `limited` works without an assertion, and is logged.
-            let balance = try await transport.send(
-                "POST", "/v1/demo/points/balance",
-                body: CanonicalJSON.canonicalBytes(of: .object(["payload": .object(["userId": .string(user)])])))
-            let read = ServerAnswer(balance)
+            // 9. The app names another user in a body: the subject comes from the proxy's header only.
+            let named = try await app.send(
+                "POST", "/v1/challenges", body: Array(#"{"purpose":"attestation","subject":"victim"}"#.utf8))
+            record(
+                "the app names another user as the subject in a body", expect: 400, "invalidField", named,
+                named.message ?? "")
+
+            // 10. The failure policy: a read under `limited` works without an assertion, and is logged.
+            let read = try await app.send("POST", "/v1/demo/points/balance")
             record(
                 "read the balance without an assertion (policy: limited — allowed, logged)", expect: 200, "accepted",
                 read, "balance \(Int(read.number("balance") ?? -1)); failures raised the key's risk score")

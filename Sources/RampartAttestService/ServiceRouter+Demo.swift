@@ -1,0 +1,77 @@
+import Foundation
+import RampartRequestSigning
+
+extension ServiceRouter {
+    /// A demo route (`--demo` only): a signed request to the service itself, under the policy of the matching
+    /// configured route or else ``demoPolicies``. The user is the request's subject.
+    ///
+    /// `POST /v1/demo/points/use` takes `{"amount": N}` and spends N points; `POST /v1/demo/points/balance` takes
+    /// an empty body (or `{}`) and reads the balance.
+    func demoPoints(_ route: String, _ request: HTTPRequest, _ outcome: inout Outcome) async throws -> HTTPResponse {
+        guard demo else {
+            throw AttestServiceError.notFound(
+                "\(route) is a demo route; it exists only with `rampart serve --demo` (and in `rampart demo`)")
+        }
+        let target = try RequestTarget(request.target)
+        let configured = routeTable.policy(method: request.method, target: target, headers: request.headers)
+        let policy = configured.matched ? configured.policy : (Self.demoPolicies[route] ?? .requireAssertion)
+        outcome.policy = policy
+        var amount = 0
+        if route == "/v1/demo/points/use" {
+            let fields = try RequestFields(body: request.body)
+            try fields.refuseUnknownFields(allowing: ["amount"])
+            guard case .number(let number)? = fields.values["amount"], number.rounded() == number, number >= 1,
+                number <= Double(DemoPoints.maximumAmount)
+            else {
+                throw AttestServiceError.invalidField(
+                    "'amount' must be a whole number of points, 1...\(DemoPoints.maximumAmount)")
+            }
+            amount = Int(number)
+        } else if !request.body.isEmpty {
+            try RequestFields(body: request.body).refuseUnknownFields(allowing: [])
+        }
+        let verdict = try await decide(
+            method: request.method, target: request.target, headers: request.headers, body: .seen(request.body),
+            policy: policy, clientAddress: request.remoteAddress, &outcome)
+        let allowance: GatewayAllowance
+        switch verdict {
+        case .refuse:
+            return Self.response(for: verdict, nginx: false, &outcome)
+        case .allow(let allowed):
+            allowance = allowed
+        }
+        guard let user = allowance.subject else {
+            let refusal = Refusal(.subjectRequired, "the demo needs a user: \(subjects.source.explanation)")
+            return Self.response(for: .refuse(GatewayRefusal(refusal)), nginx: false, &outcome)
+        }
+        outcome.code = allowance.limitedRefusal.map { "limited:\($0)" } ?? "accepted"
+        let balance: Int
+        if amount > 0 {
+            guard let remaining = points.use(amount, by: user) else {
+                outcome.code = "insufficientPoints"
+                return HTTPResponseError.body(
+                    status: 409, code: "insufficientPoints",
+                    message: "the balance is lower than \(amount) points; nothing was spent")
+            }
+            balance = remaining
+        } else {
+            balance = points.balance(of: user)
+        }
+        var response = JSONBody.response(
+            status: 200,
+            PointsBody(
+                userId: user, used: amount, balance: balance, counter: allowance.counter, policy: policy.rawValue,
+                attested: allowance.keyID != nil))
+        response.headers.merge(allowance.headers) { $1 }
+        return response
+    }
+
+    struct PointsBody: Encodable {
+        let userId: String
+        let used: Int
+        let balance: Int
+        let counter: UInt32?
+        let policy: String
+        let attested: Bool
+    }
+}
