@@ -77,7 +77,7 @@ struct HTTPFramingTests {
                 #expect(answer.status == 200, "\(extra)")
                 #expect(answer.body == "POST /v1/x 7 -")
             }
-            let leading = "\r\nGET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+            let leading = "\r\nGET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
             #expect(try #require(await RawHTTP.exchange(port: port, Array(leading.utf8))).status == 200)
         }
     }
@@ -93,14 +93,15 @@ struct HTTPFramingTests {
         }
     }
 
-    @Test("every answer closes the connection, so each request passes the framing check")
-    func connectionClose() async throws {
+    @Test("a kept-alive connection's second request is checked too: a bare-LF one after a good one is 400, last")
+    func secondRequestChecked() async throws {
         try await withServer { port in
             let two = "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nGET /healthz HTTP/1.1\nHost: x\n\n"
-            let answer = try #require(await RawHTTP.exchange(port: port, Array(two.utf8)))
-            #expect(answer.status == 200)
-            #expect(answer.headers["connection"] == "close")
-            #expect(!answer.body.contains("HTTP/1.1"))
+            let answers = await RawHTTP.exchangeAll(port: port, Array(two.utf8))
+            #expect(answers.map(\.status) == [200, 400])
+            #expect(answers.first?.headers["connection"] == nil)
+            #expect(answers.last?.body.contains(#""error":"malformedRequest""#) == true)
+            #expect(answers.last?.headers["connection"] == "close")
         }
     }
 

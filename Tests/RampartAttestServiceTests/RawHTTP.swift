@@ -79,6 +79,86 @@ enum RawHTTP {
         return parse(received)
     }
 
+    /// Sends `bytes` (several requests, pipelined) and reads until the server closes: every answer, in order.
+    static func exchangeAll(
+        port: UInt16, _ bytes: [UInt8], timeoutSeconds: Int = 10, source: String = "127.0.0.1"
+    ) async -> [Response] {
+        await withCheckedContinuation { continuation in
+            Thread {
+                guard let socket = connectedSocket(port: port, source: source, timeoutSeconds: timeoutSeconds) else {
+                    return continuation.resume(returning: [])
+                }
+                defer { close(socket) }
+                sendAll(socket, bytes)
+                continuation.resume(returning: responses(receiveAll(socket)))
+            }.start()
+        }
+    }
+
+    /// Writes all of `bytes` (stopping early when the server closes).
+    static func sendAll(_ socket: Int32, _ bytes: [UInt8]) {
+        var offset = 0
+        while offset < bytes.count {
+            let sent = bytes[offset...].withUnsafeBytes {
+                Foundation.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
+            if sent <= 0 { break }
+            offset += sent
+        }
+    }
+
+    /// Reads until the server closes (or the receive timeout).
+    static func receiveAll(_ socket: Int32) -> [UInt8] {
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 16_384)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
+            if count <= 0 { break }
+            received += buffer[0..<count]
+        }
+        return received
+    }
+
+    /// Reads one answer (head, then Content-Length bytes of body) from a kept-alive connection; nil when the
+    /// server closes first or the receive timeout passes.
+    static func receiveOne(_ socket: Int32) -> Response? {
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 16_384)
+        while true {
+            if let (response, used) = parseOne(received[...]), used <= received.count { return response }
+            let count = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
+            if count <= 0 { return nil }
+            received += buffer[0..<count]
+        }
+    }
+
+    /// The answers in `bytes`, one after another, each framed by its Content-Length.
+    static func responses(_ bytes: [UInt8]) -> [Response] {
+        var rest = bytes[...]
+        var answers: [Response] = []
+        while let (response, used) = parseOne(rest) {
+            answers.append(response)
+            rest = rest.dropFirst(used)
+        }
+        return answers
+    }
+
+    /// One answer at the start of `bytes` and the bytes it takes, when it is all there.
+    private static func parseOne(_ bytes: ArraySlice<UInt8>) -> (Response, Int)? {
+        let end = Array("\r\n\r\n".utf8)
+        guard let split = bytes.indices.first(where: { bytes[$0...].starts(with: end) }) else { return nil }
+        let headText = String(decoding: bytes[..<split], as: UTF8.self)
+        let length =
+            headText.components(separatedBy: "\r\n").compactMap { line -> Int? in
+                guard line.lowercased().hasPrefix("content-length:") else { return nil }
+                return Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces))
+            }.first ?? 0
+        let bodyStart = split + 4
+        guard bytes.endIndex - bodyStart >= length else { return nil }
+        guard let response = parse(Array(bytes[bytes.startIndex..<(bodyStart + length)])) else { return nil }
+        return (response, bodyStart + length - bytes.startIndex)
+    }
+
     /// Sends a request with a body and `Content-Length`.
     static func request(
         port: UInt16, _ method: String, _ path: String, body: [UInt8] = [], headers: [String: String] = [:],

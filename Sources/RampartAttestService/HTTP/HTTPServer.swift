@@ -1,7 +1,8 @@
 import Synchronization
 
-/// The HTTP server under `rampart serve`: a connection gate that checks each request head's framing and bounds
-/// slow clients, libmicrohttpd behind it, bodies capped before they are read, and a graceful stop.
+/// The HTTP server under `rampart serve`: a connection gate that checks every request head's framing (on kept-alive
+/// and pipelined connections too) and bounds slow clients, libmicrohttpd behind it on a thread pool with epoll,
+/// bodies capped before they are read, and a graceful stop.
 ///
 /// The server reads a request (refusing a body larger than ``Configuration/maximumBodyByteCount`` with 413 before
 /// reading it), hands it to its ``HTTPResponder``, and writes the answer. It never interprets a body itself.
@@ -17,20 +18,21 @@ public final class HTTPServer {
         /// The most simultaneous connections, however far each has got; more are closed at accept. Lowered at start
         /// to what the process may open (``HTTPServer/start()`` raises the soft `RLIMIT_NOFILE` to the hard one).
         ///
-        /// A connection still sending its head costs a socket and no thread; one whose request is in costs a
-        /// libmicrohttpd thread until it is answered.
+        /// No connection costs a thread: the gate polls every socket with epoll, libmicrohttpd's pool (one thread per
+        /// core) polls the requests handed to it, and a request being answered leaves its connection suspended.
         public var connectionLimit: Int
         /// The most simultaneous connections from one client address (IP), 0 for no limit. Behind a reverse proxy
         /// every connection comes from the proxy: raise this, or set 0 and let the proxy limit clients.
         public var connectionsPerAddress: Int
-        /// Seconds a request has, from the moment its connection is accepted, to arrive whole (head and body).
-        /// Bytes that trickle in do not extend it (a slow-loris bound); a late request is answered 408 while its
-        /// head is incomplete, and its connection is shut down when its body is late.
+        /// Seconds a request has to arrive whole (head and body), counted from its connection's accept for the first
+        /// request and from its own first byte for later ones on a kept-alive connection. Bytes that trickle in do
+        /// not extend it (a slow-loris bound); a late request is answered 408 while its head is incomplete, and its
+        /// connection is shut down when its body is late.
         public var requestTimeoutSeconds: Double
         /// The largest request head (request line and headers); a larger one is answered 431.
         public var maximumHeadByteCount: Int
-        /// Seconds libmicrohttpd lets a connection sit idle once it holds it (writing the answer to a client that
-        /// does not read).
+        /// Seconds a kept-alive connection may sit idle between requests, and a client may leave its answer unread,
+        /// before the connection is closed.
         public var connectionTimeoutSeconds: Int
 
         /// The default body cap: 64 KiB, far above any App Attest request (attestations are about 5 KiB).

@@ -4,8 +4,12 @@ import Foundation
 import Synchronization
 
 /// A running server: the ``ConnectionGate`` on the listening socket, and the libmicrohttpd daemon (without a
-/// listening socket of its own) that it hands checked connections to, with the context its C callbacks reach through
-/// their `void *` argument.
+/// listening socket of its own) that the gate relays checked requests to, with the context its C callbacks reach
+/// through their `void *` argument.
+///
+/// libmicrohttpd runs a pool of internal threads (one per core) polling with epoll; no thread waits for a request.
+/// When a request is in, its connection is suspended (MHD_suspend_connection) while a Swift `Task` answers it, and
+/// resumed (MHD_resume_connection) with the answer; connections are kept alive between requests.
 final class MicroHTTPDaemon: Sendable {
     private let context: Unmanaged<DaemonContext>
     private let handle: Mutex<DaemonHandle?>
@@ -20,19 +24,23 @@ final class MicroHTTPDaemon: Sendable {
             DaemonContext(
                 responder: responder, maximumBodyByteCount: configuration.maximumBodyByteCount, connections: table))
         let flags =
-            UInt32(MHD_USE_THREAD_PER_CONNECTION.rawValue) | UInt32(MHD_USE_INTERNAL_POLLING_THREAD.rawValue)
-            | UInt32(MHD_USE_POLL.rawValue)
-        // The gate admits at most `limit`; MHD's own cap is a backstop above it.
+            UInt32(MHD_USE_INTERNAL_POLLING_THREAD.rawValue) | UInt32(MHD_USE_EPOLL.rawValue)
+            | UInt32(MHD_ALLOW_SUSPEND_RESUME.rawValue)
+        let poolSize = UInt32(clamping: max(1, ProcessInfo.processInfo.activeProcessorCount))
+        // The gate admits at most `limit`; MHD's own cap (shared out among the pool's threads) is a backstop above
+        // it, for the connections the gate has closed but MHD not yet.
         let started = CMicroHTTPD_start_daemon(
-            flags, UInt32(clamping: limit + 16), UInt32(clamping: configuration.connectionTimeoutSeconds),
-            accessHandler, context.toOpaque(), completionHandler, context.toOpaque(), connectionHandler,
-            context.toOpaque(), unescapeUnlessNUL, rawTargetHandler, nil)
+            flags, poolSize, UInt32(clamping: limit + 64 * Int(poolSize)),
+            UInt32(clamping: configuration.connectionTimeoutSeconds), accessHandler, context.toOpaque(),
+            completionHandler, context.toOpaque(), connectionHandler, context.toOpaque(), unescapeUnlessNUL,
+            rawTargetHandler, context.toOpaque())
         guard let started else {
             close(listener)
             context.release()
             throw AttestServiceError.serverFailure("libmicrohttpd could not start; see its message on stderr")
         }
         let daemon = DaemonHandle(started)
+        let gate: ConnectionGate
         do {
             gate = try ConnectionGate(
                 listener: listener, configuration: configuration, connectionLimit: limit, table: table
@@ -47,6 +55,8 @@ final class MicroHTTPDaemon: Sendable {
             context.release()
             throw error
         }
+        context.takeUnretainedValue().gate.withLock { $0 = gate }
+        self.gate = gate
         self.context = context
         self.port = port
         self.handle = Mutex(daemon)
@@ -54,8 +64,9 @@ final class MicroHTTPDaemon: Sendable {
 
     /// The most connections to admit: the configured number, within what the process may open.
     ///
-    /// Each connection is one file descriptor, so the soft `RLIMIT_NOFILE` is first raised to the hard limit; 64
-    /// descriptors stay free for the store, logs and the listening sockets.
+    /// Each connection is three file descriptors (the client's socket and a socket pair to libmicrohttpd), so the
+    /// soft `RLIMIT_NOFILE` is first raised to the hard limit; 64 descriptors stay free for the store, logs and the
+    /// listening sockets.
     static func connectionLimit(configured: Int) -> Int {
         var limits = rlimit()
         guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limits) == 0 else { return configured }
@@ -64,7 +75,7 @@ final class MicroHTTPDaemon: Sendable {
             raised.rlim_cur = limits.rlim_max
             if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 { limits = raised }
         }
-        let available = Int(clamping: limits.rlim_cur) - 64
+        let available = (Int(clamping: limits.rlim_cur) - 64) / 3
         return max(1, min(configured, available))
     }
 
@@ -129,14 +140,17 @@ final class MicroHTTPDaemon: Sendable {
         return (listener, boundPort)
     }
 
-    /// Stops the gate (no new connections; those still sending their head are closed), then MHD_stop_daemon, which
-    /// joins every connection thread, so requests in flight finish first.
+    /// Stops the gate (no new connections; requests in flight are answered first), waits until no connection is
+    /// suspended (MHD_stop_daemon: "it is an API violation to call MHD_stop_daemon while having suspended
+    /// connections"), then stops libmicrohttpd.
     func stop() {
         gate.stop()
         handle.withLock { handle in
             guard let daemon = handle else { return }
+            context.takeUnretainedValue().suspensions.drain()
             MHD_stop_daemon(daemon.pointer)
             handle = nil
+            context.takeUnretainedValue().gate.withLock { $0 = nil }
             context.release()
         }
     }
@@ -151,11 +165,44 @@ private final class DaemonHandle: @unchecked Sendable {
     init(_ pointer: OpaquePointer) { self.pointer = pointer }
 }
 
-/// What the C callbacks need: the responder, the body cap and the connection table. Immutable after init.
+/// A suspended connection, for the `Task` that resumes it. `@unchecked Sendable`: immutable, and
+/// MHD_resume_connection "is safe to resume a suspended connection at any time" from any thread (MHD_USE_ITC).
+private final class SuspendedConnection: @unchecked Sendable {
+    let pointer: OpaquePointer
+    init(_ pointer: OpaquePointer) { self.pointer = pointer }
+}
+
+/// How many connections are suspended, and whether the daemon is stopping (then none may be suspended any more).
+final class Suspensions: Sendable {
+    private let state = Mutex<(stopping: Bool, count: Int)>((false, 0))
+
+    /// Counts one more suspended connection, unless the daemon is stopping.
+    func begin() -> Bool {
+        state.withLock { state in
+            guard !state.stopping else { return false }
+            state.count += 1
+            return true
+        }
+    }
+
+    /// A suspended connection was resumed.
+    func end() { state.withLock { $0.count -= 1 } }
+
+    /// Refuses new suspensions and waits until every suspended connection has been resumed.
+    func drain() {
+        state.withLock { $0.stopping = true }
+        while state.withLock({ $0.count }) > 0 { usleep(1000) }
+    }
+}
+
+/// What the C callbacks need: the responder, the body cap, the connection table, the suspension count and the gate
+/// (to wake it). Immutable after init but for `gate`, which is behind a lock.
 final class DaemonContext: Sendable {
     let responder: any HTTPResponder
     let maximumBodyByteCount: Int
     let connections: ConnectionTable
+    let suspensions = Suspensions()
+    let gate = Mutex<ConnectionGate?>(nil)
 
     init(responder: any HTTPResponder, maximumBodyByteCount: Int, connections: ConnectionTable) {
         self.responder = responder
@@ -164,30 +211,38 @@ final class DaemonContext: Sendable {
     }
 }
 
-/// The state of one request while libmicrohttpd feeds it body chunks; owned by the connection's thread. Made by
-/// ``rawTargetHandler`` and released by ``completionHandler``.
+/// The answer a `Task` computes for a suspended connection.
+private final class PendingResponse: Sendable {
+    let value = Mutex<HTTPResponse?>(nil)
+}
+
+/// The state of one request while libmicrohttpd feeds it body chunks; touched only by the thread of the connection's
+/// libmicrohttpd worker (the `Task` reaches only `pending`). Made by ``rawTargetHandler`` and released by
+/// ``completionHandler``.
 private final class RequestState {
     /// The request target as sent, before MHD unescapes it.
     let target: String
+    /// The gate's id of the connection (see ``ConnectionTable``), 0 when unknown.
+    let connectionID: UInt64
     var started = false
     var body: [UInt8] = []
     var responded = false
+    /// Set while a `Task` answers; its answer is queued when libmicrohttpd calls the handler after the resume.
+    var pending: PendingResponse?
 
-    init(target: String) { self.target = target }
+    init(target: String, connectionID: UInt64) {
+        self.target = target
+        self.connectionID = connectionID
+    }
 }
 
 /// MHD_OPTION_URI_LOG_CALLBACK, called once per request before anything is unescaped: "some programmers may use it to
 /// instantiate their own request objects, freeing them in the notifier MHD_OPTION_NOTIFY_COMPLETED" (microhttpd.h).
 /// Its return value is the request's initial `*req_cls`.
-private let rawTargetHandler: CMicroHTTPD_uri_callback = { _, uri, _ in
+private let rawTargetHandler: CMicroHTTPD_uri_callback = { _, uri, connection in
     let target = uri.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: strlen($0)), as: UTF8.self) }
-    return Unmanaged.passRetained(RequestState(target: target ?? "/")).toOpaque()
-}
-
-/// Holds the responder's answer while the connection thread waits for it.
-private final class ResponseSlot: Sendable {
-    let value = Mutex<HTTPResponse?>(nil)
-    let ready = DispatchSemaphore(value: 0)
+    let id = connection.flatMap { CMicroHTTPD_socket_context($0) }.map { UInt64(UInt(bitPattern: $0)) } ?? 0
+    return Unmanaged.passRetained(RequestState(target: target ?? "/", connectionID: id)).toOpaque()
 }
 
 private let accessHandler: MHD_AccessHandlerCallback = {
@@ -197,8 +252,15 @@ private let accessHandler: MHD_AccessHandlerCallback = {
 
     guard let existing = requestPointer.pointee else { return .NO }  // rawTargetHandler always sets it
     let state = Unmanaged<RequestState>.fromOpaque(existing).takeUnretainedValue()
+    if let pending = state.pending {
+        // Called again after MHD_resume_connection: queue the Task's answer.
+        state.pending = nil
+        let response = pending.value.withLock { $0 } ?? HTTPResponseError.internalError()
+        return send(response, on: connection)
+    }
     if !state.started {
-        // First call: headers only. Refuse an announced oversized body before reading a byte of it.
+        // First call: headers only. The gate has refused oversized and chunked bodies already; these checks stay
+        // as a second line, before a byte of the body is read.
         state.started = true
         if let length = header(connection, "Content-Length"), let count = Int(length),
             count > context.maximumBodyByteCount
@@ -208,7 +270,7 @@ private let accessHandler: MHD_AccessHandlerCallback = {
         }
         // libmicrohttpd can only answer before the body or after all of it; a chunked body of unknown size could
         // only be refused after reading it whole, so bodies must announce their length.
-        if let encoding = header(connection, "Transfer-Encoding"), encoding.lowercased().contains("chunked") {
+        if header(connection, "Transfer-Encoding") != nil {
             state.responded = true
             return send(
                 HTTPResponseError.response(
@@ -234,25 +296,33 @@ private let accessHandler: MHD_AccessHandlerCallback = {
     }
     if state.responded { return .YES }
     state.responded = true
-    // The whole request is in: the gate's receive deadline no longer applies.
-    context.connections.requestReceived(CMicroHTTPD_connection_fd(connection))
     let request = HTTPRequest(
         method: method.map { String(cString: $0) } ?? "GET", path: url.map { String(cString: $0) } ?? "/",
         headers: allHeaders(connection), body: state.body, remoteAddress: clientAddress(connection),
         target: state.target)
     state.body = []
-    // This is a libmicrohttpd connection thread, not one of Swift's cooperative threads, so blocking it while the
-    // responder runs is safe.
-    let slot = ResponseSlot()
+    guard context.suspensions.begin() else {
+        return send(
+            HTTPResponseError.body(
+                status: 503, code: "shuttingDown", message: "the service is stopping; retry on another instance"),
+            on: connection)
+    }
+    // Suspend the connection rather than block this worker thread (which polls many connections) while the
+    // responder runs; "The only safe way to call this function is to call it from the MHD_AccessHandlerCallback".
+    // After MHD_resume_connection, libmicrohttpd calls this handler again, which queues the answer (above).
+    let pending = PendingResponse()
+    state.pending = pending
+    MHD_suspend_connection(connection)
+    let suspended = SuspendedConnection(connection)
     let responder = context.responder
+    let suspensions = context.suspensions
     Task(priority: .high) {
         let response = await responder.respond(to: request)
-        slot.value.withLock { $0 = response }
-        slot.ready.signal()
+        pending.value.withLock { $0 = response }
+        MHD_resume_connection(suspended.pointer)
+        suspensions.end()
     }
-    slot.ready.wait()
-    let response = slot.value.withLock { $0 } ?? HTTPResponseError.internalError()
-    return send(response, on: connection)
+    return .YES
 }
 
 /// libmicrohttpd's own `%HH` decoding of the URL, except when it would decode a NUL: then the URL stays as sent.
@@ -274,17 +344,28 @@ private let unescapeUnlessNUL: CMicroHTTPD_unescape_callback = { _, _, text in
     return decodedLength
 }
 
-/// MHD_OPTION_NOTIFY_CONNECTION: when MHD closes a connection (before it closes the socket), the table forgets it.
-private let connectionHandler: MHD_NotifyConnectionCallback = { contextPointer, connection, _, code in
-    guard let contextPointer, let connection, code == .CONNECTION_NOTIFY_CLOSED else { return }
+/// MHD_OPTION_NOTIFY_CONNECTION: when MHD starts a connection the gate handed over, its socket context becomes the
+/// gate's id of the connection (a pointer-sized integer, never dereferenced), so later callbacks can name it.
+private let connectionHandler: MHD_NotifyConnectionCallback = { contextPointer, connection, socketContext, code in
+    guard let contextPointer, let connection, let socketContext, code == .CONNECTION_NOTIFY_STARTED else { return }
     let context = Unmanaged<DaemonContext>.fromOpaque(contextPointer).takeUnretainedValue()
-    context.connections.remove(CMicroHTTPD_connection_fd(connection))
+    let socket = CMicroHTTPD_connection_fd(connection)
+    if let id = context.connections.started(socket: socket) {
+        socketContext.pointee = UnsafeMutableRawPointer(bitPattern: UInt(id))
+    }
 }
 
-private let completionHandler: MHD_RequestCompletedCallback = { _, _, requestPointer, _ in
-    guard let requestPointer, let state = requestPointer.pointee else { return }
-    Unmanaged<RequestState>.fromOpaque(state).release()
+/// MHD_OPTION_NOTIFY_COMPLETED: the request's answer has been sent (or the request was abandoned). The gate counts
+/// these to know when a refusal may follow the answers before it.
+private let completionHandler: MHD_RequestCompletedCallback = { contextPointer, _, requestPointer, _ in
+    guard let requestPointer, let statePointer = requestPointer.pointee else { return }
+    let state = Unmanaged<RequestState>.fromOpaque(statePointer).takeRetainedValue()
     requestPointer.pointee = nil
+    guard let contextPointer, state.connectionID != 0 else { return }
+    let context = Unmanaged<DaemonContext>.fromOpaque(contextPointer).takeUnretainedValue()
+    if context.connections.requestCompleted(id: state.connectionID) {
+        context.gate.withLock { $0?.wake() }
+    }
 }
 
 private func header(_ connection: OpaquePointer, _ name: String) -> String? {
@@ -342,7 +423,7 @@ private func send(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD
     for (name, value) in response.headers {
         _ = MHD_add_response_header(created, name, value)
     }
-    // One request per connection, so that every request head passes the ConnectionGate's framing check.
-    _ = MHD_add_response_header(created, "Connection", "close")
+    // Connections stay open between requests: every request still passes the gate's framing check, which relays
+    // each connection's bytes (ConnectionGate).
     return MHD_queue_response(connection, UInt32(clamping: response.status), created)
 }

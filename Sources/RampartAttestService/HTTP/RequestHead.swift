@@ -14,7 +14,10 @@
 /// - RFC 9112 6.3: a Content-Length that is not a single valid value "MUST" be treated as an unrecoverable error;
 ///   MHD used the first of two different values, so two values that differ (or a list) are refused.
 ///
-/// A NUL byte anywhere in the head is refused too (MHD would cut the text at it).
+/// A NUL byte anywhere in the head is refused too (MHD would cut the text at it). ``examine(_:maximumByteCount:)``
+/// also reports the body framing (RFC 9112 6), which the connection gate uses to find where the next request on a
+/// kept-alive connection starts, and to refuse `Transfer-Encoding` beside `Content-Length` (RFC 9112 6.1: "ought to
+/// be handled as an error").
 package enum RequestHead {
     /// What the bytes received so far amount to.
     package enum Verdict: Equatable {
@@ -28,6 +31,15 @@ package enum RequestHead {
         case tooLarge
     }
 
+    /// How a complete head says its body is framed (RFC 9112 6): the connection gate counts `contentLength` body
+    /// bytes to find where the next request on the connection starts.
+    package struct BodyFraming: Equatable {
+        /// The Content-Length value, nil when absent (`Int.max` when it does not fit an `Int`).
+        package var contentLength: Int?
+        /// Whether a Transfer-Encoding field is present (whatever its value).
+        package var hasTransferEncoding: Bool
+    }
+
     /// Checks the start of a connection's bytes.
     ///
     /// - Parameters:
@@ -35,34 +47,60 @@ package enum RequestHead {
     ///   - maximumByteCount: The largest head accepted.
     /// - Returns: The verdict.
     package static func check(_ bytes: some Collection<UInt8>, maximumByteCount: Int) -> Verdict {
+        examine(bytes, maximumByteCount: maximumByteCount).verdict
+    }
+
+    /// Checks the start of a request's bytes, and for a complete head also reports its body framing.
+    ///
+    /// - Parameters:
+    ///   - bytes: The bytes of the request received so far.
+    ///   - maximumByteCount: The largest head accepted.
+    /// - Returns: The verdict, and the body framing when the verdict is ``Verdict/complete(byteCount:)``.
+    package static func examine(
+        _ bytes: some Collection<UInt8>, maximumByteCount: Int
+    ) -> (verdict: Verdict, framing: BodyFraming?) {
         var line: [UInt8] = []
+        line.reserveCapacity(128)
         var sawRequestLine = false
-        var contentLengths: Set<[UInt8]> = []
+        var contentLength: [UInt8]? = nil
+        var contentLengthsDiffer = false
+        var hasTransferEncoding = false
         var previousWasCR = false
         var offset = 0
         for byte in bytes {
             offset += 1
-            if offset > maximumByteCount { return .tooLarge }
+            if offset > maximumByteCount { return (.tooLarge, nil) }
             if previousWasCR {
-                guard byte == lf else { return .malformed("a CR not followed by LF; end every line with CRLF") }
+                guard byte == lf else {
+                    return (.malformed("a CR not followed by LF; end every line with CRLF"), nil)
+                }
                 previousWasCR = false
                 if line.isEmpty {
                     // RFC 9112 2.2: a server "SHOULD ignore at least one empty line (CRLF) received prior to the
                     // request-line".
                     if sawRequestLine {
-                        return contentLengths.count > 1
-                            ? .malformed("two different Content-Length values; send exactly one")
-                            : .complete(byteCount: offset)
+                        if contentLengthsDiffer {
+                            return (.malformed("two different Content-Length values; send exactly one"), nil)
+                        }
+                        // Digits only (checked per field); more of them than an Int holds is too large for any cap.
+                        let length = contentLength.map { Int(String(decoding: $0, as: UTF8.self)) ?? Int.max }
+                        return (
+                            .complete(byteCount: offset),
+                            BodyFraming(contentLength: length, hasTransferEncoding: hasTransferEncoding)
+                        )
                     }
                     continue
                 }
                 if !sawRequestLine {
-                    if let problem = requestLineProblem(line) { return .malformed(problem) }
+                    if let problem = requestLineProblem(line) { return (.malformed(problem), nil) }
                     sawRequestLine = true
                 } else {
                     switch fieldProblem(line) {
-                    case .problem(let problem): return .malformed(problem)
-                    case .contentLength(let value): contentLengths.insert(value)
+                    case .problem(let problem): return (.malformed(problem), nil)
+                    case .contentLength(let value):
+                        if let earlier = contentLength, earlier != value { contentLengthsDiffer = true }
+                        contentLength = value
+                    case .transferEncoding: hasTransferEncoding = true
                     case .fine: break
                     }
                 }
@@ -70,13 +108,13 @@ package enum RequestHead {
                 continue
             }
             switch byte {
-            case 0: return .malformed("a NUL byte in the request head")
+            case 0: return (.malformed("a NUL byte in the request head"), nil)
             case cr: previousWasCR = true
-            case lf: return .malformed("a bare LF line ending; end every line with CRLF")
+            case lf: return (.malformed("a bare LF line ending; end every line with CRLF"), nil)
             default: line.append(byte)
             }
         }
-        return .incomplete
+        return (.incomplete, nil)
     }
 
     private static let cr: UInt8 = 0x0D
@@ -96,6 +134,7 @@ package enum RequestHead {
     private enum Field {
         case fine
         case contentLength([UInt8])
+        case transferEncoding
         case problem(String)
     }
 
@@ -110,7 +149,8 @@ package enum RequestHead {
             return .problem("a header name must be a token directly followed by ':' (no whitespace before it)")
         }
         let name = line[..<colon].map { $0 | 0x20 }
-        guard name == Array("content-length".utf8) else { return .fine }
+        if name == transferEncodingName { return .transferEncoding }
+        guard name == contentLengthName else { return .fine }
         let value = Array(
             line[(colon + 1)...].drop { $0 == space || $0 == tab }.reversed().drop { $0 == space || $0 == tab }
                 .reversed())
@@ -120,13 +160,20 @@ package enum RequestHead {
         return .contentLength(value)
     }
 
+    private static let contentLengthName = Array("content-length".utf8)
+    private static let transferEncodingName = Array("transfer-encoding".utf8)
+
     /// `tchar` (RFC 9110 5.6.2).
     private static func isTokenCharacter(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"),
             UInt8(ascii: "A")...UInt8(ascii: "Z"):
             true
-        default: Array("!#$%&'*+-.^_`|~".utf8).contains(byte)
+        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"),
+            UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
+            UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
+            true
+        default: false
         }
     }
 }

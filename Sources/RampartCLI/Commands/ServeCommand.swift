@@ -45,7 +45,7 @@ public enum ServeCommand: Command {
         without one the internal listener must be on loopback.
 
         Each request must arrive whole within requestTimeoutSeconds (default 10 s, 408 otherwise); badly framed
-        HTTP (bare LF, obs-fold, two Content-Lengths) is 400 malformedRequest; every answer closes its connection.
+        HTTP (bare LF, obs-fold, two Content-Lengths) is 400 malformedRequest, on every request of a kept-alive connection.
         Connections are limited per listener (connectionLimit, 4096) and per client address
         (connectionsPerAddress, 64; behind a reverse proxy raise it or set 0).
 
