@@ -116,6 +116,7 @@ public final class AttestationServer {
         adminHTTP.stop()
         await store.close()
         log.write(event: "stopped", message: "in-flight requests answered; store closed")
+        log.flush()
     }
 
     /// Serves until the process gets SIGTERM or SIGINT, then stops gracefully and returns.

@@ -90,6 +90,11 @@ public final class ServiceMetrics {
             lines.append("rampart_http_request_duration_seconds_bucket{le=\"+Inf\"} \(state.latencyCount)")
             lines.append("rampart_http_request_duration_seconds_sum \(state.latencySum)")
             lines.append("rampart_http_request_duration_seconds_count \(state.latencyCount)")
+            lines += [
+                "# HELP rampart_log_lines_dropped_total Log lines dropped because the log queue was full.",
+                "# TYPE rampart_log_lines_dropped_total counter",
+                "rampart_log_lines_dropped_total \(ServiceLog.droppedLineCount)",
+            ]
             return lines.joined(separator: "\n") + "\n"
         }
     }
@@ -97,19 +102,58 @@ public final class ServiceMetrics {
 
 /// Structured JSON log lines, one per event, with no secrets: never challenges, assertions, attestation objects,
 /// public keys or payloads. Key ids (public hashes) and stable codes are logged; subjects are not.
+///
+/// ``buffered(sink:capacity:flushIntervalSeconds:)`` keeps the writing off the request path: a request only appends
+/// its event to a bounded queue (one lock, no system call, no encoding), and one writer thread encodes and writes the
+/// queue in a batch every ``LogBuffer/defaultFlushIntervalSeconds``, when it is half full, and at ``flush()``. When
+/// the queue is full, lines are dropped rather than block a request or grow memory, and counted
+/// (``droppedLineCount``, `rampart_log_lines_dropped_total` at `/metrics`).
 public struct ServiceLog {
-    /// Receives each line (without its newline).
+    /// Receives each line (without its newline), or with ``buffered(sink:capacity:flushIntervalSeconds:)`` each
+    /// batch of lines joined by newlines (without the last one).
     public let sink: (@Sendable (String) -> Void)?
+    private let buffer: LogBuffer?
 
-    /// A log that writes each line to `sink`.
+    /// A log that writes each line to `sink`, synchronously.
     ///
     /// - Parameter sink: Where lines go, e.g. standard error.
-    public init(sink: @escaping @Sendable (String) -> Void) { self.sink = sink }
+    public init(sink: @escaping @Sendable (String) -> Void) {
+        self.sink = sink
+        buffer = nil
+    }
 
-    private init() { sink = nil }
+    private init() {
+        sink = nil
+        buffer = nil
+    }
+
+    private init(buffer: LogBuffer) {
+        sink = buffer.sink
+        self.buffer = buffer
+    }
 
     /// A log that drops everything.
     public static let disabled = ServiceLog()
+
+    /// A log whose lines a writer thread sends to `sink` in batches, off the request path.
+    ///
+    /// - Parameters:
+    ///   - sink: Where each batch goes (lines joined by newlines), e.g. standard error.
+    ///   - capacity: The most events queued; more are dropped and counted (a memory bound).
+    ///   - flushIntervalSeconds: The longest an event waits in the queue.
+    /// - Returns: The log.
+    public static func buffered(
+        sink: @escaping @Sendable (String) -> Void, capacity: Int = LogBuffer.defaultCapacity,
+        flushIntervalSeconds: Double = LogBuffer.defaultFlushIntervalSeconds
+    ) -> ServiceLog {
+        ServiceLog(buffer: LogBuffer(sink: sink, capacity: capacity, flushIntervalSeconds: flushIntervalSeconds))
+    }
+
+    /// Lines dropped in this process because a buffered log's queue was full.
+    public static var droppedLineCount: Int { LogBuffer.dropped.load(ordering: .relaxed) }
+
+    /// Writes every queued line now and returns when it is written (at shutdown); nothing for an unbuffered log.
+    public func flush() { buffer?.flush() }
 
     /// One log event.
     public struct Event: Encodable, Sendable {
@@ -135,17 +179,90 @@ public struct ServiceLog {
         public var durationMs: Double?
         /// Free text for operators (never request data).
         public var message: String?
+
+        /// Creates an event.
+        ///
+        /// - Parameters:
+        ///   - time: RFC 3339 time.
+        ///   - level: `info`, `warning` or `error`.
+        ///   - event: What happened.
+        ///   - route: The route pattern.
+        ///   - method: The HTTP method.
+        ///   - status: The HTTP status.
+        ///   - code: The verdict or error code.
+        ///   - policy: The route's policy.
+        ///   - keyFingerprint: The key's fingerprint.
+        ///   - durationMs: Milliseconds taken.
+        ///   - message: Operator text.
+        public init(
+            time: String, level: String, event: String, route: String? = nil, method: String? = nil,
+            status: Int? = nil, code: String? = nil, policy: String? = nil, keyFingerprint: String? = nil,
+            durationMs: Double? = nil, message: String? = nil
+        ) {
+            self.time = time
+            self.level = level
+            self.event = event
+            self.route = route
+            self.method = method
+            self.status = status
+            self.code = code
+            self.policy = policy
+            self.keyFingerprint = keyFingerprint
+            self.durationMs = durationMs
+            self.message = message
+        }
+
+        /// The event as one JSON object, keys sorted, slashes unescaped (what `JSONEncoder` with `.sortedKeys` and
+        /// `.withoutEscapingSlashes` writes, without its cost).
+        var jsonLine: String {
+            var line = "{"
+            func field(_ name: String, _ value: String) {
+                if line.utf8.count > 1 { line += "," }
+                line += "\"\(name)\":\(value)"
+            }
+            if let code { field("code", Self.quoted(code)) }
+            if let durationMs, durationMs.isFinite { field("durationMs", "\(durationMs)") }
+            field("event", Self.quoted(event))
+            if let keyFingerprint { field("keyFingerprint", Self.quoted(keyFingerprint)) }
+            field("level", Self.quoted(level))
+            if let message { field("message", Self.quoted(message)) }
+            if let method { field("method", Self.quoted(method)) }
+            if let policy { field("policy", Self.quoted(policy)) }
+            if let route { field("route", Self.quoted(route)) }
+            if let status { field("status", "\(status)") }
+            field("time", Self.quoted(time))
+            return line + "}"
+        }
+
+        /// A JSON string (RFC 8259 7): quote, backslash and control characters escaped.
+        static func quoted(_ text: String) -> String {
+            var out = "\""
+            for scalar in text.unicodeScalars {
+                switch scalar {
+                case "\"": out += "\\\""
+                case "\\": out += "\\\\"
+                case "\n": out += "\\n"
+                case "\r": out += "\\r"
+                case "\t": out += "\\t"
+                case "\u{08}": out += "\\b"
+                case "\u{0C}": out += "\\f"
+                case "\u{00}"..."\u{1F}":
+                    let hex = String(scalar.value, radix: 16)
+                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                default: out.unicodeScalars.append(scalar)
+                }
+            }
+            return out + "\""
+        }
     }
 
-    /// Writes `event` when enabled.
+    /// Writes `event` when enabled: queued when buffered, at once otherwise.
     ///
     /// - Parameter event: The event.
     public func write(_ event: Event) {
+        if let buffer { return buffer.append(event) }
         guard let sink else { return }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        guard let data = try? encoder.encode(event) else { return }
-        sink(String(decoding: data, as: UTF8.self))
+        sink(event.jsonLine)
     }
 
     /// Writes an event built from its parts.
@@ -158,9 +275,97 @@ public struct ServiceLog {
         write(Event(time: Self.timestamp(), level: level, event: event, message: message))
     }
 
+    /// RFC 3339 UTC time with milliseconds, e.g. `2026-12-01T11:53:09.743Z`, from `gmtime_r` (Foundation's
+    /// formatter costs microseconds, on every request).
     static func timestamp(_ date: Date = Date()) -> String {
-        date.formatted(
-            .iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted))
+        let since1970 = date.timeIntervalSince1970
+        guard since1970.isFinite, abs(since1970) < 1e15 else { return "1970-01-01T00:00:00.000Z" }
+        var seconds = time_t(since1970.rounded(.down))
+        let milliseconds = min(999, max(0, Int((since1970 - Double(seconds)) * 1000)))
+        var parts = tm()
+        guard gmtime_r(&seconds, &parts) != nil else { return "1970-01-01T00:00:00.000Z" }
+        func digits(_ value: Int32, _ count: Int) -> String {
+            let text = String(value)
+            return text.count >= count ? text : String(repeating: "0", count: count - text.count) + text
+        }
+        return digits(parts.tm_year + 1900, 4) + "-" + digits(parts.tm_mon + 1, 2) + "-" + digits(parts.tm_mday, 2)
+            + "T" + digits(parts.tm_hour, 2) + ":" + digits(parts.tm_min, 2) + ":" + digits(parts.tm_sec, 2) + "."
+            + digits(Int32(milliseconds), 3) + "Z"
+    }
+}
+
+/// The queue behind a buffered ``ServiceLog``: requests append under a lock, one writer thread drains it.
+public final class LogBuffer: Sendable {
+    /// The default queue bound: 16,384 events (a few MB at most).
+    public static let defaultCapacity = 16_384
+    /// The default longest wait before a queued event is written: 0.2 s.
+    public static let defaultFlushIntervalSeconds = 0.2
+
+    /// Lines dropped by every buffered log of the process.
+    static let dropped = Atomic<Int>(0)
+
+    private struct State {
+        var events: [ServiceLog.Event] = []
+        /// Flush requests not yet served, each with the semaphore its caller waits on.
+        var flushes: [DispatchSemaphore] = []
+    }
+
+    let sink: @Sendable (String) -> Void
+    private let capacity: Int
+    private let state: Mutex<State>
+    private let wake = DispatchSemaphore(value: 0)
+
+    init(sink: @escaping @Sendable (String) -> Void, capacity: Int, flushIntervalSeconds: Double) {
+        self.sink = sink
+        self.capacity = max(1, capacity)
+        var initial = State()
+        initial.events.reserveCapacity(min(self.capacity, 1024))
+        state = Mutex(initial)
+        let interval = max(0.001, flushIntervalSeconds)
+        // The writer lives as long as the process: a log is made once, at start (`rampart serve`).
+        let thread = Thread { [self] in
+            while true {
+                _ = wake.wait(timeout: .now() + interval)
+                drain()
+            }
+        }
+        thread.name = "rampart.log.writer"
+        thread.start()
+    }
+
+    /// Queues `event`, or counts it dropped when the queue is full; wakes the writer early at half full.
+    func append(_ event: ServiceLog.Event) {
+        let (accepted, count) = state.withLock { state -> (Bool, Int) in
+            guard state.events.count < capacity else { return (false, state.events.count) }
+            state.events.append(event)
+            return (true, state.events.count)
+        }
+        if !accepted {
+            Self.dropped.add(1, ordering: .relaxed)
+        } else if count == capacity / 2 {
+            wake.signal()
+        }
+    }
+
+    /// Writes everything queued, and returns once it is written.
+    func flush() {
+        let done = DispatchSemaphore(value: 0)
+        state.withLock { $0.flushes.append(done) }
+        wake.signal()
+        done.wait()
+    }
+
+    private func drain() {
+        let (events, flushes) = state.withLock { state -> ([ServiceLog.Event], [DispatchSemaphore]) in
+            var taken: [ServiceLog.Event] = []
+            taken.reserveCapacity(min(capacity, 1024))
+            swap(&taken, &state.events)
+            let flushes = state.flushes
+            state.flushes = []
+            return (taken, flushes)
+        }
+        if !events.isEmpty { sink(events.map(\.jsonLine).joined(separator: "\n")) }
+        for done in flushes { done.signal() }
     }
 }
 

@@ -139,7 +139,8 @@ public enum ServeCommand: Command {
         do {
             try configuration.validate()
             let verifier = try configuration.makeVerifier()
-            let log = ServiceLog(sink: context.printError)
+            // Buffered: a request only queues its log line; one writer thread writes them in batches.
+            let log = ServiceLog.buffered(sink: context.printError)
             server = try AttestationServer(configuration: configuration, verifier: verifier, log: log)
         } catch let error as AttestServiceError {
             throw UsageError(error.reason)
