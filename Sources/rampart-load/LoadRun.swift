@@ -1,7 +1,10 @@
-import Dispatch
 import Foundation
 import RampartAppAttest
 import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// What `rampart-load` prints: one JSON object per run.
 struct LoadReport: Codable, Equatable {
@@ -94,21 +97,35 @@ enum LoadRun {
             forTimeInterval: Double(left.components.seconds) + Double(left.components.attoseconds) / 1e18)
     }
 
-    /// Runs `body(index)` for `count` indices on `count` threads and waits for all of them.
+    /// Runs `body(index)` for `count` indices on `count` threads and joins them all.
+    ///
+    /// POSIX threads, joined rather than signalled: a thread still running its thread-local destructors (OpenSSL
+    /// keeps per-thread state) while `exit` runs OpenSSL's cleanup corrupts the heap.
     static func onThreads<T: Sendable>(_ count: Int, _ body: @escaping @Sendable (Int) -> T) -> [T] {
         let results = Mutex<[Int: T]>([:])
-        let group = DispatchGroup()
+        var threads: [pthread_t] = []
         for index in 0..<count {
-            group.enter()
-            let thread = Thread {
+            let job = LoadThreadJob {
                 let value = body(index)
                 results.withLock { $0[index] = value }
-                group.leave()
             }
-            thread.stackSize = 512 * 1024
-            thread.start()
+            var thread = pthread_t()
+            let created = pthread_create(
+                &thread, nil,
+                { context in
+                    guard let context else { return nil }
+                    Unmanaged<LoadThreadJob>.fromOpaque(context).takeRetainedValue().run()
+                    return nil
+                }, Unmanaged.passRetained(job).toOpaque())
+            if created == 0 {
+                threads.append(thread)
+            } else {
+                // No thread: run it here rather than lose the worker.
+                job.run()
+                Unmanaged.passUnretained(job).release()
+            }
         }
-        group.wait()
+        for thread in threads { pthread_join(thread, nil) }
         return results.withLock { results in (0..<count).compactMap { results[$0] } }
     }
 
@@ -153,20 +170,22 @@ enum LoadRun {
         let start = clock.now + .milliseconds(Int(options.warmup * 1000))
         let end = start + .milliseconds(Int(options.seconds * 1000))
         let samples = Mutex<(LoadSampler.Sample?, LoadSampler.Sample?, String?)>((nil, nil, nil))
-        let sampler = Thread {
-            sleep(until: start)
-            do {
-                let first = try LoadSampler.sample(options)
-                samples.withLock { $0.0 = first }
-                sleep(until: end)
-                let last = try LoadSampler.sample(options)
-                samples.withLock { $0.1 = last }
-            } catch {
-                samples.withLock { $0.2 = "\(error)" }
+        // Thread 0 samples the servers at the window's start and end; threads 1... are the workers.
+        let tallies = onThreads(options.concurrency + 1) { thread -> LoadTally? in
+            guard thread > 0 else {
+                sleep(until: start)
+                do {
+                    let first = try LoadSampler.sample(options)
+                    samples.withLock { $0.0 = first }
+                    sleep(until: end)
+                    let last = try LoadSampler.sample(options)
+                    samples.withLock { $0.1 = last }
+                } catch {
+                    samples.withLock { $0.2 = "\(error)" }
+                }
+                return nil
             }
-        }
-        sampler.start()
-        let tallies = onThreads(options.concurrency) { worker -> LoadTally in
+            let worker = thread - 1
             var owned = stride(from: worker, to: keys.count, by: options.concurrency).map { keys[$0] }
             let connection = LoadConnection(options.servers[worker % options.servers.count])
             var tally = LoadTally()
@@ -178,14 +197,15 @@ enum LoadRun {
                 do {
                     let outcome = try app.protectedRequest(&owned[index], on: connection)
                     let finished = clock.now
-                    if began >= start && finished <= end {
+                    // Counted when it completes in the window (the servers' CPU is sampled over it).
+                    if finished >= start && finished <= end {
                         let elapsed = finished - began
                         tally.record(
                             outcome,
                             seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
                     }
                 } catch {
-                    if began >= start { tally.errors += 1 }
+                    if clock.now >= start { tally.errors += 1 }
                     tally.firstError = tally.firstError ?? "\(error)"
                     connection.close()
                     Thread.sleep(forTimeInterval: 0.01)
@@ -194,9 +214,8 @@ enum LoadRun {
             tally.connectionsOpened = connection.connectionsOpened
             return tally
         }
-        while samples.withLock({ $0.1 == nil && $0.2 == nil }) { Thread.sleep(forTimeInterval: 0.01) }
         var total = LoadTally()
-        for tally in tallies { total.merge(tally) }
+        for tally in tallies.compactMap({ $0 }) { total.merge(tally) }
         let (first, last, samplingFailure) = samples.withLock { $0 }
         if let samplingFailure { throw LoadError("sampling the servers failed: \(samplingFailure)") }
         return report(options, keys: keys.count, total: total, first: first, last: last, window: end - start)
@@ -244,4 +263,11 @@ enum LoadRun {
             stageCPUMicrosecondsPerRequest: stageCPU, databaseCPUMicrosecondsPerRequest: databaseCPU,
             clientCPUMicrosecondsPerRequest: clientCPU)
     }
+}
+
+/// The body of one thread of ``LoadRun/onThreads(_:_:)``, handed to `pthread_create` as its context.
+private final class LoadThreadJob: Sendable {
+    let run: @Sendable () -> Void
+
+    init(_ run: @escaping @Sendable () -> Void) { self.run = run }
 }
