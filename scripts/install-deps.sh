@@ -12,6 +12,8 @@ packages=(
     libargon2-dev               # Argon2id
     libclang-rt-14-dev          # sanitizer runtimes for the fuzz targets
     libcurl4-openssl-dev        # linking FoundationNetworking statically (release builds use --static-swift-stdlib)
+    nginx caddy python3         # the gateway tests: real nginx (auth_request) and Caddy (forward_auth) in front of
+                                # rampart serve and docs/examples/upstream.py, run unprivileged on loopback
     pkg-config ca-certificates
 )
 
@@ -24,7 +26,16 @@ if [ ${#missing[@]} -gt 0 ]; then
     [ "$(id -u)" -eq 0 ] || sudo="sudo"
     echo "installing: ${missing[*]}" >&2
     $sudo apt-get update -qq
+    # Installing nginx or caddy must not start their system services (port 80 as root): the tests start their own.
+    # Debian's invoke-rc.d asks /usr/sbin/policy-rc.d; exit 101 means "do not start". An existing one is kept.
+    policy=""
+    if [ ! -e /usr/sbin/policy-rc.d ]; then
+        policy=/usr/sbin/policy-rc.d
+        printf '#!/bin/sh\nexit 101\n' | $sudo tee "$policy" >/dev/null
+        $sudo chmod 755 "$policy"
+    fi
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    if [ -n "$policy" ]; then $sudo rm -f "$policy"; fi
 fi
 command -v swift >/dev/null || export PATH="/opt/swift/usr/bin:$PATH"
 command -v swift >/dev/null || { echo "swift 6.1+ is required (https://swift.org/install)" >&2; exit 1; }

@@ -112,7 +112,7 @@ public final class AttestationService {
     ///   - chargingLimits: False for the follow-up challenge of an accepted assertion (`Rampart-Next-Challenge`):
     ///     it is issued to the key's own subject after a verified request, so it is not counted against the
     ///     per-minute issuance limits.
-    /// - Returns: The challenge (an opaque base64url token of ``ChallengeToken/textLength`` characters) and its
+    /// - Returns: The challenge (an opaque base64url token, 104 characters today; clients must not parse it) and its
     ///   expiry.
     /// - Throws: ``AttestServiceError`` (`invalidField` for a subject that is empty, too long or holds a NUL;
     ///   `rateLimited`; `storeFailure` when the stored sealing key cannot be read).
@@ -180,7 +180,8 @@ public final class AttestationService {
         switch opened.failure(purpose: purpose, subject: subject, now: now) {
         case nil: return .usable(opened.token)
         case .mismatch: return .mismatched(opened.token)
-        case .expired, .notIssued:
+        case .notIssued: return .refused(Self.challengeUsed)
+        case .expired:
             return .refused(
                 Refusal(.challengeExpired, "the challenge expired; request a new one with POST /v1/challenges"))
         }
@@ -211,9 +212,10 @@ public final class AttestationService {
 
     /// Verifies an attestation and registers its key.
     ///
-    /// Consumes the challenge (it must be an unexpired `attestation` challenge for the same subject), verifies the
-    /// object with clientDataHash = SHA-256(challenge), and stores the key with counter 0. The challenge stays
-    /// consumed whatever the outcome, a malformed object included.
+    /// Opens the challenge (it must be an unexpired `attestation` challenge for the same subject) and verifies the
+    /// object with clientDataHash = SHA-256(challenge), holding no lock; then one short transaction spends the
+    /// challenge and stores the key with counter 0. The challenge stays spent whatever the outcome, a malformed
+    /// object included.
     ///
     /// - Parameter submission: The decoded request.
     /// - Returns: The registered key, or a refusal.

@@ -95,7 +95,7 @@ public struct ServiceConfiguration: Hashable, Decodable {
         case listen, database, teamId, bundleId, environment, root, challengeLifetimeSeconds, riskBlockThreshold
         case maximumBodyBytes, postgresPoolSize, operatorToken, routes, riskDecaySeconds, counterReorderWindow, limits
         case adminListen, connectionLimit, connectionsPerAddress, requestTimeoutSeconds
-        case challenges, subject, defaultPolicy, tokens
+        case subject, defaultPolicy, tokens, challenges
     }
 
     private enum LimitKeys: String, CodingKey, CaseIterable {

@@ -44,17 +44,19 @@ struct OperatorSurfaceTests {
         }
     }
 
-    @Test("the admin listener answers only operator routes and /healthz; public routes are 404 notFound")
+    @Test("the admin listener answers only its internal and operator routes and /healthz; public-only routes are 404")
     func adminListenerHidesPublicRoutes() async {
         let admin = ServiceRouter(service: service, listener: .admin)
         let health = await admin.respond(to: HTTPRequest(method: "GET", path: "/healthz"))
         #expect(health.status == 200)
         let metrics = await admin.respond(to: HTTPRequest(method: "GET", path: "/metrics"))
         #expect(metrics.status == 200)
-        for route in ServiceRouter.publicRoutes where route != "GET /healthz" {
+        for route in ServiceRouter.publicRoutes
+        where route != "GET /healthz" && !ServiceRouter.internalRoutes.contains(route) {
             let parts = route.split(separator: " ")
+            let path = String(parts[1]).replacingOccurrences(of: "{target}", with: "api/x")
             let response = await admin.respond(
-                to: HTTPRequest(method: String(parts[0]), path: String(parts[1]), body: Array("{}".utf8)))
+                to: HTTPRequest(method: String(parts[0]), path: path, body: Array("{}".utf8)))
             #expect(response.status == 404, "\(route)")
             #expect(errorCode(response) == "notFound")
         }

@@ -166,7 +166,9 @@ struct ErrorsThatLeadSomewhereTests {
                 arguments: ["inspect", "http://example.com"],
                 message: "http://… is a URL; give HOST[:PORT] (for example example.com or example.com:8443)"),
             Case(
-                arguments: ["serve", "--team-id", "T", "--bundle-id", "b", "--db", "mysql://x"],
+                arguments: [
+                    "serve", "--team-id", "T", "--bundle-id", "b", "--subject-header", "X-User-Id", "--db", "mysql://x",
+                ],
                 message: "the database scheme 'mysql' is not supported; use sqlite:PATH or postgres://"),
             Case(
                 arguments: ["appattest", "verify-attestation", "--key-id", "AA"],

@@ -8,9 +8,11 @@ struct ServiceCommandTests {
         #expect(result.status == 0, "\(result.stderr)")
         let steps = try #require(
             try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
-        #expect(steps.count == 8)
+        #expect(steps.count == 10)
         #expect(steps.allSatisfy { $0["passed"] as? Bool == true })
-        #expect(steps.map { $0["outcome"] as? String ?? "" }.contains("counterReplay"))
+        for code in ["counterReplay", "digestMismatch", "invalidField"] {
+            #expect(steps.map { $0["outcome"] as? String ?? "" }.contains(code))
+        }
     }
 
     @Test(
@@ -21,7 +23,15 @@ struct ServiceCommandTests {
             (["serve", "--team-id", "T", "--bundle-id", "b", "--environment", "staging"], "environment"),
             (["serve", "--team-id", "T", "--bundle-id", "b", "--root", "/nonexistent/root.pem"], "root"),
             (["serve", "--config", "/nonexistent/serve.json"], "configuration"),
-            (["serve", "--team-id", "T", "--bundle-id", "b", "--db", "sqlite:/nonexistent/dir/x.db"], "SQLite"),
+            (
+                [
+                    "serve", "--team-id", "T", "--bundle-id", "b", "--subject-header", "X-User-Id", "--db",
+                    "sqlite:/nonexistent/dir/x.db",
+                ],
+                "SQLite"
+            ),
+            (["serve", "--team-id", "T", "--bundle-id", "b", "--listen", "127.0.0.1:0"], "\"subject\""),
+            (["serve", "--team-id", "T", "--bundle-id", "b", "--subject-header", "X User"], "subject.header"),
             (["serve", "--bogus"], "unknown option"),
             (["serve", "--team-id", "T", "--bundle-id", "b", "--admin-listen", "nowhere"], "admin listen address"),
             (["serve", "--team-id", "T", "--bundle-id", "b", "--admin-listen", "0.0.0.0:0"], "not loopback"),
@@ -54,7 +64,10 @@ struct ServiceCommandTests {
     func help() async {
         let result = await runRampart(["serve", "--help"])
         #expect(result.status == 0)
-        for word in ["--admin-listen", "--operator-token-file", "RAMPART_OPERATOR_TOKEN", "adminListen"] {
+        for word in [
+            "--admin-listen", "--operator-token-file", "RAMPART_OPERATOR_TOKEN", "adminListen", "--subject-header",
+            "--demo", "/ext-authz", "/forward-auth", "/auth-request", "POST /v1/verify", "defaultPolicy",
+        ] {
             #expect(result.stdout.contains(word), "\(word)")
         }
     }

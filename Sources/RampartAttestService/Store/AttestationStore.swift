@@ -26,8 +26,8 @@ public protocol AttestationStore: Sendable {
 
     /// Runs `body`, which only reads, without taking the write lock; it sees committed data only.
     ///
-    /// The default runs it as a ``transaction(_:)``. A body that writes fails with
-    /// ``AttestServiceError/Code/storeFailure`` in stores with a read path of their own.
+    /// The default runs it as a ``transaction(_:)``. The body must not write: the SQLite store runs it on a
+    /// `query_only` connection, where a write fails with ``AttestServiceError/Code/storeFailure``.
     ///
     /// - Parameter body: The reads.
     /// - Returns: What `body` returned.

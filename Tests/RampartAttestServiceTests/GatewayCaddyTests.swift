@@ -1,0 +1,153 @@
+import Foundation
+import RampartAppAttest
+import TestSupport
+import Testing
+
+/// Caddy (`forward_auth`) in front of the echo upstream with `docs/examples/Caddyfile` as the docs print it: only the
+/// ports are the test's (the credentials come from the environment, as in the docs). Caddy runs unprivileged with the
+/// admin endpoint off, no automatic HTTPS and its storage in a scratch directory. Skipped, saying so, when Caddy is not
+/// installed (scripts/install-deps.sh installs it; CI runs it).
+@Suite(
+    .serialized,
+    .enabled(
+        if: (CaddyGateway.binary != nil && EchoUpstream.python != nil || Gateway.required) && ServeProcess.available,
+        "needs caddy (apt-get install caddy; scripts/install-deps.sh), python3 and the rampart binary"))
+struct GatewayCaddyTests {
+    let simulator: AppAttestSimulator
+
+    init() throws { simulator = try AppAttestSimulator() }
+
+    func story() async throws -> (GatewayStory, @Sendable () async -> Void) {
+        let serve = try await GatewayService.start(simulator: simulator)
+        let upstream = try await EchoUpstream.start()
+        let caddy = try await CaddyGateway.start(rampartPort: serve.port, upstreamPort: upstream.port)
+        let stop: @Sendable () async -> Void = {
+            await caddy.child.stop()
+            await upstream.child.stop(signal: SIGKILL)
+            await serve.stop()
+        }
+        do {
+            let app = SigningApp(simulator: simulator, authentication: GatewayStory.basicAlice)
+            try await app.register(port: caddy.port)
+            return (GatewayStory(name: "Caddy", port: caddy.port, app: app, passesStatus: true), stop)
+        } catch {
+            let log = caddy.child.stderr
+            await stop()
+            throw ServeProcessError("\(error)\ncaddy stderr:\n\(log)")
+        }
+    }
+
+    @Test("a signed request reaches the upstream with Rampart-Subject; the next challenge signs the next request")
+    func signedRequests() async throws {
+        let (story, stop) = try await story()
+        do {
+            try await story.signedRequestsPass()
+        } catch {
+            await stop()
+            throw error
+        }
+        await stop()
+    }
+
+    @Test(
+        "method, path, query or body changed, replay and no assertion: refused by Caddy with Rampart's status and code")
+    func tampering() async throws {
+        let (story, stop) = try await story()
+        do {
+            try await story.tamperingIsRefused()
+        } catch {
+            await stop()
+            throw error
+        }
+        await stop()
+    }
+
+    @Test("open routes pass; the client's X-User-Id and Rampart-* copies never reach the upstream")
+    func openRoutes() async throws {
+        let (story, stop) = try await story()
+        do {
+            try await story.openRoutesPassAndForgedHeadersAreDropped()
+        } catch {
+            await stop()
+            throw error
+        }
+        await stop()
+    }
+
+    @Test("a token from POST /v1/tokens through Caddy opens a token route")
+    func tokens() async throws {
+        let (story, stop) = try await story()
+        do {
+            try await story.tokensOpenTokenRoutes()
+        } catch {
+            await stop()
+            throw error
+        }
+        await stop()
+    }
+}
+
+/// Caddy started from `docs/examples/Caddyfile`.
+struct CaddyGateway {
+    let child: ChildProcess
+    let port: UInt16
+
+    static var binary: String? { Gateway.executable("caddy") }
+
+    /// The bcrypt hash of the test password `secret`, made once by `caddy hash-password`.
+    static let passwordHash: String? = {
+        guard let binary else { return nil }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = ["hash-password", "--plaintext", "secret"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return nil }
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }()
+
+    static func start(rampartPort: UInt16, upstreamPort: UInt16) async throws -> CaddyGateway {
+        guard let binary, let passwordHash, !passwordHash.isEmpty else {
+            throw ServeProcessError("caddy is not installed or `caddy hash-password` failed")
+        }
+        let directory = URL(fileURLWithPath: ScratchDirectory.uniquePath("caddy"), isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        var lastError: any Error = ServeProcessError("caddy did not start")
+        for _ in 0..<3 {  // the free port may be taken between picking and binding it
+            let port = try Gateway.freePort()
+            let site = try Gateway.substitute(
+                try Gateway.example("Caddyfile"),
+                [
+                    "http://:8000": "http://127.0.0.1:\(port)",
+                    "127.0.0.1:8080": "127.0.0.1:\(rampartPort)",
+                    "127.0.0.1:9000": "127.0.0.1:\(upstreamPort)",
+                ])
+            try Data(site.utf8).write(to: directory.appendingPathComponent("site.caddy"))
+            let main = """
+                {
+                \tadmin off
+                \tauto_https off
+                \tstorage file_system \(directory.path)/storage
+                }
+                import \(directory.path)/site.caddy
+
+                """
+            try Data(main.utf8).write(to: directory.appendingPathComponent("Caddyfile"))
+            let child = try ChildProcess(
+                "caddy", executable: binary,
+                arguments: ["run", "--config", "\(directory.path)/Caddyfile", "--adapter", "caddyfile"],
+                environment: ["API_USER": "alice", "API_PASSWORD_HASH": passwordHash], directory: directory)
+            do {
+                try await child.wait { Gateway.isListening(port) }
+                return CaddyGateway(child: child, port: port)
+            } catch {
+                lastError = error
+                await child.stop()
+            }
+        }
+        throw lastError
+    }
+}

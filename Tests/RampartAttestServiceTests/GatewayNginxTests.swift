@@ -1,0 +1,160 @@
+import Foundation
+import RampartAppAttest
+import TestSupport
+import Testing
+
+/// nginx (`auth_request`) in front of the echo upstream with `docs/examples/nginx.conf` as the docs print it: only the
+/// ports and the password file are the test's. nginx runs unprivileged, its pid, logs and temporary files in a
+/// scratch directory. Skipped, saying so, when nginx is not installed (scripts/install-deps.sh installs it; CI runs it).
+@Suite(
+    .serialized,
+    .enabled(
+        if: (NginxGateway.binary != nil && EchoUpstream.python != nil || Gateway.required) && ServeProcess.available,
+        "needs nginx (apt-get install nginx; scripts/install-deps.sh), python3 and the rampart binary"))
+struct GatewayNginxTests {
+    let simulator: AppAttestSimulator
+
+    init() throws { simulator = try AppAttestSimulator() }
+
+    /// rampart serve, the upstream and nginx, with an app registered through nginx as alice.
+    func story() async throws -> (GatewayStory, @Sendable () async -> Void) {
+        let serve = try await GatewayService.start(simulator: simulator)
+        let upstream = try await EchoUpstream.start()
+        let nginx = try await NginxGateway.start(rampartPort: serve.port, upstreamPort: upstream.port)
+        let stop: @Sendable () async -> Void = {
+            await nginx.child.stop()
+            await upstream.child.stop(signal: SIGKILL)
+            await serve.stop()
+        }
+        do {
+            let app = SigningApp(simulator: simulator, authentication: GatewayStory.basicAlice)
+            try await app.register(port: nginx.port)
+            return (GatewayStory(name: "nginx", port: nginx.port, app: app, passesStatus: false), stop)
+        } catch {
+            let log = nginx.child.stderr
+            await stop()
+            throw ServeProcessError("\(error)\nnginx stderr:\n\(log)")
+        }
+    }
+
+    @Test("a signed request reaches the upstream with Rampart-Subject; the next challenge signs the next request")
+    func signedRequests() async throws {
+        let (story, stop) = try await story()
+        do {
+            try await story.signedRequestsPass()
+        } catch {
+            await stop()
+            throw error
+        }
+        await stop()
+    }
+
+    @Test(
+        "method, path, query or body changed, replay and no assertion: refused by nginx with the code in Rampart-Error")
+    func tampering() async throws {
+        let (story, stop) = try await story()
+        do {
+            try await story.tamperingIsRefused()
+        } catch {
+            await stop()
+            throw error
+        }
+        await stop()
+    }
+
+    @Test("open routes pass; the client's X-User-Id and Rampart-* copies never reach the upstream")
+    func openRoutes() async throws {
+        let (story, stop) = try await story()
+        do {
+            try await story.openRoutesPassAndForgedHeadersAreDropped()
+        } catch {
+            await stop()
+            throw error
+        }
+        await stop()
+    }
+
+    @Test("a token from POST /v1/tokens through nginx opens a token route")
+    func tokens() async throws {
+        let (story, stop) = try await story()
+        do {
+            try await story.tokensOpenTokenRoutes()
+        } catch {
+            await stop()
+            throw error
+        }
+        await stop()
+    }
+
+    @Test("without its user's authentication nginx refuses before Rampart is asked")
+    func unauthenticated() async throws {
+        let (story, stop) = try await story()
+        do {
+            let answer = try #require(await RawHTTP.request(port: story.port, "GET", "/api/health"))
+            #expect(answer.status == 401)
+            #expect(answer.headers["rampart-error"] == nil)
+        } catch {
+            await stop()
+            throw error
+        }
+        await stop()
+    }
+}
+
+/// nginx started from `docs/examples/nginx.conf`.
+struct NginxGateway {
+    let child: ChildProcess
+    let port: UInt16
+
+    static var binary: String? { Gateway.executable("nginx") }
+
+    static func start(rampartPort: UInt16, upstreamPort: UInt16) async throws -> NginxGateway {
+        guard let binary else { throw ServeProcessError("nginx is not installed") }
+        let directory = URL(fileURLWithPath: ScratchDirectory.uniquePath("nginx"), isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        var lastError: any Error = ServeProcessError("nginx did not start")
+        for _ in 0..<3 {  // the free port may be taken between picking and binding it
+            let port = try Gateway.freePort()
+            let site = try Gateway.substitute(
+                try Gateway.example("nginx.conf"),
+                [
+                    "listen 8000;": "listen 127.0.0.1:\(port);",
+                    "127.0.0.1:8080": "127.0.0.1:\(rampartPort)",
+                    "127.0.0.1:9000": "127.0.0.1:\(upstreamPort)",
+                    "/etc/nginx/api.htpasswd": directory.appendingPathComponent("api.htpasswd").path,
+                ])
+            try Data(site.utf8).write(to: directory.appendingPathComponent("site.conf"))
+            try Data("alice:{PLAIN}secret\n".utf8).write(to: directory.appendingPathComponent("api.htpasswd"))
+            let path = directory.path
+            let main = """
+                daemon off;
+                worker_processes 1;
+                pid \(path)/nginx.pid;
+                error_log stderr notice;
+                events { worker_connections 256; }
+                http {
+                    access_log off;
+                    client_body_temp_path \(path)/client_body;
+                    proxy_temp_path \(path)/proxy;
+                    fastcgi_temp_path \(path)/fastcgi;
+                    uwsgi_temp_path \(path)/uwsgi;
+                    scgi_temp_path \(path)/scgi;
+                    include \(path)/site.conf;
+                }
+
+                """
+            try Data(main.utf8).write(to: directory.appendingPathComponent("nginx.conf"))
+            let child = try ChildProcess(
+                "nginx", executable: binary, arguments: ["-p", path, "-c", "\(path)/nginx.conf", "-e", "stderr"],
+                directory: directory)
+            do {
+                try await child.wait { Gateway.isListening(port) }
+                return NginxGateway(child: child, port: port)
+            } catch {
+                lastError = error
+                await child.stop()
+            }
+        }
+        throw lastError
+    }
+}

@@ -1,0 +1,210 @@
+import Foundation
+import RampartAppAttest
+import RampartRequestSigning
+import Testing
+
+/// The checks every real gateway passes, whatever its protocol: a rampart serve (docs/examples/rampart.json), the
+/// echo upstream (docs/examples/upstream.py) and the gateway in front of both with the docs' configuration.
+///
+/// The routes (from rampart.json): `GET /api/health` open, `* /api/points/*` require-assertion, `GET /api/feed/*`
+/// token, everything else require-assertion. The user is `alice`, proved to the gateway by HTTP Basic (the stand-in
+/// for the backend's authentication), so the subject is `alice`.
+struct GatewayStory {
+    /// The gateway's name, for messages.
+    let name: String
+    /// The gateway's port.
+    let port: UInt16
+    /// The signing app, registered through the gateway.
+    let app: SigningApp
+    /// Whether the gateway passes Rampart's refusal status on (Caddy, Traefik, Envoy) or only 401 and 403 (nginx).
+    let passesStatus: Bool
+
+    static let basicAlice = ["Authorization": "Basic " + Data("alice:secret".utf8).base64EncodedString()]
+
+    /// The status a refusal with `status` (per the contract) reaches the app with through this gateway.
+    func refusal(_ status: Int) -> Set<Int> { passesStatus ? [status] : [401, 403] }
+
+    /// A fresh signed request for `method target` with `body`.
+    func signed(_ method: String, _ target: String, body: [UInt8] = []) async throws -> SignedRequest {
+        let challenge = try await app.challenge(port: port)
+        return try await signed(method, target, body: body, challenge: challenge)
+    }
+
+    func signed(
+        _ method: String, _ target: String, body: [UInt8] = [], challenge: String
+    ) async throws
+        -> SignedRequest
+    {
+        let headers = try await app.signatureHeaders(method: method, target: target, body: body, challenge: challenge)
+        return SignedRequest(method: method, target: target, body: body, headers: headers)
+    }
+
+    func send(_ request: SignedRequest) async throws -> RawHTTP.Response {
+        try await app.send(port: port, request.method, request.target, body: request.body, headers: request.headers)
+    }
+
+    /// Expects a refusal by the gateway (not the upstream) with `code` and the status the contract gives it.
+    func expectRefused(
+        _ response: RawHTTP.Response, _ code: String, status: Int, _ step: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        #expect(
+            refusal(status).contains(response.status),
+            "\(name), \(step): status \(response.status), expected \(refusal(status)) (\(code)); \(response.body)",
+            sourceLocation: sourceLocation)
+        #expect(
+            response.headers["rampart-error"] == code,
+            "\(name), \(step): Rampart-Error \(response.headers["rampart-error"] ?? "absent"), expected \(code)",
+            sourceLocation: sourceLocation)
+        #expect(
+            EchoUpstream.Seen(response) == nil, "\(name), \(step): the request reached the upstream",
+            sourceLocation: sourceLocation)
+        if passesStatus {
+            #expect(
+                response.body.contains(#""error":"\#(code)""#) && response.body.contains(#""message":"#),
+                "\(name), \(step): the body is not Rampart's {\"error\",\"message\"}: \(response.body)",
+                sourceLocation: sourceLocation)
+        }
+    }
+
+    // MARK: The story
+
+    /// A signed request reaches the upstream with the subject and the verified headers; the next challenge from its
+    /// answer signs the next request.
+    func signedRequestsPass() async throws {
+        let body = Array(#"{"action":"point_use","amount":1000}"#.utf8)
+        let first = try await signed("POST", "/api/points/use?dry=1&note=a%20b", body: body)
+        let answer = try await send(first)
+        let seen = try #require(
+            EchoUpstream.Seen(answer), "\(name): not from the upstream: \(answer.status) \(answer.body)")
+        #expect(answer.status == 200)
+        #expect(seen.method == "POST")
+        #expect(seen.target == "/api/points/use?dry=1&note=a%20b", "\(name): the target reached the upstream changed")
+        #expect(seen.body == body)
+        #expect(seen.headers["rampart-subject"] == "alice")
+        #expect(seen.headers["rampart-policy"] == "require-assertion")
+        #expect(seen.headers["rampart-key-id"] == app.keyID)
+        #expect(seen.headers["rampart-counter"] == "1")
+        #expect(seen.headers["rampart-verified-digest"] == RequestSignature.contentDigest(of: body))
+        #expect(seen.headers["rampart-verified-digest"] == seen.bodyDigest)
+        #expect(seen.headers["x-user-id"] == "alice")
+        let next = try #require(answer.headers["rampart-next-challenge"], "\(name): no Rampart-Next-Challenge")
+
+        // The next request needs no challenge round trip.
+        let second = try await send(try await signed("DELETE", "/api/points/7", challenge: next))
+        let secondSeen = try #require(EchoUpstream.Seen(second), "\(name): \(second.status) \(second.body)")
+        #expect(secondSeen.method == "DELETE")
+        #expect(secondSeen.headers["rampart-counter"] == "2")
+        #expect(secondSeen.headers["rampart-verified-digest"] == RequestSignature.contentDigest(of: []))
+        #expect(second.headers["rampart-next-challenge"] != nil)
+        #expect(second.headers["rampart-next-challenge"] != next)
+    }
+
+    /// Changing the method, path, query or body after signing, replaying, or sending no assertion is refused by the
+    /// gateway with the precise code; a body changed behind an intact Content-Digest is refused by the upstream's
+    /// check of Rampart-Verified-Digest (the gateway never saw the body).
+    func tamperingIsRefused() async throws {
+        let body = Array(#"{"amount":1}"#.utf8)
+
+        var method = try await signed("POST", "/api/points/use", body: body)
+        method.method = "PUT"
+        expectRefused(try await send(method), "invalidAssertion", status: 401, "method changed")
+
+        var path = try await signed("POST", "/api/points/use", body: body)
+        path.target = "/api/points/transfer"
+        expectRefused(try await send(path), "invalidAssertion", status: 401, "path changed")
+
+        var query = try await signed("POST", "/api/points/use?amount=1", body: body)
+        query.target = "/api/points/use?amount=1000"
+        expectRefused(try await send(query), "invalidAssertion", status: 401, "query changed")
+
+        var added = try await signed("POST", "/api/points/use", body: body)
+        added.target = "/api/points/use?amount=1000"
+        expectRefused(try await send(added), "invalidAssertion", status: 401, "query added")
+
+        var digest = try await signed("POST", "/api/points/use", body: body)
+        digest.body = Array(#"{"amount":1000}"#.utf8)
+        digest.headers[RequestSignature.contentDigestHeader] = RequestSignature.contentDigest(of: digest.body)
+        expectRefused(try await send(digest), "invalidAssertion", status: 401, "body and Content-Digest changed")
+
+        var bodyOnly = try await signed("POST", "/api/points/use", body: body)
+        bodyOnly.body = Array(#"{"amount":9999}"#.utf8)
+        let upstreamCheck = try await send(bodyOnly)
+        #expect(
+            upstreamCheck.status == 400 && upstreamCheck.body.contains("digestMismatch"),
+            "\(name), body changed behind Content-Digest: the upstream's check must refuse it: \(upstreamCheck.status) \(upstreamCheck.body)"
+        )
+
+        let original = try await signed("POST", "/api/points/use", body: body)
+        #expect(try await send(original).status == 200, "\(name): the untampered request")
+        expectRefused(try await send(original), "challengeUsed", status: 409, "replayed")
+
+        let unsigned = try await app.send(port: port, "POST", "/api/points/use", body: body)
+        expectRefused(unsigned, "assertionRequired", status: 401, "no assertion on a require-assertion route")
+
+        let defaultPolicy = try await app.send(port: port, "GET", "/api/other")
+        expectRefused(defaultPolicy, "assertionRequired", status: 401, "no assertion under the default policy")
+
+        var wrongKey = try await signed("POST", "/api/points/use", body: body)
+        wrongKey.headers[RequestSignature.keyIDHeader] = Data(repeating: 7, count: 32).base64EncodedString()
+        expectRefused(try await send(wrongKey), "unknownKey", status: 401, "unknown key id")
+    }
+
+    /// An open route passes without a signature and without key headers; the client's own copies of the headers only
+    /// the proxy and Rampart may set never reach the upstream.
+    func openRoutesPassAndForgedHeadersAreDropped() async throws {
+        let forged = [
+            "X-User-Id": "mallory", "Rampart-Subject": "mallory", "Rampart-Policy": "require-assertion",
+            "Rampart-Counter": "99", "Rampart-Verified-Digest": RequestSignature.contentDigest(of: []),
+            "Rampart-Key-Id": Data(repeating: 1, count: 32).base64EncodedString(),
+        ]
+        let open = try await app.send(port: port, "GET", "/api/health?probe=1", headers: forged)
+        let seen = try #require(EchoUpstream.Seen(open), "\(name): open route: \(open.status) \(open.body)")
+        #expect(open.status == 200)
+        #expect(seen.target == "/api/health?probe=1")
+        #expect(seen.headers["rampart-policy"] == "open")
+        #expect(seen.headers["x-user-id"] == "alice", "\(name): the client's X-User-Id reached the upstream")
+        #expect([nil, "alice"].contains(seen.headers["rampart-subject"]), "\(name): forged Rampart-Subject passed")
+        #expect(seen.headers["rampart-counter"] == nil, "\(name): forged Rampart-Counter passed")
+        #expect(seen.headers["rampart-key-id"] == nil, "\(name): unverified Rampart-Key-Id passed")
+        #expect(seen.headers["rampart-verified-digest"] == nil, "\(name): forged Rampart-Verified-Digest passed")
+
+        // On a protected route the forged subject is replaced by the verified one.
+        var signed = try await signed("POST", "/api/points/use")
+        signed.headers.merge(["X-User-Id": "mallory", "Rampart-Subject": "mallory"]) { $1 }
+        let protected = try await send(signed)
+        let protectedSeen = try #require(EchoUpstream.Seen(protected), "\(name): \(protected.status) \(protected.body)")
+        #expect(protectedSeen.headers["rampart-subject"] == "alice")
+        #expect(protectedSeen.headers["x-user-id"] == "alice")
+
+        // Nor can the app name a subject in a body.
+        let named = try await app.send(
+            port: port, "POST", "/v1/challenges", body: Array(#"{"purpose":"assertion","subject":"mallory"}"#.utf8),
+            headers: ["Content-Type": "application/json"])
+        #expect(named.status == 400, "\(name): a subject in a challenge request: \(named.status) \(named.body)")
+        #expect(named.body.contains(#""error":"invalidField""#))
+    }
+
+    /// A token from `POST /v1/tokens` (itself a signed request) opens `token` routes; no token is refused.
+    func tokensOpenTokenRoutes() async throws {
+        let request = try await signed("POST", "/v1/tokens")
+        let answer = try await send(request)
+        let object = try JSONSerialization.jsonObject(with: Data(answer.body.utf8)) as? [String: Any]
+        let token = try #require(object?["token"] as? String, "\(name): no token: \(answer.status) \(answer.body)")
+        let feed = try await app.send(port: port, "GET", "/api/feed/today", headers: ["Rampart-Token": token])
+        let seen = try #require(EchoUpstream.Seen(feed), "\(name): token route: \(feed.status) \(feed.body)")
+        #expect(seen.headers["rampart-subject"] == "alice")
+        #expect(seen.headers["rampart-policy"] == "token")
+        let without = try await app.send(port: port, "GET", "/api/feed/today")
+        expectRefused(without, "assertionRequired", status: 401, "a token route without a token or a signature")
+        var altered = Array(token.utf8)
+        let last = altered.count - 2  // inside the signature, not its padding bits
+        altered[last] = altered[last] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+        let forged = try await app.send(
+            port: port, "GET", "/api/feed/today", headers: ["Rampart-Token": String(decoding: altered, as: UTF8.self)])
+        expectRefused(forged, "invalidToken", status: 401, "an altered token")
+        // A token is for token routes only: a require-assertion route still wants a signature.
+        let points = try await app.send(port: port, "POST", "/api/points/use", headers: ["Rampart-Token": token])
+        expectRefused(points, "assertionRequired", status: 401, "a token on a require-assertion route")
+    }
+}
