@@ -35,6 +35,7 @@ let package = Package(
         .library(name: "RampartVault", targets: ["RampartVault"]),
         .library(name: "RampartAudit", targets: ["RampartAudit"]),
         .executable(name: "rampart", targets: ["rampart"]),
+        .executable(name: "rampart-service", targets: ["rampart-service"]),
         .executable(name: "rampart-bench", targets: ["rampart-bench"]),
         .executable(name: "rampart-load", targets: ["rampart-load"]),
         .executable(name: "rampart-limbo", targets: ["rampart-limbo"]),
@@ -45,7 +46,9 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
-        .systemLibrary(name: "CSecret", pkgConfig: "libsecret-1", providers: [.apt(["libsecret-1-dev"])]),
+        // libsecret is dlopened when the Secret Service backend is first used (Sources/CSecret/shim.h): no pkg-config
+        // flags, so no command maps it (and GLib) at start.
+        .systemLibrary(name: "CSecret", providers: [.apt(["libsecret-1-0"])]),
         .systemLibrary(name: "CArgon2", pkgConfig: "libargon2", providers: [.apt(["libargon2-dev"])]),
 
         // MARK: Shared libraries (app and server)
@@ -166,8 +169,24 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // `rampart` as users run it: RampartCLI's sources (symlinks) without serve and demo, so that no command maps
+        // libmicrohttpd, libpq or libcurl at start; it runs `rampart-service` for those (Sources/RampartCLICore/
+        // ForwardedCommands.swift). Tests use RampartCLI, the whole command set.
+        .target(
+            name: "RampartCLICore",
+            dependencies: [
+                "RampartCrypto", "RampartX509", "RampartPinning", "RampartChainVerification", "RampartTLS",
+                "RampartSecretStore", "RampartVault", "RampartSeal", "RampartAppAttest", "RampartAudit",
+            ],
+            exclude: ["Commands/ServeCommand.swift", "Commands/DemoCommand.swift"],
+            swiftSettings: swiftSettings + [.define("RAMPART_CLI_CORE")]
+        ),
+
         // MARK: Executables
-        .executableTarget(name: "rampart", dependencies: ["RampartCLI"], swiftSettings: swiftSettings),
+        // `rampart` runs `rampart-service` (built beside it: `swift build`, scripts/build-release.sh) and never links
+        // it; a target dependency on it would link all of its modules into `rampart`.
+        .executableTarget(name: "rampart", dependencies: ["RampartCLICore"], swiftSettings: swiftSettings),
+        .executableTarget(name: "rampart-service", dependencies: ["RampartCLI"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "rampart-bench",
             dependencies: [

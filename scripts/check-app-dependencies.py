@@ -14,7 +14,7 @@ APP_SIDE = ["RampartCrypto", "RampartX509", "RampartPinning", "RampartRequestSig
             "RampartSeal", "RampartAttestClient", "RampartApple", "RampartPointsCore"]
 SERVER_SIDE = {"RampartChainVerification", "RampartTLS", "RampartAppAttest", "RampartAttestSimulation",
                "RampartAttestService", "RampartVault", "RampartSQLite", "RampartAppleSimulation", "RampartCLI",
-               "RampartCryptoKitBackend", "RampartAudit"}
+               "RampartCryptoKitBackend", "RampartAudit", "RampartCLICore"}
 PLATFORMS = ["ios", "macos", "tvos", "watchos", "visionos"]
 
 

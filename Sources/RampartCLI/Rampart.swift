@@ -55,6 +55,17 @@ public enum Rampart {
             context.printError(help)
             return ExitCode.usage.rawValue
         }
+        #if RAMPART_CLI_CORE
+        // `rampart` without the service's libraries: serve and demo (and their help) run in rampart-service.
+        if let command = commands.first(where: { $0.name == name }), command is any ForwardedCommand.Type {
+            return Forwarding.exec(name, Array(arguments.dropFirst()), context: context)
+        }
+        if ["--help", "-h", "help"].contains(name), arguments.count >= 2,
+            let command = commands.first(where: { $0.name == arguments[1] }), command is any ForwardedCommand.Type
+        {
+            return Forwarding.exec(arguments[1], ["--help"], context: context)
+        }
+        #endif
         guard name != "--help", name != "-h", name != "help" else {
             if arguments.count >= 2, let command = commands.first(where: { $0.name == arguments[1] }) {
                 context.print(command.help)

@@ -1,5 +1,5 @@
 import Foundation
-import RampartCLI
+import RampartCLICore
 
 let status = await Rampart.main(Array(CommandLine.arguments.dropFirst()))
 exit(status)

@@ -3,6 +3,9 @@ import Synchronization
 
 /// The libsecret calls the ``SecretServiceBackend`` makes, with GLib ownership handled here and nowhere else.
 ///
+/// libsecret is loaded on first use (CSecret's shim dlopens it), so no other command of the process maps it; when
+/// it cannot be loaded, connecting throws ``VaultError/Code/notAvailable``.
+///
 /// Every call is synchronous (libsecret's `_sync` functions run their own main-loop iteration) and serialised by a
 /// lock, since one `SecretService` proxy is shared.
 final class SecretServiceConnection: Sendable {
@@ -18,32 +21,32 @@ final class SecretServiceConnection: Sendable {
     ///
     /// `@unchecked Sendable`: the pointer is immutable after init and only used under the connection's lock.
     final class ItemHandle: @unchecked Sendable {
-        let pointer: UnsafeMutablePointer<SecretItem>
+        let pointer: UnsafeMutableRawPointer
 
-        init(retaining pointer: UnsafeMutablePointer<SecretItem>) {
+        init(retaining pointer: UnsafeMutableRawPointer) {
             // g_object_ref: the list that handed us the item frees its own reference.
-            g_object_ref(pointer)
+            _ = CSecret_g_object_ref(pointer)
             self.pointer = pointer
         }
 
-        deinit { g_object_unref(pointer) }
+        deinit { CSecret_g_object_unref(pointer) }
     }
 
     /// Owns the `SecretService` proxy and schema.
     ///
     /// `@unchecked Sendable`: both pointers are immutable after init, and every use is under `lock`.
     private final class Handles: @unchecked Sendable {
-        let service: UnsafeMutablePointer<SecretService>
-        let schema: UnsafeMutablePointer<SecretSchema>
+        let service: UnsafeMutableRawPointer
+        let schema: UnsafeMutableRawPointer
 
-        init(service: UnsafeMutablePointer<SecretService>, schema: UnsafeMutablePointer<SecretSchema>) {
+        init(service: UnsafeMutableRawPointer, schema: UnsafeMutableRawPointer) {
             self.service = service
             self.schema = schema
         }
 
         deinit {
-            secret_schema_unref(schema)
-            g_object_unref(service)
+            CSecret_secret_schema_unref(schema)
+            CSecret_g_object_unref(service)
         }
     }
 
@@ -57,21 +60,24 @@ final class SecretServiceConnection: Sendable {
     ///   - attributeNames: Every attribute name the schema declares (all strings).
     /// - Throws: ``VaultError/Code/notAvailable`` when no Secret Service answers.
     init(schemaName: String, attributeNames: [String]) throws {
-        var error: UnsafeMutablePointer<GError>?
-        let flags = SecretServiceFlags(
-            rawValue: SECRET_SERVICE_OPEN_SESSION.rawValue | SECRET_SERVICE_LOAD_COLLECTIONS.rawValue)
+        guard CSecret_available() == 1 else {
+            throw VaultError.notAvailable(
+                "libsecret (libsecret-1.so.0) could not be loaded; install libsecret-1-0, or use a FileVault")
+        }
+        var error: UnsafeMutablePointer<CSecret_GError>?
+        let flags = Int32(CSecret_SERVICE_OPEN_SESSION | CSecret_SERVICE_LOAD_COLLECTIONS)
         // secret_service_get_sync: "(transfer full): a new reference to a SecretService proxy, which should be
         // released with g_object_unref()".
-        guard let service = secret_service_get_sync(flags, nil, &error) else {
+        guard let service = CSecret_secret_service_get_sync(flags, nil, &error) else {
             throw VaultError.notAvailable(
                 "no Secret Service on the session bus; start gnome-keyring-daemon or KWallet, or use a FileVault",
                 detail: Self.consume(error))
         }
         let table = Self.table(Dictionary(uniqueKeysWithValues: attributeNames.map { ($0, "") }), typed: true)
-        defer { g_hash_table_unref(table) }
+        defer { CSecret_g_hash_table_unref(table) }
         // secret_schema_newv copies the name and the attribute names; the table stays ours.
-        guard let schema = secret_schema_newv(schemaName, SECRET_SCHEMA_NONE, table) else {
-            g_object_unref(service)
+        guard let schema = CSecret_secret_schema_newv(schemaName, Int32(CSecret_SCHEMA_NONE), table) else {
+            CSecret_g_object_unref(service)
             throw VaultError.notAvailable("libsecret rejected the schema \(schemaName)")
         }
         handles = Handles(service: service, schema: schema)
@@ -85,17 +91,17 @@ final class SecretServiceConnection: Sendable {
         try Self.refuseNUL(attributes.merging(["label": label]) { stored, _ in stored })
         try lock.withLock { _ in
             let table = Self.table(attributes, typed: false)
-            defer { g_hash_table_unref(table) }
+            defer { CSecret_g_hash_table_unref(table) }
             // secret_value_new copies the bytes; secret_value_unref releases our reference.
             // A zero-length buffer may have no base address; libsecret still needs a valid pointer.
             let bytes = secret.isEmpty ? [CChar(0)] : secret.map { CChar(bitPattern: $0) }
             let value = bytes.withUnsafeBufferPointer { buffer in
-                secret_value_new(buffer.baseAddress, gssize(secret.count), "application/octet-stream")
+                CSecret_secret_value_new(buffer.baseAddress, secret.count, "application/octet-stream")
             }
-            defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
-            var error: UnsafeMutablePointer<GError>?
-            let stored = secret_service_store_sync(
-                handles.service, handles.schema, table, SECRET_COLLECTION_DEFAULT, label, value, nil, &error)
+            defer { CSecret_secret_value_unref(value) }
+            var error: UnsafeMutablePointer<CSecret_GError>?
+            let stored = CSecret_secret_service_store_sync(
+                handles.service, handles.schema, table, "default", label, value, nil, &error)
             guard stored != 0 else {
                 throw VaultError.ioFailure("the Secret Service refused to store an item", detail: Self.consume(error))
             }
@@ -110,22 +116,21 @@ final class SecretServiceConnection: Sendable {
         try Self.refuseNUL(attributes)
         return try lock.withLock { _ in
             let table = Self.table(attributes, typed: false)
-            defer { g_hash_table_unref(table) }
-            var error: UnsafeMutablePointer<GError>?
+            defer { CSecret_g_hash_table_unref(table) }
+            var error: UnsafeMutablePointer<CSecret_GError>?
             // No SECRET_SEARCH_UNLOCK: unlocking may need a prompt, which a server cannot answer; locked items come
             // back without secrets instead.
-            let flags = SecretSearchFlags(rawValue: SECRET_SEARCH_ALL.rawValue | SECRET_SEARCH_LOAD_SECRETS.rawValue)
+            let flags = Int32(CSecret_SEARCH_ALL | CSecret_SEARCH_LOAD_SECRETS)
             // "(transfer full) (element-type Secret.Item): a list of items that matched the search".
-            let list = secret_service_search_sync(handles.service, handles.schema, table, flags, nil, &error)
+            let list = CSecret_secret_service_search_sync(handles.service, handles.schema, table, flags, nil, &error)
             if let error {
                 throw VaultError.ioFailure("searching the Secret Service failed", detail: Self.consume(error))
             }
-            defer { g_list_free_full(list, g_object_unref) }
+            defer { CSecret_g_list_free_objects(list) }
             var found: [Found] = []
             var node = list
             while let current = node {
-                if let raw = current.pointee.data {
-                    let item = raw.assumingMemoryBound(to: SecretItem.self)
+                if let item = current.pointee.data {
                     found.append(
                         Found(
                             attributes: Self.attributes(of: item), secret: Self.secret(of: item),
@@ -140,8 +145,8 @@ final class SecretServiceConnection: Sendable {
     /// Deletes one item.
     func delete(_ handle: ItemHandle) throws {
         try lock.withLock { _ in
-            var error: UnsafeMutablePointer<GError>?
-            guard secret_item_delete_sync(handle.pointer, nil, &error) != 0 else {
+            var error: UnsafeMutablePointer<CSecret_GError>?
+            guard CSecret_secret_item_delete_sync(handle.pointer, nil, &error) != 0 else {
                 throw VaultError.ioFailure("the Secret Service refused to delete an item", detail: Self.consume(error))
             }
         }
@@ -162,27 +167,25 @@ final class SecretServiceConnection: Sendable {
 
     /// A new `GHashTable` of strings (or, for a schema, names to `SECRET_SCHEMA_ATTRIBUTE_STRING`, which is 0); the
     /// caller unrefs it, which frees the copies.
-    private static func table(_ entries: [String: String], typed: Bool) -> OpaquePointer {
+    private static func table(_ entries: [String: String], typed: Bool) -> UnsafeMutableRawPointer {
         // g_hash_table_new_full never returns NULL in practice (GLib aborts on allocation failure).
-        let table = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, typed ? nil : g_free)
-        for (key, value) in entries {
-            let valuePointer: gpointer? = typed ? nil : UnsafeMutableRawPointer(g_strdup(value))
-            g_hash_table_insert(table, g_strdup(key), valuePointer)
+        guard let table = CSecret_g_hash_table_new_strings(typed ? 0 : 1) else {
+            preconditionFailure("g_hash_table_new_full returned NULL")
         }
-        guard let table else { preconditionFailure("g_hash_table_new_full returned NULL") }
+        for (key, value) in entries { CSecret_g_hash_table_insert_copies(table, key, typed ? nil : value) }
         return table
     }
 
-    private static func attributes(of item: UnsafeMutablePointer<SecretItem>) -> [String: String] {
+    private static func attributes(of item: UnsafeMutableRawPointer) -> [String: String] {
         // secret_item_get_attributes: "(transfer full): a new reference to the attributes".
-        guard let table = secret_item_get_attributes(item) else { return [:] }
-        defer { g_hash_table_unref(table) }
-        var iterator = GHashTableIter()
-        g_hash_table_iter_init(&iterator, table)
-        var key: gpointer?
-        var value: gpointer?
+        guard let table = CSecret_secret_item_get_attributes(item) else { return [:] }
+        defer { CSecret_g_hash_table_unref(table) }
+        var iterator = CSecret_GHashTableIter()
+        CSecret_g_hash_table_iter_init(&iterator, table)
+        var key: UnsafeMutableRawPointer?
+        var value: UnsafeMutableRawPointer?
         var result: [String: String] = [:]
-        while g_hash_table_iter_next(&iterator, &key, &value) != 0 {
+        while CSecret_g_hash_table_iter_next(&iterator, &key, &value) != 0 {
             guard let key, let value else { continue }
             result[String(cString: key.assumingMemoryBound(to: CChar.self))] =
                 String(cString: value.assumingMemoryBound(to: CChar.self))
@@ -190,19 +193,19 @@ final class SecretServiceConnection: Sendable {
         return result
     }
 
-    private static func secret(of item: UnsafeMutablePointer<SecretItem>) -> [UInt8]? {
+    private static func secret(of item: UnsafeMutableRawPointer) -> [UInt8]? {
         // secret_item_get_secret: "(transfer full) (nullable): the secret value which should be released with
         // secret_value_unref(), or NULL if the secret has not been loaded".
-        guard let value = secret_item_get_secret(item) else { return nil }
-        defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
-        var length: gsize = 0
-        guard let bytes = secret_value_get(value, &length), length > 0 else { return [] }
+        guard let value = CSecret_secret_item_get_secret(item) else { return nil }
+        defer { CSecret_secret_value_unref(value) }
+        var length = 0
+        guard let bytes = CSecret_secret_value_get(value, &length), length > 0 else { return [] }
         return Array(UnsafeRawBufferPointer(start: bytes, count: Int(length)))
     }
 
-    private static func consume(_ error: UnsafeMutablePointer<GError>?) -> String {
+    private static func consume(_ error: UnsafeMutablePointer<CSecret_GError>?) -> String {
         guard let error else { return "" }
-        defer { g_error_free(error) }
+        defer { CSecret_g_error_free(error) }
         return error.pointee.message.map { String(cString: $0) } ?? ""
     }
 }

@@ -1,0 +1,1 @@
+../RampartCLI/Arguments.swift

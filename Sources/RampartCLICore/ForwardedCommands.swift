@@ -1,0 +1,88 @@
+import Foundation
+
+/// A subcommand that `rampart` hands to `rampart-service`, the executable that links the service's libraries.
+///
+/// Issue 14 item 6: `rampart serve` and `rampart demo` need libmicrohttpd, libpq and (for the demo's client)
+/// libcurl; linked into one executable, every command — `pins`, `seal`, `open` — mapped them and their dependencies
+/// (GnuTLS, Kerberos, LDAP) at start, for about 7 MB of resident memory and the loader's time. `rampart` is built
+/// without them (this module, RampartCLICore, is RampartCLI's sources minus those commands) and replaces itself
+/// with `rampart-service` (installed next to it, or on `PATH`) for the commands that need them, with the same
+/// arguments, so the command line users see is unchanged. `rampart-service` is the whole command set (RampartCLI).
+protocol ForwardedCommand: Command {}
+
+extension ForwardedCommand {
+    /// Shown only if forwarding fails before `--help` could be answered by `rampart-service`.
+    static var forwardedHelp: String {
+        "USAGE: rampart \(name) ... (run by rampart-service; see 'rampart-service \(name) --help')"
+    }
+
+    /// Not reached: ``Rampart/main(_:context:)`` forwards these commands before parsing their arguments.
+    static func forward(_ arguments: inout Arguments, context: CommandContext) -> ExitCode {
+        ExitCode(Forwarding.exec(name, arguments.words, context: context))
+    }
+}
+
+/// Finds `rampart-service` and runs it in place of this process.
+enum Forwarding {
+    /// The executable `rampart` hands service commands to.
+    static let executableName = "rampart-service"
+
+    /// Replaces the process with `rampart-service COMMAND ARGUMENTS...`; returns (exit status 2) only when it
+    /// cannot, after saying why.
+    static func exec(_ command: String, _ arguments: [String], context: CommandContext) -> Int32 {
+        guard let path = locate() else {
+            context.printError(
+                "rampart \(command): this command is run by \(executableName), which is not next to rampart or on "
+                    + "PATH; install it beside rampart (scripts/build-release.sh builds both)")
+            return ExitCode.usage.rawValue
+        }
+        let argv = [executableName, command] + arguments
+        var pointers = argv.map { strdup($0) }
+        pointers.append(nil)
+        // execv only returns on failure; then the copies are ours to free.
+        execv(path, pointers)
+        let reason = String(cString: strerror(errno))
+        for pointer in pointers { free(pointer) }
+        context.printError("rampart \(command): could not run \(path): \(reason)")
+        return ExitCode.usage.rawValue
+    }
+
+    /// `rampart-service` in this executable's directory, else on `PATH`.
+    static func locate() -> String? {
+        var candidates: [String] = []
+        if let me = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+            candidates.append((me as NSString).deletingLastPathComponent + "/" + executableName)
+        }
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+        candidates += path.split(separator: ":").map { "\($0)/\(executableName)" }
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+}
+
+/// `rampart serve`, run by `rampart-service`.
+public enum ServeCommand: ForwardedCommand {
+    /// `serve`.
+    public static let name = "serve"
+    /// One line for `rampart --help` (RampartCLI's ServeCommand.abstract; a test compares them).
+    public static let abstract = "run the App Attest service (SQLite by default, PostgreSQL for several processes)"
+    /// See ``ForwardedCommand``.
+    public static var help: String { forwardedHelp }
+    /// See ``ForwardedCommand``.
+    public static func run(_ arguments: inout Arguments, context: CommandContext) async throws -> ExitCode {
+        forward(&arguments, context: context)
+    }
+}
+
+/// `rampart demo`, run by `rampart-service`.
+public enum DemoCommand: ForwardedCommand {
+    /// `demo`.
+    public static let name = "demo"
+    /// One line for `rampart --help` (RampartCLI's DemoCommand.abstract; a test compares them).
+    public static let abstract = "play the App Attest story: register, protected request, replay and tampering refused"
+    /// See ``ForwardedCommand``.
+    public static var help: String { forwardedHelp }
+    /// See ``ForwardedCommand``.
+    public static func run(_ arguments: inout Arguments, context: CommandContext) async throws -> ExitCode {
+        forward(&arguments, context: context)
+    }
+}

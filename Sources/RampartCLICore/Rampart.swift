@@ -1,0 +1,1 @@
+../RampartCLI/Rampart.swift

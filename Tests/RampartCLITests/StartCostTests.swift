@@ -1,0 +1,46 @@
+import Foundation
+import RampartCLI
+import Testing
+
+/// Issue 14 item 6: the `rampart` users run maps only the libraries its light commands use, and hands serve and demo
+/// to `rampart-service` with the command line unchanged.
+struct StartCostTests {
+    /// The built `rampart` and `rampart-service`, or nil when the tests run without them.
+    static let binaries: (rampart: String, service: String)? = {
+        guard let directory = DocExampleTests.rampartDirectory else { return nil }
+        let rampart = directory.appendingPathComponent("rampart").path
+        let service = directory.appendingPathComponent("rampart-service").path
+        guard FileManager.default.isExecutableFile(atPath: service) else { return nil }
+        return (rampart, service)
+    }()
+
+    @Test(
+        "rampart needs neither libpq, libmicrohttpd, libsecret, libcurl nor GnuTLS; rampart-service has the first two")
+    func libraries() throws {
+        let binaries = try #require(Self.binaries, "build rampart and rampart-service first")
+        let light = try Shell.run("ldd \(Shell.quote(binaries.rampart))").output
+        for library in ["libpq", "libmicrohttpd", "libsecret", "libcurl", "libgnutls", "libglib"] {
+            #expect(!light.contains(library), "rampart maps \(library) at start")
+        }
+        let service = try Shell.run("ldd \(Shell.quote(binaries.service))").output
+        #expect(service.contains("libpq") && service.contains("libmicrohttpd"))
+    }
+
+    @Test("rampart --help lists every command as RampartCLI does, serve and demo included")
+    func sameHelp() throws {
+        let binaries = try #require(Self.binaries, "build rampart and rampart-service first")
+        let help = try Shell.run("\(Shell.quote(binaries.rampart)) --help").output
+        #expect(help == Rampart.help + "\n")
+    }
+
+    @Test("rampart serve and demo run in rampart-service: same help, same errors, same exit codes")
+    func forwarded() throws {
+        let binaries = try #require(Self.binaries, "build rampart and rampart-service first")
+        let rampart = Shell.quote(binaries.rampart)
+        #expect(try Shell.run("\(rampart) serve --help").output == ServeCommand.help + "\n")
+        #expect(try Shell.run("\(rampart) help demo").output == DemoCommand.help + "\n")
+        let refused = try Shell.run("\(rampart) serve --bogus 2>&1")
+        #expect(refused.status == 2)
+        #expect(refused.output == "rampart serve: unknown option --bogus (see 'rampart serve --help')\n")
+    }
+}
