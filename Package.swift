@@ -37,6 +37,7 @@ let package = Package(
         .executable(name: "rampart", targets: ["rampart"]),
         .executable(name: "rampart-service", targets: ["rampart-service"]),
         .executable(name: "rampart-bench", targets: ["rampart-bench"]),
+        .executable(name: "rampart-load", targets: ["rampart-load"]),
         .executable(name: "rampart-limbo", targets: ["rampart-limbo"]),
     ],
     targets: [
@@ -193,6 +194,12 @@ let package = Package(
                 "RampartVault", "RampartSeal", "RampartAppAttest", "RampartAttestClient", "RampartAttestSimulation",
                 "RampartRequestSigning", "RampartSecretStore", "RampartAudit",
             ],
+            swiftSettings: swiftSettings
+        ),
+        // The load generator `rampart-bench service` starts against `rampart serve` (and users can run on its own).
+        .executableTarget(
+            name: "rampart-load",
+            dependencies: ["RampartAppAttest", "RampartCrypto", "RampartRequestSigning"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -418,6 +425,13 @@ let package = Package(
                 "RampartCLI", "TestSupport", "RampartX509", "RampartPinning", "RampartChainVerification", "RampartTLS",
                 "RampartAppAttest", "RampartAttestService", "RampartAttestClient", "RampartAttestSimulation",
                 "RampartRequestSigning", "RampartSecretStore", "RampartVault", "RampartSeal",
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RampartLoadTests",
+            dependencies: [
+                "rampart-load", "RampartAttestService", "RampartAppAttest", "RampartCrypto", "RampartRequestSigning",
             ],
             swiftSettings: swiftSettings
         ),

@@ -109,7 +109,32 @@ extension AppAttestVerifier {
             throw AppAttestError.invalidArgument(
                 "App Attest keys are P-256; the stored key is \(publicKey.curve.rawValue)")
         }
-        let parsed = try Assertion(bytes: assertion)
+        return try verifyAssertion(
+            try Assertion(bytes: assertion), clientDataHash: clientDataHash, publicKey: publicKey,
+            previousCounter: previousCounter)
+    }
+
+    /// Verifies an assertion already parsed with ``Assertion/init(bytes:)``: the steps above after the parsing, so a
+    /// caller can account for the parsing and the signature check apart.
+    ///
+    /// - Parameters:
+    ///   - parsed: The parsed assertion.
+    ///   - clientDataHash: SHA-256 of the request's client data, computed by the server.
+    ///   - publicKey: The key stored from the attestation.
+    ///   - previousCounter: The counter stored for the key.
+    /// - Returns: `.valid` with the new counter, or `.invalid` naming the failed check.
+    /// - Throws: ``AppAttestError`` when the hash is empty or too long or the key is not P-256.
+    public func verifyAssertion(
+        _ parsed: Assertion,
+        clientDataHash: [UInt8],
+        publicKey: ECPublicKey,
+        previousCounter: UInt32
+    ) throws -> AssertionVerdict {
+        try Self.checkClientDataHash(clientDataHash)
+        guard publicKey.curve == .p256 else {
+            throw AppAttestError.invalidArgument(
+                "App Attest keys are P-256; the stored key is \(publicKey.curve.rawValue)")
+        }
         let authData = parsed.authenticatorData
         let nonce = SHA256.hash(authData.rawRepresentation + clientDataHash)
         guard publicKey.isValidSignature(parsed.signature, for: nonce, digest: .sha256) else {

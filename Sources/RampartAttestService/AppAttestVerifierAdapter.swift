@@ -1,5 +1,6 @@
 public import Foundation
 public import RampartAppAttest
+import RampartCrypto
 import RampartX509
 
 /// RampartAppAttest's `AppAttestVerifier` as the service's ``AppAttestVerifying``: its verdicts become ``Refusal``s
@@ -66,8 +67,18 @@ public struct AppAttestVerifierAdapter: AppAttestVerifying {
     ) throws -> AssertionCheck {
         let verdict: AssertionVerdict
         do {
-            verdict = try verifier.verifyAssertion(
-                assertion, clientDataHash: clientDataHash, publicKeyX963: publicKey, previousCounter: previousCounter)
+            // Parsing and the signature check are timed apart (the cbor and ecdsa stages of /metrics).
+            let parsed = try StageClock.measure(.cbor) { try Assertion(bytes: assertion) }
+            verdict = try StageClock.measure(.ecdsa) {
+                let key: ECPublicKey
+                do {
+                    key = try ECPublicKey(x963Representation: publicKey, curve: .p256)
+                } catch {
+                    throw AppAttestError.invalidArgument("the stored public key is not a P-256 X9.63 point")
+                }
+                return try verifier.verifyAssertion(
+                    parsed, clientDataHash: clientDataHash, publicKey: key, previousCounter: previousCounter)
+            }
         } catch let error as AppAttestError {
             throw AttestServiceError.invalidField(
                 "'assertion' is not a well-formed App Attest assertion (\(error.code))")

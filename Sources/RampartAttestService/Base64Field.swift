@@ -14,10 +14,18 @@ enum Base64Field {
         guard text.utf8.count <= (maximumByteCount / 3 + 1) * 4 else {
             throw AttestServiceError.invalidField("\(field) is longer than \(maximumByteCount) bytes")
         }
-        var standard = String(text.map { $0 == "-" ? "+" : $0 == "_" ? "/" : $0 })
-        let remainder = standard.utf8.count % 4
-        if remainder == 2 { standard += "==" } else if remainder == 3 { standard += "=" }
-        guard !text.isEmpty, remainder != 1, let data = Data(base64Encoded: standard) else {
+        // Byte by byte: '-' and '_' are ASCII, never part of a longer UTF-8 sequence (and mapping Characters, which
+        // walks grapheme clusters, cost more than the decoding on the request path).
+        var standard = text.utf8.map {
+            $0 == UInt8(ascii: "-") ? UInt8(ascii: "+") : $0 == UInt8(ascii: "_") ? UInt8(ascii: "/") : $0
+        }
+        let remainder = standard.count % 4
+        if remainder == 2 {
+            standard += [UInt8(ascii: "="), UInt8(ascii: "=")]
+        } else if remainder == 3 {
+            standard.append(UInt8(ascii: "="))
+        }
+        guard !text.isEmpty, remainder != 1, let data = Data(base64Encoded: Data(standard)) else {
             throw AttestServiceError.invalidBase64(
                 "\(field) is not base64 (standard or URL-safe alphabet, padding optional)")
         }
@@ -26,9 +34,17 @@ enum Base64Field {
 
     /// Encodes bytes as unpadded base64url.
     static func urlEncoded(_ bytes: [UInt8]) -> String {
-        Data(bytes).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        // Byte by byte: three `replacingOccurrences` (NSString) calls cost about 30 µs a challenge.
+        var encoded: [UInt8] = []
+        encoded.reserveCapacity((bytes.count + 2) / 3 * 4)
+        for byte in Data(bytes).base64EncodedData() {
+            switch byte {
+            case UInt8(ascii: "+"): encoded.append(UInt8(ascii: "-"))
+            case UInt8(ascii: "/"): encoded.append(UInt8(ascii: "_"))
+            case UInt8(ascii: "="): continue
+            default: encoded.append(byte)
+            }
+        }
+        return String(decoding: encoded, as: UTF8.self)
     }
 }

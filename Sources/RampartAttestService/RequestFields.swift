@@ -23,7 +23,7 @@ struct RequestFields {
     init(body: [UInt8]) throws {
         let value: JSONValue
         do {
-            value = try JSONValue(parsing: body, numbers: .exact)
+            value = try StageClock.measure(.json) { try JSONValue(parsing: body, numbers: .exact) }
         } catch let error as RequestSigningError where error.code == .inexactNumber {
             throw AttestServiceError.invalidField(error.reason)
         } catch let error as RequestSigningError {

@@ -95,6 +95,7 @@ public final class ServiceMetrics {
                 "# TYPE rampart_log_lines_dropped_total counter",
                 "rampart_log_lines_dropped_total \(ServiceLog.droppedLineCount)",
             ]
+            lines += StageClock.prometheusLines
             return lines.joined(separator: "\n") + "\n"
         }
     }

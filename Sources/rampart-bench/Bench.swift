@@ -46,7 +46,9 @@ enum Bench {
         },
         Benchmark(
             name: "service",
-            summary: "protected requests/s through rampart serve (SQLite, PostgreSQL) vs the P-256 verify floor"
+            summary:
+                "protected requests/s, p50/p99, server CPU by stage: rampart serve driven by rampart-load (SQLite, "
+                + "PostgreSQL, 2 processes; both flows; concurrency 1-256) vs one P-256 verify"
         ) { options in
             ServiceBenchmarks.run(options)
         },

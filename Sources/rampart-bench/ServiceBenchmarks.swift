@@ -1,152 +1,238 @@
 import Dispatch
 import Foundation
 import RampartAppAttest
-import RampartAttestClient
-import RampartAttestService
-import RampartAttestSimulation
 import RampartCrypto
-import RampartRequestSigning
-import RampartVault
 import Synchronization
 
-/// `rampart-bench service`: protected requests (challenge + assertion) against a real `rampart serve` on loopback,
-/// on SQLite and, when `RAMPART_BENCH_POSTGRES_URL` or `RAMPART_TEST_POSTGRES_URL` is set, PostgreSQL.
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `rampart-bench service`: protected requests through `rampart serve` as a user would measure them.
 ///
-/// Pre-registers `keys` keys, then runs `concurrency` workers for the bounded time; each worker owns its keys, so
-/// no request is refused as a counter race. Prints requests/s, p50/p99 latency of a whole protected request, and the
-/// ratio to the machine's ECDSA P-256 verify rate (the floor: each request verifies one assertion signature).
+/// Each service is a separate `rampart serve` process and the load comes from another, `rampart-load`, which signs
+/// every request itself (simulated App Attest keys), over kept-alive loopback connections. For SQLite, PostgreSQL
+/// (`RAMPART_BENCH_POSTGRES_URL` or `RAMPART_TEST_POSTGRES_URL`) and two service processes on one PostgreSQL (the
+/// load split across both), both flows (two round trips: a challenge, then the signed request; one round trip: the
+/// previous answer's `Rampart-Next-Challenge`) at concurrency 1, 8, 64 and 256, it prints requests/s, p50 and p99
+/// of a whole protected request, the servers' CPU per request (`/proc/PID/stat`) split by stage (the
+/// `rampart_stage_cpu_seconds_total` counters of `/metrics`; `http` is the rest of the process's CPU), the
+/// database's and the load generator's CPU per request, and the ratios to one core's P-256 verify rate measured in
+/// the same run. Each run lasts `--seconds` after a 0.5 s warm-up and is killed past a cap.
 enum ServiceBenchmarks {
-    static let keys = 16
-    static let concurrency = 8
+    static let concurrencies = [1, 8, 64, 256]
+    static let flows = ["two-round-trips", "one-round-trip"]
+    static let teamID = "BENCH12345"
+    static let bundleID = "com.rampart.bench"
+    static let warmup = 0.5
+
+    /// One service setup: a name and the database of each `rampart serve` process.
+    struct Setup {
+        let name: String
+        let databases: [String]
+        let databaseProcess: String?
+    }
+
+    /// The fields of `rampart-load`'s report the bench prints.
+    struct LoadReport: Decodable {
+        struct Latency: Decodable {
+            let p50: Double
+            let p99: Double
+        }
+
+        let flow: String
+        let concurrency: Int
+        let servers: Int
+        let protectedRequests: Int
+        let refused: Int
+        let refusedByCode: [String: Int]
+        let errors: Int
+        let firstError: String?
+        let requestsPerSecond: Double
+        let latencyMs: Latency
+        let connectionsOpened: Int
+        let serverCPUMicrosecondsPerRequest: Double?
+        let stageCPUMicrosecondsPerRequest: [String: Double]?
+        let databaseCPUMicrosecondsPerRequest: Double?
+        let clientCPUMicrosecondsPerRequest: Double
+    }
 
     static func run(_ options: BenchOptions) {
+        guard let directory = Bundle.main.executableURL?.deletingLastPathComponent() else {
+            print("  skipped: cannot locate this executable's directory")
+            return
+        }
+        let rampart = directory.appendingPathComponent("rampart")
+        let load = directory.appendingPathComponent("rampart-load")
+        let manager = FileManager.default
+        guard manager.isExecutableFile(atPath: rampart.path), manager.isExecutableFile(atPath: load.path) else {
+            print(
+                "  skipped: \(directory.path) lacks rampart or rampart-load; build them "
+                    + "(bash scripts/bench.sh service builds all three, release)")
+            return
+        }
+        if !directory.path.contains("release") {
+            print("  note: \(directory.path) is not a release build; the numbers will not be representative")
+        }
+        let work = manager.temporaryDirectory.appendingPathComponent("rampart-bench-service-\(UUID().uuidString)")
+        defer { try? manager.removeItem(at: work) }
+        let simulator = work.appendingPathComponent("simulator")
+        do {
+            try manager.createDirectory(at: work, withIntermediateDirectories: true)
+            _ = try AppAttestSimulator(keptIn: simulator)
+        } catch {
+            print("  could not prepare \(work.path): \(error)")
+            return
+        }
         let floor = p256VerifyRate(seconds: min(options.seconds, 1))
-        print("  ECDSA P-256 verify floor: \(formatRate(floor)) verifies/s")
-        var databases = [("SQLite (WAL, synchronous=FULL)", "sqlite:" + temporaryPath())]
+        let verifyMicroseconds = 1e6 / floor
+        print(
+            "  one core's ECDSA P-256 verify: \(formatRate(floor).trimmingCharacters(in: .whitespaces)) verifies/s "
+                + String(format: "(%.1f µs)", verifyMicroseconds))
+        print(
+            String(
+                format: "  %d s per run after %.1f s warm-up; keys = max(16, concurrency); the load generator signs in "
+                    + "its own process on the same cores", Int(options.seconds.rounded()), warmup))
+        var setups = [
+            Setup(
+                name: "SQLite", databases: ["sqlite:" + work.appendingPathComponent("bench.db").path],
+                databaseProcess: nil)
+        ]
         let environment = ProcessInfo.processInfo.environment
         if let url = environment["RAMPART_BENCH_POSTGRES_URL"] ?? environment["RAMPART_TEST_POSTGRES_URL"],
             !url.isEmpty
         {
-            databases.append(("PostgreSQL", url))
+            setups.append(Setup(name: "PostgreSQL", databases: [url], databaseProcess: "postgres"))
+            setups.append(Setup(name: "PostgreSQL ×2", databases: [url, url], databaseProcess: "postgres"))
         } else {
-            print("  PostgreSQL skipped: set RAMPART_BENCH_POSTGRES_URL (or run under scripts/test.sh's PostgreSQL)")
+            print("  PostgreSQL skipped: set RAMPART_BENCH_POSTGRES_URL (scripts/postgres.sh starts one)")
         }
-        for (name, database) in databases {
-            let done = DispatchSemaphore(value: 0)
-            let output = Mutex<String>("")
-            Task {
-                do {
-                    let result = try await load(database: database, seconds: options.seconds)
-                    output.withLock {
-                        $0 = String(
-                            format: "  %@: %d keys, concurrency %d, %.1f s: %@ requests/s, p50 %.2f ms, p99 %.2f ms, "
-                                + "%.4f× the P-256 verify floor (%d refused)",
-                            name, keys, concurrency, result.seconds, formatRate(result.rate), result.p50 * 1000,
-                            result.p99 * 1000, result.rate / floor, result.refused)
-                    }
-                } catch {
-                    output.withLock { $0 = "  \(name): could not run: \(error)" }
+        print(header)
+        var results: [String: LoadReport] = [:]
+        for setup in setups {
+            let servers: [ServerProcess]
+            do {
+                servers = try setup.databases.enumerated().map { index, database in
+                    try ServerProcess.start(
+                        rampart, database: database, simulator: simulator, work: work, name: "\(setup.name)-\(index)")
                 }
-                done.signal()
+            } catch {
+                print("  \(setup.name): could not start rampart serve: \(error)")
+                continue
             }
-            done.wait()
-            print(output.withLock { $0 })
+            defer { for server in servers { server.stop() } }
+            for flow in flows {
+                for concurrency in concurrencies {
+                    var arguments = servers.flatMap { ["--server", $0.publicURL, "--admin", $0.adminURL] }
+                    arguments += servers.flatMap { ["--server-pid", String($0.pid)] }
+                    if let process = setup.databaseProcess { arguments += ["--database-process", process] }
+                    arguments += [
+                        "--simulator", simulator.path, "--team-id", teamID, "--bundle-id", bundleID,
+                        "--concurrency", String(concurrency), "--seconds", String(options.seconds),
+                        "--warmup", String(warmup), "--flow", flow,
+                    ]
+                    let label = "\(setup.name) \(flow) c=\(concurrency)"
+                    do {
+                        let report = try runLoad(load, arguments, cap: options.seconds + warmup + 120)
+                        results[label] = report
+                        print(row(setup.name, report, verifyMicroseconds: verifyMicroseconds, floor: floor))
+                        if report.refused > 0 || report.errors > 0 {
+                            print(
+                                "      refused \(report.refusedByCode), errors \(report.errors)"
+                                    + (report.firstError.map { " (first: \($0.prefix(160)))" } ?? ""))
+                        }
+                    } catch {
+                        print("  \(label): \(error)")
+                    }
+                }
+            }
+        }
+        printTargets(results, verifyMicroseconds: verifyMicroseconds)
+    }
+
+    static let header =
+        "  setup          flow             conc    req/s  p50 ms  p99 ms  srv µs/req ×verify   http  json  cbor "
+        + "ecdsa store   db µs client µs  ÷floor"
+
+    static func row(_ setup: String, _ report: LoadReport, verifyMicroseconds: Double, floor: Double) -> String {
+        let server = report.serverCPUMicrosecondsPerRequest ?? 0
+        let stages = report.stageCPUMicrosecondsPerRequest ?? [:]
+        let measured = ["json", "cbor", "ecdsa", "store"].map { stages[$0] ?? 0 }
+        let http = max(0, server - measured.reduce(0, +))
+        func pad(_ text: String, _ width: Int) -> String { text.padding(toLength: width, withPad: " ", startingAt: 0) }
+        return "  " + pad(setup, 15) + pad(report.flow, 16)
+            + String(
+                format: "%5d %8.0f %7.2f %7.2f %11.1f %7.2f %6.1f %5.1f %5.1f %5.1f %5.1f %7.1f %9.1f %7.4f",
+                report.concurrency, report.requestsPerSecond, report.latencyMs.p50, report.latencyMs.p99, server,
+                server / verifyMicroseconds, http, measured[0], measured[1], measured[2], measured[3],
+                report.databaseCPUMicrosecondsPerRequest ?? 0, report.clientCPUMicrosecondsPerRequest,
+                report.requestsPerSecond / floor)
+    }
+
+    static func printTargets(_ results: [String: LoadReport], verifyMicroseconds: Double) {
+        print("  targets (issue 14), concurrency 64, two round trips:")
+        func verdict(_ met: Bool) -> String { met ? "met" : "NOT met" }
+        if let sqlite = results["SQLite two-round-trips c=64"] {
+            print(
+                String(
+                    format: "    SQLite ≥ 6,000 req/s with p99 ≤ 10 ms: %.0f req/s, p99 %.2f ms — %@",
+                    sqlite.requestsPerSecond, sqlite.latencyMs.p99,
+                    verdict(sqlite.requestsPerSecond >= 6000 && sqlite.latencyMs.p99 <= 10)))
+            if let cpu = sqlite.serverCPUMicrosecondsPerRequest {
+                print(
+                    String(
+                        format: "    server CPU ≤ 2.5× one P-256 verify: %.1f µs = %.2f× (%.1f µs) — %@", cpu,
+                        cpu / verifyMicroseconds, verifyMicroseconds, verdict(cpu / verifyMicroseconds <= 2.5)))
+            }
+        }
+        if let postgres = results["PostgreSQL two-round-trips c=64"] {
+            print(
+                String(
+                    format: "    PostgreSQL ≥ 5,000 req/s: %.0f req/s (p99 %.2f ms) — %@", postgres.requestsPerSecond,
+                    postgres.latencyMs.p99, verdict(postgres.requestsPerSecond >= 5000)))
+            if let two = results["PostgreSQL ×2 two-round-trips c=64"], postgres.requestsPerSecond > 0 {
+                let ratio = two.requestsPerSecond / postgres.requestsPerSecond
+                print(
+                    String(
+                        format: "    two processes ≥ 1.6× one: %.0f req/s = %.2f× — %@", two.requestsPerSecond, ratio,
+                        verdict(ratio >= 1.6)))
+            }
         }
     }
 
-    struct Result {
-        let rate: Double
-        let p50: Double
-        let p99: Double
-        let seconds: Double
-        let refused: Int
-    }
-
-    static func load(database: String, seconds: Double) async throws -> Result {
-        let teamID = "BENCH12345"
-        let bundleID = "com.rampart.bench"
-        let simulator = try AppAttestSimulator()
-        var configuration = ServiceConfiguration()
-        configuration.listen = "127.0.0.1:0"
-        configuration.adminListen = "127.0.0.1:0"
-        configuration.database = database
-        configuration.environment = "development"
-        // The load comes from one address and a few subjects: measure the service, not its per-client limits.
-        configuration.limits = RequestLimits(
-            challengesPerAddressPerMinute: 0, challengesPerSubjectPerMinute: 0, failuresPerAddressPerMinute: 0)
-        configuration.connectionsPerAddress = 0
-        // The subject comes from X-User-Id (as a proxy that authenticated the user sets it); every route, here
-        // /api/bench through the Envoy ext_authz endpoint, requires an assertion.
-        configuration.subject = .header("X-User-Id")
-        let server = try AttestationServer(
-            configuration: configuration,
-            verifier: AppAttestVerifierAdapter(
-                try AppAttestVerifier(
-                    teamID: teamID, bundleID: bundleID, environment: .development,
-                    trustAnchor: simulator.rootCertificate)))
-        guard let base = URL(string: "http://127.0.0.1:\(server.port)") else {
-            throw AttestServiceError.serverFailure("no address")
-        }
-        let transport = URLSessionTransport(baseURL: base)
-        var clients: [AttestedClient] = []
-        for index in 0..<max(keys, concurrency) {
-            let subject = "bench-\(index)-\(UUID().uuidString.prefix(8))"
-            let client = AttestedClient(
-                transport: transport,
-                device: SimulatedAppAttestDevice(
-                    simulator: simulator, teamID: teamID, bundleID: bundleID, environment: .development),
-                secrets: Vault(backend: InMemoryBackend()),
-                headers: { [HTTPField(name: "X-User-Id", value: subject)] })
-            try await client.register()
-            clients.append(client)
-        }
-        let clock = ContinuousClock()
-        let deadline = clock.now + .milliseconds(Int(seconds * 1000))
-        let start = clock.now
-        let samples = try await withThrowingTaskGroup(of: ([Double], Int).self) { group in
-            for worker in 0..<concurrency {
-                let owned = stride(from: worker, to: clients.count, by: concurrency).map { clients[$0] }
-                group.addTask {
-                    var latencies: [Double] = []
-                    var refused = 0
-                    var turn = 0
-                    while clock.now < deadline {
-                        let client = owned[turn % owned.count]
-                        turn += 1
-                        let begin = clock.now
-                        // A gateway check (Envoy ext_authz shape): the app signed /api/bench, the gateway asks
-                        // about /ext-authz/api/bench.
-                        var request = try await client.sign(
-                            "POST", "/api/bench", headers: [HTTPField(name: "Content-Type", value: "application/json")],
-                            body: Array(#"{"action":"point_use","amount":1}"#.utf8))
-                        request.target = "/ext-authz" + request.target
-                        let answer = try await client.send(request)
-                        let elapsed = clock.now - begin
-                        latencies.append(
-                            Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
-                        if answer.status != 200 { refused += 1 }
-                    }
-                    return (latencies, refused)
-                }
+    /// Runs `rampart-load` and decodes its report; kills it past `cap` seconds.
+    static func runLoad(_ executable: URL, _ arguments: [String], cap: Double) throws -> LoadReport {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let collected = Mutex<(Data, Data)>((Data(), Data()))
+        let group = DispatchGroup()
+        for (index, pipe) in [output, errors].enumerated() {
+            group.enter()
+            Thread.detachNewThread {
+                let data = pipe.fileHandleForReading.readDataToEndOfFile()
+                collected.withLock { if index == 0 { $0.0 = data } else { $0.1 = data } }
+                group.leave()
             }
-            var all: [Double] = []
-            var refused = 0
-            for try await (latencies, count) in group {
-                all += latencies
-                refused += count
-            }
-            return (all.sorted(), refused)
         }
-        let total = clock.now - start
-        let elapsed = Double(total.components.seconds) + Double(total.components.attoseconds) / 1e18
-        await server.stop()
-        let latencies = samples.0
-        func percentile(_ p: Double) -> Double {
-            latencies.isEmpty ? 0 : latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))]
+        if group.wait(timeout: .now() + cap) == .timedOut {
+            process.terminate()
+            _ = group.wait(timeout: .now() + 5)
+            throw BenchError("rampart-load ran past its \(Int(cap)) s cap and was stopped")
         }
-        return Result(
-            rate: Double(latencies.count) / elapsed, p50: percentile(0.5), p99: percentile(0.99), seconds: elapsed,
-            refused: samples.1)
+        process.waitUntilExit()
+        let (stdout, stderr) = collected.withLock { $0 }
+        guard process.terminationStatus == 0 else {
+            throw BenchError(
+                "rampart-load exited \(process.terminationStatus): "
+                    + String(decoding: stderr.prefix(400), as: UTF8.self).trimmingCharacters(in: .newlines))
+        }
+        return try JSONDecoder().decode(LoadReport.self, from: stdout)
     }
 
     static func p256VerifyRate(seconds: Double) -> Double {
@@ -156,8 +242,89 @@ enum ServiceBenchmarks {
         let publicKey = key.publicKey
         return measure(seconds: seconds) { _ = publicKey.isValidSignature(signature, for: message) }
     }
+}
 
-    static func temporaryPath() -> String {
-        FileManager.default.temporaryDirectory.appendingPathComponent("rampart-bench-\(UUID().uuidString).db").path
+/// A failure of a benchmark step, said in one line.
+struct BenchError: Error, CustomStringConvertible {
+    let description: String
+
+    init(_ description: String) { self.description = description }
+}
+
+/// One `rampart serve` process: its addresses, its pid, its log file; stopped with SIGTERM (SIGKILL after 10 s).
+final class ServerProcess {
+    let process: Process
+    let publicURL: String
+    let adminURL: String
+    var pid: Int32 { process.processIdentifier }
+
+    private init(process: Process, publicURL: String, adminURL: String) {
+        self.process = process
+        self.publicURL = publicURL
+        self.adminURL = adminURL
+    }
+
+    /// Writes a configuration for `database` and starts `rampart serve --config FILE --json` on loopback ports the
+    /// kernel picks, waiting (at most 30 s) for the addresses it prints.
+    static func start(
+        _ rampart: URL, database: String, simulator: URL, work: URL, name: String
+    ) throws -> ServerProcess {
+        let safe = name.map { $0.isLetter || $0.isNumber ? $0 : "-" }
+        let configuration = work.appendingPathComponent("serve-\(String(safe)).json")
+        let settings: [String: Any] = [
+            "listen": "127.0.0.1:0", "adminListen": "127.0.0.1:0", "database": database,
+            "teamId": ServiceBenchmarks.teamID, "bundleId": ServiceBenchmarks.bundleID, "environment": "development",
+            "root": simulator.appendingPathComponent("root.pem").path, "subject": ["header": "X-User-Id"],
+            // One address and a few hundred users make the load: measure the service, not its per-client limits.
+            "limits": [
+                "challengesPerAddressPerMinute": 0, "challengesPerSubjectPerMinute": 0,
+                "failuresPerAddressPerMinute": 0,
+            ],
+            "connectionsPerAddress": 0,
+            "routes": [["method": "POST", "path": "/api/*", "policy": "require-assertion"]],
+        ]
+        try JSONSerialization.data(withJSONObject: settings, options: [.sortedKeys]).write(to: configuration)
+        let log = work.appendingPathComponent("serve-\(String(safe)).log")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        let process = Process()
+        process.executableURL = rampart
+        process.arguments = ["serve", "--config", configuration.path, "--json"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = try FileHandle(forWritingTo: log)
+        try process.run()
+        let started = Mutex<Data>(Data())
+        let ready = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            let handle = output.fileHandleForReading
+            while true {
+                let chunk = handle.availableData
+                if chunk.isEmpty { break }
+                let whole = started.withLock { data -> Bool in
+                    data += chunk
+                    return (try? JSONSerialization.jsonObject(with: data)) != nil
+                }
+                if whole { break }
+            }
+            ready.signal()
+        }
+        let fields =
+            ready.wait(timeout: .now() + 30) == .success
+            ? (try? JSONSerialization.jsonObject(with: started.withLock { $0 })) as? [String: Any] : nil
+        guard let fields, let listening = fields["listening"] as? String, let admin = fields["admin"] as? String else {
+            process.terminate()
+            let tail = (try? String(contentsOf: log, encoding: .utf8)).map { String($0.suffix(400)) } ?? ""
+            throw BenchError("rampart serve did not print its addresses within 30 s; its log ends: \(tail)")
+        }
+        return ServerProcess(process: process, publicURL: listening, adminURL: admin)
+    }
+
+    func stop() {
+        guard process.isRunning else { return }
+        process.terminate()
+        let deadline = Date().addingTimeInterval(10)
+        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        if process.isRunning { kill(pid, SIGKILL) }
+        process.waitUntilExit()
     }
 }

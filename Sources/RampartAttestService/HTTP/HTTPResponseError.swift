@@ -66,11 +66,13 @@ enum HTTPResponseError {
 /// JSON response bodies: compact, keys sorted, slashes unescaped.
 enum JSONBody {
     static func response(status: Int, _ value: some Encodable) -> HTTPResponse {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
-        // Encoding the service's own response types cannot fail; fall back to an empty object rather than trap.
-        let bytes = (try? encoder.encode(value)).map { Array($0) } ?? Array("{}".utf8)
+        let bytes = StageClock.measure(.json) {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            encoder.dateEncodingStrategy = .iso8601
+            // Encoding the service's own response types cannot fail; fall back to an empty object rather than trap.
+            return (try? encoder.encode(value)).map { Array($0) } ?? Array("{}".utf8)
+        }
         return HTTPResponse(status: status, headers: ["Content-Type": "application/json"], body: bytes)
     }
 }

@@ -121,7 +121,7 @@ final class GroupCommitQueue: Sendable {
             if batch.isEmpty { return }
             batches.add(1, ordering: .relaxed)
             members.add(batch.count, ordering: .relaxed)
-            runBatch(batch)
+            StageClock.measureEvery(.store) { runBatch(batch) }
         }
     }
 }

@@ -122,12 +122,14 @@ public final class SQLiteAttestationStore: AttestationStore {
         guard !readers.isEmpty else { return try await transaction(body) }
         let index = nextReader.add(1, ordering: .relaxed).newValue
         let reader = readers[(index % readers.count + readers.count) % readers.count]
-        return try reader.connection.withLock { connection throws -> T in
-            guard let connection else { throw AttestServiceError.storeFailure("the SQLite store is closed") }
-            do {
-                return try connection.transaction(.deferred) { try body(Self.transaction(on: connection)) }
-            } catch let error as SQLiteError {
-                throw Self.storeFailure(error)
+        return try StageClock.measure(.store) {
+            try reader.connection.withLock { connection throws -> T in
+                guard let connection else { throw AttestServiceError.storeFailure("the SQLite store is closed") }
+                do {
+                    return try connection.transaction(.deferred) { try body(Self.transaction(on: connection)) }
+                } catch let error as SQLiteError {
+                    throw Self.storeFailure(error)
+                }
             }
         }
     }

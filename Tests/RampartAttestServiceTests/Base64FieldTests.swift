@@ -1,0 +1,43 @@
+import Foundation
+import RampartCrypto
+import Testing
+
+@testable import RampartAttestService
+
+struct Base64FieldTests {
+    /// The encoding as Foundation's string replacement gives it (what the byte-wise encoder replaced).
+    private static func reference(_ bytes: [UInt8]) -> String {
+        Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+    }
+
+    @Test("urlEncoded is unpadded base64url, and decode reads it back, for every length up to 64")
+    func roundTrip() throws {
+        for count in 0...64 {
+            let bytes = count == 0 ? [] : SecureRandom.bytes(count: count) + [0xFB, 0xFF].prefix(count % 3)
+            let encoded = Base64Field.urlEncoded(bytes)
+            #expect(encoded == Self.reference(bytes))
+            #expect(!encoded.contains("=") && !encoded.contains("+") && !encoded.contains("/"))
+            if !bytes.isEmpty {
+                #expect(try Base64Field.decode(encoded, field: "f", maximumByteCount: 128) == bytes)
+                let standard = Data(bytes).base64EncodedString()
+                #expect(try Base64Field.decode(standard, field: "f", maximumByteCount: 128) == bytes)
+            }
+        }
+    }
+
+    @Test(
+        "decode refuses what is not base64 with invalidBase64, and an over-long field with invalidField",
+        arguments: [
+            ("", AttestServiceError.Code.invalidBase64), ("A", .invalidBase64), ("AB$C", .invalidBase64),
+            ("AB\u{2212}C", .invalidBase64), ("ABC==", .invalidBase64),
+            (String(repeating: "A", count: 48), .invalidField),
+        ])
+    func refused(text: String, code: AttestServiceError.Code) {
+        #expect {
+            _ = try Base64Field.decode(text, field: "f", maximumByteCount: 32)
+        } throws: { error in
+            (error as? AttestServiceError)?.code == code
+        }
+    }
+}
