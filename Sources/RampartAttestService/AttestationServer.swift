@@ -56,7 +56,8 @@ public final class AttestationServer {
         let router = ServiceRouter(
             service: service, listener: .publicAPI,
             subjects: SubjectResolver(source: subjectSource, sessionTokens: sessionTokens, clock: clock),
-            verifier: verifier, routes: routes, demo: configuration.demo, operatorToken: nil, tokens: tokens, log: log)
+            verifier: verifier, routes: routes, demo: configuration.demo, operatorToken: nil, tokens: tokens,
+            trustedProxies: configuration.trustedProxies, log: log)
         func listener(_ host: String, _ port: UInt16) -> HTTPServer.Configuration {
             .init(
                 host: host, port: port, maximumBodyByteCount: configuration.maximumBodyBytes,

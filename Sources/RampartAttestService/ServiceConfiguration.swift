@@ -61,6 +61,13 @@ public struct ServiceConfiguration: Hashable, Decodable {
     public var connectionsPerAddress: Int = HTTPServer.Configuration.defaultConnectionsPerAddress
     /// Seconds a request has to arrive whole, head and body (see ``HTTPServer/Configuration/requestTimeoutSeconds``).
     public var requestTimeoutSeconds: Double = HTTPServer.Configuration.defaultRequestTimeoutSeconds
+    /// The gateways and reverse proxies whose `X-Forwarded-For` names the client (IP addresses; default the loopback
+    /// addresses). Per-address failure and issuance limits charge the last `X-Forwarded-For` entry of a request from
+    /// one of them, and the TCP peer otherwise: a client that reaches the listener directly cannot choose the
+    /// address it is charged as.
+    public var trustedProxies: [String] = ServiceConfiguration.defaultTrustedProxies
+    /// The default ``trustedProxies``: `127.0.0.1` and `::1`.
+    public static let defaultTrustedProxies = ["127.0.0.1", "::1"]
     /// The challenge sealing keys (see ``challengeSealingKeys(environment:)``).
     public var challenges = ChallengeSettings()
     /// Where the subject of public requests comes from; nil: not configured (`rampart serve` refuses to start
@@ -94,7 +101,7 @@ public struct ServiceConfiguration: Hashable, Decodable {
     private enum CodingKeys: String, CodingKey, CaseIterable {
         case listen, database, teamId, bundleId, environment, root, challengeLifetimeSeconds, riskBlockThreshold
         case maximumBodyBytes, postgresPoolSize, operatorToken, routes, riskDecaySeconds, counterReorderWindow, limits
-        case adminListen, connectionLimit, connectionsPerAddress, requestTimeoutSeconds
+        case adminListen, connectionLimit, connectionsPerAddress, requestTimeoutSeconds, trustedProxies
         case subject, defaultPolicy, tokens, challenges
     }
 
@@ -167,6 +174,19 @@ public struct ServiceConfiguration: Hashable, Decodable {
             try container.decodeIfPresent(Int.self, forKey: .connectionsPerAddress) ?? connectionsPerAddress
         requestTimeoutSeconds =
             try container.decodeIfPresent(Double.self, forKey: .requestTimeoutSeconds) ?? requestTimeoutSeconds
+        if let proxies = try container.decodeIfPresent([String].self, forKey: .trustedProxies) {
+            guard proxies.count <= 64 else {
+                throw AttestServiceError.invalidConfiguration("trustedProxies holds at most 64 addresses")
+            }
+            trustedProxies = try proxies.map { text in
+                guard let address = Self.canonicalAddress(text) else {
+                    throw AttestServiceError.invalidConfiguration(
+                        "trustedProxies: '\(text.prefix(64))' is not an IP address; list your gateways' addresses, "
+                            + "e.g. [\"127.0.0.1\", \"10.0.0.5\"] (ranges are not accepted)")
+                }
+                return address
+            }
+        }
         challenges = try container.decodeIfPresent(ChallengeSettings.self, forKey: .challenges) ?? challenges
     }
 
@@ -312,3 +332,31 @@ public struct ServiceConfiguration: Hashable, Decodable {
 }
 
 extension ServiceConfiguration: Sendable {}
+
+extension ServiceConfiguration {
+    /// The canonical text of an IPv4 or IPv6 address (as the server reports peers: `inet_ntop` of the parsed
+    /// bytes, an IPv4-mapped IPv6 address as its IPv4 text), or nil when `text` is not one.
+    ///
+    /// - Parameter text: An address such as `10.0.0.5` or `2001:DB8::1`.
+    /// - Returns: `10.0.0.5`, `2001:db8::1`, or nil.
+    static func canonicalAddress(_ text: String) -> String? {
+        guard !text.isEmpty, text.utf8.count <= 64 else { return nil }
+        var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
+        var v4 = in_addr()
+        if inet_pton(AF_INET, text, &v4) == 1 {
+            guard inet_ntop(AF_INET, &v4, &buffer, socklen_t(buffer.count)) != nil else { return nil }
+        } else {
+            var v6 = in6_addr()
+            guard inet_pton(AF_INET6, text, &v6) == 1 else { return nil }
+            let bytes = withUnsafeBytes(of: v6) { Array($0) }
+            if bytes.prefix(10).allSatisfy({ $0 == 0 }) && bytes[10] == 0xFF && bytes[11] == 0xFF {
+                var mapped = in_addr()
+                withUnsafeMutableBytes(of: &mapped) { $0.copyBytes(from: bytes.suffix(4)) }
+                guard inet_ntop(AF_INET, &mapped, &buffer, socklen_t(buffer.count)) != nil else { return nil }
+            } else {
+                guard inet_ntop(AF_INET6, &v6, &buffer, socklen_t(buffer.count)) != nil else { return nil }
+            }
+        }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}

@@ -32,7 +32,7 @@ extension ServiceRouter {
         }
         let verdict = try await decide(
             method: request.method, target: request.target, headers: request.headers, body: .seen(request.body),
-            policy: policy, clientAddress: request.remoteAddress, &outcome)
+            policy: policy, clientAddress: forwardedClient(request), &outcome)
         let allowance: GatewayAllowance
         switch verdict {
         case .refuse:

@@ -62,7 +62,7 @@ extension ServiceRouter {
         let body: SignedRequest.Body = request.body.isEmpty || gateway == .nginx ? .notSeen : .seen(request.body)
         return try await decide(
             method: method, target: target, headers: request.headers, body: body, policy: policy,
-            clientAddress: Self.forwardedClient(request), &outcome)
+            clientAddress: forwardedClient(request), &outcome)
     }
 
     /// Resolves the subject and runs the verifier.
@@ -92,14 +92,20 @@ extension ServiceRouter {
         return value
     }
 
-    /// The app's address behind a gateway: the last `X-Forwarded-For` entry (the one the gateway appended, which
-    /// the client cannot choose), else the TCP peer.
-    static func forwardedClient(_ request: HTTPRequest) -> String? {
-        guard let forwarded = request.headers["x-forwarded-for"],
-            let last = forwarded.split(separator: ",").last.map({ $0.trimmingCharacters(in: .whitespaces) }),
-            !last.isEmpty, last.utf8.count <= 64
+    /// The address failures are charged to: behind a trusted gateway (the TCP peer is one of
+    /// ``ServiceConfiguration/trustedProxies``), the last `X-Forwarded-For` entry — the one that gateway appended,
+    /// which the client cannot choose; otherwise the TCP peer itself, whatever `X-Forwarded-For` says, so a client
+    /// that reaches the listener directly can neither spread its failures over made-up addresses nor spend another
+    /// address's failure budget.
+    func forwardedClient(_ request: HTTPRequest) -> String? {
+        guard let peer = request.remoteAddress, trustedProxies.contains(Array(peer.utf8)),
+            let forwarded = request.headers["x-forwarded-for"],
+            let last = forwarded.split(separator: ",", omittingEmptySubsequences: false).last.map({
+                $0.trimmingCharacters(in: .whitespaces)
+            }),
+            let address = ServiceConfiguration.canonicalAddress(last)
         else { return request.remoteAddress }
-        return last
+        return address
     }
 
     /// The HTTP answer of a verdict: 200 with the `Rampart-*` headers and the JSON of ``VerifyBody``, or the

@@ -39,7 +39,7 @@ extension ServiceRouter {
         // The backend asks on behalf of all its users: only the per-subject limits apply to it.
         let issued = try await service.issueChallenge(
             purpose: fields.purpose(), subject: subject,
-            clientAddress: listener == .admin ? nil : request.remoteAddress)
+            clientAddress: listener == .admin ? nil : forwardedClient(request))
         outcome.code = "issued"
         return JSONBody.response(status: 200, ChallengeBody(challenge: issued.challenge, expiresAt: issued.expiresAt))
     }
@@ -47,7 +47,7 @@ extension ServiceRouter {
     /// `POST /v1/attestations`.
     func attestation(_ request: HTTPRequest, _ outcome: inout Outcome) async throws -> HTTPResponse {
         let fields = try RequestFields(body: request.body)
-        let clientAddress = listener == .admin ? nil : request.remoteAddress
+        let clientAddress = listener == .admin ? nil : forwardedClient(request)
         let resolution = try await spendingChallenge(of: fields, request) { try registrationSubject(fields, request) }
         let subject: String
         switch resolution {

@@ -112,6 +112,9 @@ public final class ServiceRouter: HTTPResponder {
     let listener: Listener
     let operatorToken: String?
     let tokens: AccessTokenIssuer?
+    /// The peers whose `X-Forwarded-For` names the client (``ServiceConfiguration/trustedProxies``), as the bytes of
+    /// their canonical address text.
+    let trustedProxies: Set<[UInt8]>
     let points = DemoPoints()
 
     /// Creates the router.
@@ -129,24 +132,29 @@ public final class ServiceRouter: HTTPResponder {
     ///   - operatorToken: When set, the ``operatorRoutes`` and ``internalRoutes`` require
     ///     `Authorization: Bearer <token>` (compared in constant time). ``ServiceConfiguration/validate()`` refuses a
     ///     short or low-entropy token.
+    ///   - trustedProxies: The gateways' addresses, whose `X-Forwarded-For` names the client that failures are
+    ///     charged to (canonical IP text, as ``ServiceConfiguration/trustedProxies`` holds them).
     ///   - log: Where request lines go.
     public convenience init(
         service: AttestationService, listener: Listener = .publicAPI, subjectSource: SubjectSource = .internalOnly,
         routes: RouteTable = .everyRoute(.requireAssertion), demo: Bool = false, tokens: AccessTokenIssuer? = nil,
-        sessionTokens: SessionTokenVerifier? = nil, operatorToken: String? = nil, log: ServiceLog = .disabled
+        sessionTokens: SessionTokenVerifier? = nil, operatorToken: String? = nil,
+        trustedProxies: [String] = ServiceConfiguration.defaultTrustedProxies, log: ServiceLog = .disabled
     ) {
         self.init(
             service: service, listener: listener,
             subjects: SubjectResolver(source: subjectSource, sessionTokens: sessionTokens, clock: service.clock),
             verifier: SignedRequestVerifier(service: service, accessTokens: tokens, log: log), routes: routes,
-            demo: demo, operatorToken: operatorToken, tokens: tokens, log: log)
+            demo: demo, operatorToken: operatorToken, tokens: tokens, trustedProxies: trustedProxies, log: log)
     }
 
     init(
         service: AttestationService, listener: Listener, subjects: SubjectResolver, verifier: SignedRequestVerifier,
-        routes: RouteTable, demo: Bool, operatorToken: String?, tokens: AccessTokenIssuer?, log: ServiceLog
+        routes: RouteTable, demo: Bool, operatorToken: String?, tokens: AccessTokenIssuer?,
+        trustedProxies: [String] = ServiceConfiguration.defaultTrustedProxies, log: ServiceLog
     ) {
         self.tokens = tokens
+        self.trustedProxies = Set(trustedProxies.map { Array($0.utf8) })
         self.service = service
         self.listener = listener
         self.subjects = subjects
@@ -293,7 +301,7 @@ public final class ServiceRouter: HTTPResponder {
         } catch let error as AttestServiceError {
             if let challenge = fields.presentedChallenge {
                 try await service.burnChallenge(
-                    challenge, clientAddress: listener == .admin ? nil : request.remoteAddress)
+                    challenge, clientAddress: listener == .admin ? nil : forwardedClient(request))
             }
             throw error
         }

@@ -56,7 +56,8 @@ public enum ServeCommand: Command {
                                counterReorderWindow, limits {challengesPerAddressPerMinute,
                                challengesPerSubjectPerMinute, outstandingChallengesPerSubject,
                                failuresPerAddressPerMinute}, maximumBodyBytes, postgresPoolSize, operatorToken,
-                               connectionLimit, connectionsPerAddress, requestTimeoutSeconds, challenges
+                               connectionLimit, connectionsPerAddress, requestTimeoutSeconds, trustedProxies
+                       (gateway addresses whose X-Forwarded-For is believed; default loopback), challenges
                        {sealingKeys}); flags override it;
                                every key is checked
           --subject-header NAME
