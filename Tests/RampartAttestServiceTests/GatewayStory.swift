@@ -1,6 +1,7 @@
 import Foundation
 import RampartAppAttest
 import RampartRequestSigning
+import TestSupport
 import Testing
 
 /// The checks every real gateway passes, whatever its protocol: a rampart serve (docs/examples/rampart.json), the
@@ -206,5 +207,55 @@ struct GatewayStory {
         // A token is for token routes only: a require-assertion route still wants a signature.
         let points = try await app.send(port: port, "POST", "/api/points/use", headers: ["Rampart-Token": token])
         expectRefused(points, "assertionRequired", status: 401, "a token on a require-assertion route")
+    }
+}
+
+/// A gateway process in front of the echo upstream and `rampart serve`, started from its `docs/examples/` file.
+protocol ProxyGateway: Sendable {
+    /// The gateway's name, for messages.
+    static var name: String { get }
+    /// Whether it passes Rampart's refusal status on (see ``GatewayStory/passesStatus``).
+    static var passesStatus: Bool { get }
+    /// Starts the gateway with its routes to `rampartPort` and `upstreamPort`.
+    static func start(rampartPort: UInt16, upstreamPort: UInt16) async throws -> Self
+
+    var child: ChildProcess { get }
+    var port: UInt16 { get }
+}
+
+extension GatewayStory {
+    /// Runs `chapter` against rampart serve, the upstream and `gateway`, with an app registered through the gateway
+    /// as alice, then stops all three however `chapter` ended.
+    ///
+    /// A failed registration throws with the gateway's standard error; `chapter`'s own errors are rethrown as they are.
+    static func run<Gateway: ProxyGateway>(
+        _ gateway: Gateway.Type, simulator: AppAttestSimulator,
+        _ chapter: (GatewayStory) async throws -> Void
+    ) async throws {
+        let serve = try await GatewayService.start(simulator: simulator)
+        let upstream = try await EchoUpstream.start()
+        let proxy = try await Gateway.start(rampartPort: serve.port, upstreamPort: upstream.port)
+        let stop: @Sendable () async -> Void = {
+            await proxy.child.stop()
+            await upstream.child.stop(signal: SIGKILL)
+            await serve.stop()
+        }
+        let story: GatewayStory
+        do {
+            let app = SigningApp(simulator: simulator, authentication: basicAlice)
+            try await app.register(port: proxy.port)
+            story = GatewayStory(name: Gateway.name, port: proxy.port, app: app, passesStatus: Gateway.passesStatus)
+        } catch {
+            let log = proxy.child.stderr
+            await stop()
+            throw ServeProcessError("\(error)\n\(Gateway.name) stderr:\n\(log)")
+        }
+        do {
+            try await chapter(story)
+        } catch {
+            await stop()
+            throw error
+        }
+        await stop()
     }
 }
