@@ -72,9 +72,7 @@ struct CaddyGateway: ProxyGateway {
         }
         let directory = URL(fileURLWithPath: ScratchDirectory.uniquePath("caddy"), isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        var lastError: any Error = ServeProcessError("caddy did not start")
-        for _ in 0..<3 {  // the free port may be taken between picking and binding it
-            let port = try Gateway.freePort()
+        let (child, port) = try await Gateway.startListening("caddy") { port in
             let site = try Gateway.substitute(
                 try Gateway.example("Caddyfile"),
                 [
@@ -93,18 +91,11 @@ struct CaddyGateway: ProxyGateway {
 
                 """
             try Data(main.utf8).write(to: directory.appendingPathComponent("Caddyfile"))
-            let child = try ChildProcess(
+            return try ChildProcess(
                 "caddy", executable: binary,
                 arguments: ["run", "--config", "\(directory.path)/Caddyfile", "--adapter", "caddyfile"],
                 environment: ["API_USER": "alice", "API_PASSWORD_HASH": passwordHash], directory: directory)
-            do {
-                try await child.wait { Gateway.isListening(port) }
-                return CaddyGateway(child: child, port: port)
-            } catch {
-                lastError = error
-                await child.stop()
-            }
         }
-        throw lastError
+        return CaddyGateway(child: child, port: port)
     }
 }

@@ -53,6 +53,28 @@ enum Gateway {
         try ReservedPort().port
     }
 
+    /// Starts a child on a free port and waits until it listens there, trying three ports (the free port may be
+    /// taken between picking and binding it); throws the last attempt's error.
+    ///
+    /// `launch` writes the child's configuration for the port it is given and starts it.
+    static func startListening(
+        _ name: String, _ launch: (UInt16) throws -> ChildProcess
+    ) async throws -> (child: ChildProcess, port: UInt16) {
+        var lastError: any Error = ServeProcessError("\(name) did not start")
+        for _ in 0..<3 {
+            let port = try freePort()
+            let child = try launch(port)
+            do {
+                try await child.wait { isListening(port) }
+                return (child, port)
+            } catch {
+                lastError = error
+                await child.stop()
+            }
+        }
+        throw lastError
+    }
+
     /// Whether something accepts connections on 127.0.0.1:`port`.
     static func isListening(_ port: UInt16) -> Bool {
         guard let socket = RawHTTP.connectedSocket(port: port, timeoutSeconds: 1) else { return false }

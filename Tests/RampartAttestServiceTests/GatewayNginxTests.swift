@@ -63,9 +63,7 @@ struct NginxGateway: ProxyGateway {
         guard let binary else { throw ServeProcessError("nginx is not installed") }
         let directory = URL(fileURLWithPath: ScratchDirectory.uniquePath("nginx"), isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        var lastError: any Error = ServeProcessError("nginx did not start")
-        for _ in 0..<3 {  // the free port may be taken between picking and binding it
-            let port = try Gateway.freePort()
+        let (child, port) = try await Gateway.startListening("nginx") { port in
             let site = try Gateway.substitute(
                 try Gateway.example("nginx.conf"),
                 [
@@ -95,17 +93,10 @@ struct NginxGateway: ProxyGateway {
 
                 """
             try Data(main.utf8).write(to: directory.appendingPathComponent("nginx.conf"))
-            let child = try ChildProcess(
+            return try ChildProcess(
                 "nginx", executable: binary, arguments: ["-p", path, "-c", "\(path)/nginx.conf", "-e", "stderr"],
                 directory: directory)
-            do {
-                try await child.wait { Gateway.isListening(port) }
-                return NginxGateway(child: child, port: port)
-            } catch {
-                lastError = error
-                await child.stop()
-            }
         }
-        throw lastError
+        return NginxGateway(child: child, port: port)
     }
 }

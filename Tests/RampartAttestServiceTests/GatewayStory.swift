@@ -68,6 +68,17 @@ struct GatewayStory {
         }
     }
 
+    /// Signs `POST target` with `body`, applies `change` to the signed request, and expects the gateway to refuse
+    /// what is sent with `code` and status 401.
+    func expectRefusedAfterChange(
+        _ target: String, body: [UInt8], _ code: String, _ step: String,
+        sourceLocation: SourceLocation = #_sourceLocation, change: (inout SignedRequest) -> Void
+    ) async throws {
+        var request = try await signed("POST", target, body: body)
+        change(&request)
+        expectRefused(try await send(request), code, status: 401, step, sourceLocation: sourceLocation)
+    }
+
     // MARK: The story
 
     /// A signed request reaches the upstream with the subject and the verified headers; the next challenge from its
@@ -107,26 +118,26 @@ struct GatewayStory {
     func tamperingIsRefused() async throws {
         let body = Array(#"{"amount":1}"#.utf8)
 
-        var method = try await signed("POST", "/api/points/use", body: body)
-        method.method = "PUT"
-        expectRefused(try await send(method), "invalidAssertion", status: 401, "method changed")
-
-        var path = try await signed("POST", "/api/points/use", body: body)
-        path.target = "/api/points/transfer"
-        expectRefused(try await send(path), "invalidAssertion", status: 401, "path changed")
-
-        var query = try await signed("POST", "/api/points/use?amount=1", body: body)
-        query.target = "/api/points/use?amount=1000"
-        expectRefused(try await send(query), "invalidAssertion", status: 401, "query changed")
-
-        var added = try await signed("POST", "/api/points/use", body: body)
-        added.target = "/api/points/use?amount=1000"
-        expectRefused(try await send(added), "invalidAssertion", status: 401, "query added")
-
-        var digest = try await signed("POST", "/api/points/use", body: body)
-        digest.body = Array(#"{"amount":1000}"#.utf8)
-        digest.headers[RequestSignature.contentDigestHeader] = RequestSignature.contentDigest(of: digest.body)
-        expectRefused(try await send(digest), "invalidAssertion", status: 401, "body and Content-Digest changed")
+        try await expectRefusedAfterChange("/api/points/use", body: body, "invalidAssertion", "method changed") {
+            $0.method = "PUT"
+        }
+        try await expectRefusedAfterChange("/api/points/use", body: body, "invalidAssertion", "path changed") {
+            $0.target = "/api/points/transfer"
+        }
+        try await expectRefusedAfterChange(
+            "/api/points/use?amount=1", body: body, "invalidAssertion", "query changed"
+        ) {
+            $0.target = "/api/points/use?amount=1000"
+        }
+        try await expectRefusedAfterChange("/api/points/use", body: body, "invalidAssertion", "query added") {
+            $0.target = "/api/points/use?amount=1000"
+        }
+        try await expectRefusedAfterChange(
+            "/api/points/use", body: body, "invalidAssertion", "body and Content-Digest changed"
+        ) {
+            $0.body = Array(#"{"amount":1000}"#.utf8)
+            $0.headers[RequestSignature.contentDigestHeader] = RequestSignature.contentDigest(of: $0.body)
+        }
 
         var bodyOnly = try await signed("POST", "/api/points/use", body: body)
         bodyOnly.body = Array(#"{"amount":9999}"#.utf8)
@@ -146,9 +157,9 @@ struct GatewayStory {
         let defaultPolicy = try await app.send(port: port, "GET", "/api/other")
         expectRefused(defaultPolicy, "assertionRequired", status: 401, "no assertion under the default policy")
 
-        var wrongKey = try await signed("POST", "/api/points/use", body: body)
-        wrongKey.headers[RequestSignature.keyIDHeader] = Data(repeating: 7, count: 32).base64EncodedString()
-        expectRefused(try await send(wrongKey), "unknownKey", status: 401, "unknown key id")
+        try await expectRefusedAfterChange("/api/points/use", body: body, "unknownKey", "unknown key id") {
+            $0.headers[RequestSignature.keyIDHeader] = Data(repeating: 7, count: 32).base64EncodedString()
+        }
     }
 
     /// An open route passes without a signature and without key headers; the client's own copies of the headers only
