@@ -104,12 +104,8 @@ extension AppAttestVerifier {
         publicKey: ECPublicKey,
         previousCounter: UInt32
     ) throws -> AssertionVerdict {
-        try Self.checkClientDataHash(clientDataHash)
-        guard publicKey.curve == .p256 else {
-            throw AppAttestError.invalidArgument(
-                "App Attest keys are P-256; the stored key is \(publicKey.curve.rawValue)")
-        }
-        return try verifyAssertion(
+        try Self.checkAssertionArguments(clientDataHash: clientDataHash, publicKey: publicKey)
+        return verifyCheckedAssertion(
             try Assertion(bytes: assertion), clientDataHash: clientDataHash, publicKey: publicKey,
             previousCounter: previousCounter)
     }
@@ -130,11 +126,28 @@ extension AppAttestVerifier {
         publicKey: ECPublicKey,
         previousCounter: UInt32
     ) throws -> AssertionVerdict {
-        try Self.checkClientDataHash(clientDataHash)
+        try Self.checkAssertionArguments(clientDataHash: clientDataHash, publicKey: publicKey)
+        return verifyCheckedAssertion(
+            parsed, clientDataHash: clientDataHash, publicKey: publicKey, previousCounter: previousCounter)
+    }
+
+    /// Throws when the client data hash is empty or too long, or the stored key is not P-256: the checks of both
+    /// ``verifyAssertion(_:clientDataHash:publicKey:previousCounter:)`` overloads, made before any parsing.
+    private static func checkAssertionArguments(clientDataHash: [UInt8], publicKey: ECPublicKey) throws {
+        try checkClientDataHash(clientDataHash)
         guard publicKey.curve == .p256 else {
             throw AppAttestError.invalidArgument(
                 "App Attest keys are P-256; the stored key is \(publicKey.curve.rawValue)")
         }
+    }
+
+    /// The steps after the parsing, once ``checkAssertionArguments(clientDataHash:publicKey:)`` passed.
+    private func verifyCheckedAssertion(
+        _ parsed: Assertion,
+        clientDataHash: [UInt8],
+        publicKey: ECPublicKey,
+        previousCounter: UInt32
+    ) -> AssertionVerdict {
         let authData = parsed.authenticatorData
         let nonce = SHA256.hash(authData.rawRepresentation + clientDataHash)
         guard publicKey.isValidSignature(parsed.signature, for: nonce, digest: .sha256) else {

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `rampart serve` with its two listeners, as a process: operator routes and metrics only on the admin port, behind
@@ -11,10 +12,11 @@ struct AdminListenerTests {
     func twoListeners() async throws {
         let token = "Zq8m3Lk1Xw9v7Tn5Rb2Yc4Hd6Gf0Js8P"
         let file = ScratchFile.write(token + "\n")
-        let server = try await ServeProcess.start([
-            "--db", "sqlite:" + temporarySQLitePath(), "--team-id", "ABCDE12345", "--bundle-id", "com.example.app",
-            "--operator-token-file", file,
-        ])
+        let server = try await ServeProcess.start(
+            ServeProcess.subjectHeader + [
+                "--db", "sqlite:" + temporarySQLitePath(), "--team-id", "ABCDE12345", "--bundle-id", "com.example.app",
+                "--operator-token-file", file,
+            ])
         #expect(server.adminPort != server.port)
         let key = "/v1/keys/" + String(repeating: "A", count: 43)
         for path in ["/metrics", key] {

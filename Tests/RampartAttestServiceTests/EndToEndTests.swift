@@ -6,6 +6,7 @@ import RampartCLI
 import RampartCrypto
 import RampartRequestSigning
 import Synchronization
+import TestSupport
 import Testing
 
 /// The whole flow with RampartAppAttest's real verifier and device simulator, over real HTTP on loopback: a
@@ -168,8 +169,8 @@ struct EndToEndTests {
             "--db", testPostgresURL ?? "", "--root", root, "--team-id", Self.teamID, "--bundle-id", Self.bundleID,
             "--environment", "development",
         ]
-        let first = try await ServeProcess.start(arguments)
-        let second = try await ServeProcess.start(arguments)
+        let first = try await ServeProcess.start(ServeProcess.subjectHeader + arguments)
+        let second = try await ServeProcess.start(ServeProcess.subjectHeader + arguments)
         // Issued by the first, consumed by the second: accepted once, then refused on either.
         let app = app(port: first.port, subject: "alice")
         let other = SignedRequestApp(
@@ -197,7 +198,7 @@ struct EndToEndTests {
             "--db", database, "--root", root, "--team-id", Self.teamID, "--bundle-id", Self.bundleID,
             "--environment", "development",
         ]
-        let server = try await ServeProcess.start(arguments)
+        let server = try await ServeProcess.start(ServeProcess.subjectHeader + arguments)
         let ledger = Ledger()
         let apps = (0..<6).map { _ in app(port: server.port) }
         // Bounded load: each app registers and sends up to 30 requests; the kill lands while they run.
@@ -226,7 +227,7 @@ struct EndToEndTests {
         }
         #expect(await server.stop(signal: SIGKILL) != 0)
         await load.value
-        let restarted = try await ServeProcess.start(arguments)
+        let restarted = try await ServeProcess.start(ServeProcess.subjectHeader + arguments)
         // Key lookups are an operator route, on the admin listener.
         let admin = SignedRequestApp(
             baseURL: URL(string: "http://127.0.0.1:\(restarted.adminPort)") ?? URL(fileURLWithPath: "/"),

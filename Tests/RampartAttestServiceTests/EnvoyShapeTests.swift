@@ -1,6 +1,7 @@
 import Foundation
 import RampartAppAttest
 import RampartRequestSigning
+import TestSupport
 import Testing
 
 /// The requests Envoy's `ext_authz` filter (HTTP service) sends, reproduced byte for byte against a real

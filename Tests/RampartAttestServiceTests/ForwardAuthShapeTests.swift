@@ -1,6 +1,7 @@
 import Foundation
 import RampartAppAttest
 import RampartRequestSigning
+import TestSupport
 import Testing
 
 /// The request Traefik's ForwardAuth middleware sends, reproduced against a real `rampart serve` (Traefik is not

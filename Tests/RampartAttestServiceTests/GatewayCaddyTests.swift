@@ -17,78 +17,35 @@ struct GatewayCaddyTests {
 
     init() throws { simulator = try AppAttestSimulator() }
 
-    func story() async throws -> (GatewayStory, @Sendable () async -> Void) {
-        let serve = try await GatewayService.start(simulator: simulator)
-        let upstream = try await EchoUpstream.start()
-        let caddy = try await CaddyGateway.start(rampartPort: serve.port, upstreamPort: upstream.port)
-        let stop: @Sendable () async -> Void = {
-            await caddy.child.stop()
-            await upstream.child.stop(signal: SIGKILL)
-            await serve.stop()
-        }
-        do {
-            let app = SigningApp(simulator: simulator, authentication: GatewayStory.basicAlice)
-            try await app.register(port: caddy.port)
-            return (GatewayStory(name: "Caddy", port: caddy.port, app: app, passesStatus: true), stop)
-        } catch {
-            let log = caddy.child.stderr
-            await stop()
-            throw ServeProcessError("\(error)\ncaddy stderr:\n\(log)")
-        }
-    }
-
     @Test("a signed request reaches the upstream with Rampart-Subject; the next challenge signs the next request")
     func signedRequests() async throws {
-        let (story, stop) = try await story()
-        do {
-            try await story.signedRequestsPass()
-        } catch {
-            await stop()
-            throw error
-        }
-        await stop()
+        try await GatewayStory.run(CaddyGateway.self, simulator: simulator) { try await $0.signedRequestsPass() }
     }
 
     @Test(
         "method, path, query or body changed, replay and no assertion: refused by Caddy with Rampart's status and code")
     func tampering() async throws {
-        let (story, stop) = try await story()
-        do {
-            try await story.tamperingIsRefused()
-        } catch {
-            await stop()
-            throw error
-        }
-        await stop()
+        try await GatewayStory.run(CaddyGateway.self, simulator: simulator) { try await $0.tamperingIsRefused() }
     }
 
     @Test("open routes pass; the client's X-User-Id and Rampart-* copies never reach the upstream")
     func openRoutes() async throws {
-        let (story, stop) = try await story()
-        do {
-            try await story.openRoutesPassAndForgedHeadersAreDropped()
-        } catch {
-            await stop()
-            throw error
+        try await GatewayStory.run(CaddyGateway.self, simulator: simulator) {
+            try await $0.openRoutesPassAndForgedHeadersAreDropped()
         }
-        await stop()
     }
 
     @Test("a token from POST /v1/tokens through Caddy opens a token route")
     func tokens() async throws {
-        let (story, stop) = try await story()
-        do {
-            try await story.tokensOpenTokenRoutes()
-        } catch {
-            await stop()
-            throw error
-        }
-        await stop()
+        try await GatewayStory.run(CaddyGateway.self, simulator: simulator) { try await $0.tokensOpenTokenRoutes() }
     }
 }
 
 /// Caddy started from `docs/examples/Caddyfile`.
-struct CaddyGateway {
+struct CaddyGateway: ProxyGateway {
+    static let name = "Caddy"
+    static let passesStatus = true
+
     let child: ChildProcess
     let port: UInt16
 
@@ -115,9 +72,7 @@ struct CaddyGateway {
         }
         let directory = URL(fileURLWithPath: ScratchDirectory.uniquePath("caddy"), isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        var lastError: any Error = ServeProcessError("caddy did not start")
-        for _ in 0..<3 {  // the free port may be taken between picking and binding it
-            let port = try Gateway.freePort()
+        let (child, port) = try await Gateway.startListening("caddy") { port in
             let site = try Gateway.substitute(
                 try Gateway.example("Caddyfile"),
                 [
@@ -136,18 +91,11 @@ struct CaddyGateway {
 
                 """
             try Data(main.utf8).write(to: directory.appendingPathComponent("Caddyfile"))
-            let child = try ChildProcess(
+            return try ChildProcess(
                 "caddy", executable: binary,
                 arguments: ["run", "--config", "\(directory.path)/Caddyfile", "--adapter", "caddyfile"],
                 environment: ["API_USER": "alice", "API_PASSWORD_HASH": passwordHash], directory: directory)
-            do {
-                try await child.wait { Gateway.isListening(port) }
-                return CaddyGateway(child: child, port: port)
-            } catch {
-                lastError = error
-                await child.stop()
-            }
         }
-        throw lastError
+        return CaddyGateway(child: child, port: port)
     }
 }

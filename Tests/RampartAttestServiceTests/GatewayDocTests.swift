@@ -1,5 +1,6 @@
 import Foundation
 import RampartAppAttest
+import TestSupport
 import Testing
 
 /// `docs/protecting-your-backend.md` prints the configuration files of `docs/examples/` that the gateway tests run:

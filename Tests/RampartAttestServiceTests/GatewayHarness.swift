@@ -50,21 +50,29 @@ enum Gateway {
     /// A TCP port on 127.0.0.1 that was free a moment ago (bound to port 0, then closed), for a child that must be
     /// told its port in a configuration file.
     static func freePort() throws -> UInt16 {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw ServeProcessError("socket failed") }
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) }
+        try ReservedPort().port
+    }
+
+    /// Starts a child on a free port and waits until it listens there, trying three ports (the free port may be
+    /// taken between picking and binding it); throws the last attempt's error.
+    ///
+    /// `launch` writes the child's configuration for the port it is given and starts it.
+    static func startListening(
+        _ name: String, _ launch: (UInt16) throws -> ChildProcess
+    ) async throws -> (child: ChildProcess, port: UInt16) {
+        var lastError: any Error = ServeProcessError("\(name) did not start")
+        for _ in 0..<3 {
+            let port = try freePort()
+            let child = try launch(port)
+            do {
+                try await child.wait { isListening(port) }
+                return (child, port)
+            } catch {
+                lastError = error
+                await child.stop()
+            }
         }
-        let named = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
-        }
-        guard bound == 0, named == 0 else { throw ServeProcessError("bind to 127.0.0.1:0 failed") }
-        return UInt16(bigEndian: address.sin_port)
+        throw lastError
     }
 
     /// Whether something accepts connections on 127.0.0.1:`port`.
@@ -261,15 +269,10 @@ struct ServeChild {
             "serve", executable: binary.path,
             arguments: ["serve", "--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0", "--json"] + arguments)
         try await child.wait { child.stdout.contains("}") }
-        func listening(_ key: String) -> UInt16? {
-            let text = child.stdout
-            guard
-                let range = text.range(
-                    of: #""\#(key)" *: *"http://127\.0\.0\.1:[0-9]+"#, options: .regularExpression)
-            else { return nil }
-            return UInt16(text[range].split(separator: ":").last ?? "")
-        }
-        guard let port = listening("listening"), let adminPort = listening("admin") else {
+        let text = child.stdout
+        guard let port = ServeProcess.port(named: "listening", in: text),
+            let adminPort = ServeProcess.port(named: "admin", in: text)
+        else {
             throw ServeProcessError("no ports in rampart serve's startup line: \(child.stdout)\n\(child.stderr)")
         }
         return ServeChild(child: child, port: port, adminPort: adminPort)

@@ -16,93 +16,44 @@ struct GatewayNginxTests {
 
     init() throws { simulator = try AppAttestSimulator() }
 
-    /// rampart serve, the upstream and nginx, with an app registered through nginx as alice.
-    func story() async throws -> (GatewayStory, @Sendable () async -> Void) {
-        let serve = try await GatewayService.start(simulator: simulator)
-        let upstream = try await EchoUpstream.start()
-        let nginx = try await NginxGateway.start(rampartPort: serve.port, upstreamPort: upstream.port)
-        let stop: @Sendable () async -> Void = {
-            await nginx.child.stop()
-            await upstream.child.stop(signal: SIGKILL)
-            await serve.stop()
-        }
-        do {
-            let app = SigningApp(simulator: simulator, authentication: GatewayStory.basicAlice)
-            try await app.register(port: nginx.port)
-            return (GatewayStory(name: "nginx", port: nginx.port, app: app, passesStatus: false), stop)
-        } catch {
-            let log = nginx.child.stderr
-            await stop()
-            throw ServeProcessError("\(error)\nnginx stderr:\n\(log)")
-        }
-    }
-
     @Test("a signed request reaches the upstream with Rampart-Subject; the next challenge signs the next request")
     func signedRequests() async throws {
-        let (story, stop) = try await story()
-        do {
-            try await story.signedRequestsPass()
-        } catch {
-            await stop()
-            throw error
-        }
-        await stop()
+        try await GatewayStory.run(NginxGateway.self, simulator: simulator) { try await $0.signedRequestsPass() }
     }
 
     @Test(
         "method, path, query or body changed, replay and no assertion: refused by nginx with the code in Rampart-Error")
     func tampering() async throws {
-        let (story, stop) = try await story()
-        do {
-            try await story.tamperingIsRefused()
-        } catch {
-            await stop()
-            throw error
-        }
-        await stop()
+        try await GatewayStory.run(NginxGateway.self, simulator: simulator) { try await $0.tamperingIsRefused() }
     }
 
     @Test("open routes pass; the client's X-User-Id and Rampart-* copies never reach the upstream")
     func openRoutes() async throws {
-        let (story, stop) = try await story()
-        do {
-            try await story.openRoutesPassAndForgedHeadersAreDropped()
-        } catch {
-            await stop()
-            throw error
+        try await GatewayStory.run(NginxGateway.self, simulator: simulator) {
+            try await $0.openRoutesPassAndForgedHeadersAreDropped()
         }
-        await stop()
     }
 
     @Test("a token from POST /v1/tokens through nginx opens a token route")
     func tokens() async throws {
-        let (story, stop) = try await story()
-        do {
-            try await story.tokensOpenTokenRoutes()
-        } catch {
-            await stop()
-            throw error
-        }
-        await stop()
+        try await GatewayStory.run(NginxGateway.self, simulator: simulator) { try await $0.tokensOpenTokenRoutes() }
     }
 
     @Test("without its user's authentication nginx refuses before Rampart is asked")
     func unauthenticated() async throws {
-        let (story, stop) = try await story()
-        do {
+        try await GatewayStory.run(NginxGateway.self, simulator: simulator) { story in
             let answer = try #require(await RawHTTP.request(port: story.port, "GET", "/api/health"))
             #expect(answer.status == 401)
             #expect(answer.headers["rampart-error"] == nil)
-        } catch {
-            await stop()
-            throw error
         }
-        await stop()
     }
 }
 
 /// nginx started from `docs/examples/nginx.conf`.
-struct NginxGateway {
+struct NginxGateway: ProxyGateway {
+    static let name = "nginx"
+    static let passesStatus = false
+
     let child: ChildProcess
     let port: UInt16
 
@@ -112,9 +63,7 @@ struct NginxGateway {
         guard let binary else { throw ServeProcessError("nginx is not installed") }
         let directory = URL(fileURLWithPath: ScratchDirectory.uniquePath("nginx"), isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        var lastError: any Error = ServeProcessError("nginx did not start")
-        for _ in 0..<3 {  // the free port may be taken between picking and binding it
-            let port = try Gateway.freePort()
+        let (child, port) = try await Gateway.startListening("nginx") { port in
             let site = try Gateway.substitute(
                 try Gateway.example("nginx.conf"),
                 [
@@ -144,17 +93,10 @@ struct NginxGateway {
 
                 """
             try Data(main.utf8).write(to: directory.appendingPathComponent("nginx.conf"))
-            let child = try ChildProcess(
+            return try ChildProcess(
                 "nginx", executable: binary, arguments: ["-p", path, "-c", "\(path)/nginx.conf", "-e", "stderr"],
                 directory: directory)
-            do {
-                try await child.wait { Gateway.isListening(port) }
-                return NginxGateway(child: child, port: port)
-            } catch {
-                lastError = error
-                await child.stop()
-            }
         }
-        throw lastError
+        return NginxGateway(child: child, port: port)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import RampartAppAttest
 import RampartRequestSigning
+import TestSupport
 import Testing
 
 /// The checks every real gateway passes, whatever its protocol: a rampart serve (docs/examples/rampart.json), the
@@ -67,6 +68,17 @@ struct GatewayStory {
         }
     }
 
+    /// Signs `POST target` with `body`, applies `change` to the signed request, and expects the gateway to refuse
+    /// what is sent with `code` and status 401.
+    func expectRefusedAfterChange(
+        _ target: String, body: [UInt8], _ code: String, _ step: String,
+        sourceLocation: SourceLocation = #_sourceLocation, change: (inout SignedRequest) -> Void
+    ) async throws {
+        var request = try await signed("POST", target, body: body)
+        change(&request)
+        expectRefused(try await send(request), code, status: 401, step, sourceLocation: sourceLocation)
+    }
+
     // MARK: The story
 
     /// A signed request reaches the upstream with the subject and the verified headers; the next challenge from its
@@ -106,26 +118,26 @@ struct GatewayStory {
     func tamperingIsRefused() async throws {
         let body = Array(#"{"amount":1}"#.utf8)
 
-        var method = try await signed("POST", "/api/points/use", body: body)
-        method.method = "PUT"
-        expectRefused(try await send(method), "invalidAssertion", status: 401, "method changed")
-
-        var path = try await signed("POST", "/api/points/use", body: body)
-        path.target = "/api/points/transfer"
-        expectRefused(try await send(path), "invalidAssertion", status: 401, "path changed")
-
-        var query = try await signed("POST", "/api/points/use?amount=1", body: body)
-        query.target = "/api/points/use?amount=1000"
-        expectRefused(try await send(query), "invalidAssertion", status: 401, "query changed")
-
-        var added = try await signed("POST", "/api/points/use", body: body)
-        added.target = "/api/points/use?amount=1000"
-        expectRefused(try await send(added), "invalidAssertion", status: 401, "query added")
-
-        var digest = try await signed("POST", "/api/points/use", body: body)
-        digest.body = Array(#"{"amount":1000}"#.utf8)
-        digest.headers[RequestSignature.contentDigestHeader] = RequestSignature.contentDigest(of: digest.body)
-        expectRefused(try await send(digest), "invalidAssertion", status: 401, "body and Content-Digest changed")
+        try await expectRefusedAfterChange("/api/points/use", body: body, "invalidAssertion", "method changed") {
+            $0.method = "PUT"
+        }
+        try await expectRefusedAfterChange("/api/points/use", body: body, "invalidAssertion", "path changed") {
+            $0.target = "/api/points/transfer"
+        }
+        try await expectRefusedAfterChange(
+            "/api/points/use?amount=1", body: body, "invalidAssertion", "query changed"
+        ) {
+            $0.target = "/api/points/use?amount=1000"
+        }
+        try await expectRefusedAfterChange("/api/points/use", body: body, "invalidAssertion", "query added") {
+            $0.target = "/api/points/use?amount=1000"
+        }
+        try await expectRefusedAfterChange(
+            "/api/points/use", body: body, "invalidAssertion", "body and Content-Digest changed"
+        ) {
+            $0.body = Array(#"{"amount":1000}"#.utf8)
+            $0.headers[RequestSignature.contentDigestHeader] = RequestSignature.contentDigest(of: $0.body)
+        }
 
         var bodyOnly = try await signed("POST", "/api/points/use", body: body)
         bodyOnly.body = Array(#"{"amount":9999}"#.utf8)
@@ -145,9 +157,9 @@ struct GatewayStory {
         let defaultPolicy = try await app.send(port: port, "GET", "/api/other")
         expectRefused(defaultPolicy, "assertionRequired", status: 401, "no assertion under the default policy")
 
-        var wrongKey = try await signed("POST", "/api/points/use", body: body)
-        wrongKey.headers[RequestSignature.keyIDHeader] = Data(repeating: 7, count: 32).base64EncodedString()
-        expectRefused(try await send(wrongKey), "unknownKey", status: 401, "unknown key id")
+        try await expectRefusedAfterChange("/api/points/use", body: body, "unknownKey", "unknown key id") {
+            $0.headers[RequestSignature.keyIDHeader] = Data(repeating: 7, count: 32).base64EncodedString()
+        }
     }
 
     /// An open route passes without a signature and without key headers; the client's own copies of the headers only
@@ -206,5 +218,55 @@ struct GatewayStory {
         // A token is for token routes only: a require-assertion route still wants a signature.
         let points = try await app.send(port: port, "POST", "/api/points/use", headers: ["Rampart-Token": token])
         expectRefused(points, "assertionRequired", status: 401, "a token on a require-assertion route")
+    }
+}
+
+/// A gateway process in front of the echo upstream and `rampart serve`, started from its `docs/examples/` file.
+protocol ProxyGateway: Sendable {
+    /// The gateway's name, for messages.
+    static var name: String { get }
+    /// Whether it passes Rampart's refusal status on (see ``GatewayStory/passesStatus``).
+    static var passesStatus: Bool { get }
+    /// Starts the gateway with its routes to `rampartPort` and `upstreamPort`.
+    static func start(rampartPort: UInt16, upstreamPort: UInt16) async throws -> Self
+
+    var child: ChildProcess { get }
+    var port: UInt16 { get }
+}
+
+extension GatewayStory {
+    /// Runs `chapter` against rampart serve, the upstream and `gateway`, with an app registered through the gateway
+    /// as alice, then stops all three however `chapter` ended.
+    ///
+    /// A failed registration throws with the gateway's standard error; `chapter`'s own errors are rethrown as they are.
+    static func run<Gateway: ProxyGateway>(
+        _ gateway: Gateway.Type, simulator: AppAttestSimulator,
+        _ chapter: (GatewayStory) async throws -> Void
+    ) async throws {
+        let serve = try await GatewayService.start(simulator: simulator)
+        let upstream = try await EchoUpstream.start()
+        let proxy = try await Gateway.start(rampartPort: serve.port, upstreamPort: upstream.port)
+        let stop: @Sendable () async -> Void = {
+            await proxy.child.stop()
+            await upstream.child.stop(signal: SIGKILL)
+            await serve.stop()
+        }
+        let story: GatewayStory
+        do {
+            let app = SigningApp(simulator: simulator, authentication: basicAlice)
+            try await app.register(port: proxy.port)
+            story = GatewayStory(name: Gateway.name, port: proxy.port, app: app, passesStatus: Gateway.passesStatus)
+        } catch {
+            let log = proxy.child.stderr
+            await stop()
+            throw ServeProcessError("\(error)\n\(Gateway.name) stderr:\n\(log)")
+        }
+        do {
+            try await chapter(story)
+        } catch {
+            await stop()
+            throw error
+        }
+        await stop()
     }
 }

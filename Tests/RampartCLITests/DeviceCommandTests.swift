@@ -128,7 +128,7 @@ struct DeviceCommandTests {
 }
 
 /// `rampart device` against a running `rampart serve --demo` (the built binary, its root from the device's folder).
-@Suite(.serialized, .enabled(if: ServeChild.available, "needs the rampart binary (swift build)"))
+@Suite(.serialized, .enabled(if: ServeProcess.available, "needs the rampart binary (swift build)"))
 struct DeviceAgainstServeTests {
     static let teamID = "TEAM123456"
     static let bundleID = "com.rampart.device-tests"
@@ -152,7 +152,7 @@ struct DeviceAgainstServeTests {
             "device", "init", path, "--team-id", Self.teamID, "--bundle-id", Self.bundleID,
         ])
         try #require(created.status == 0, "\(created.stderr)")
-        let server = try await ServeChild.start([
+        let server = try await ServeProcess.start([
             "--demo", "--root", path + "/ca/root.pem", "--team-id", Self.teamID, "--bundle-id", Self.bundleID,
             "--environment", "development", "--db", "sqlite:" + ScratchDirectory.uniquePath("device.db"),
         ])
@@ -223,14 +223,15 @@ struct DeviceAgainstServeTests {
             "--demo", "--root", path + "/ca/root.pem", "--team-id", Self.teamID, "--bundle-id", Self.bundleID,
             "--environment", "development",
         ]
-        let first = try await ServeChild.start(arguments + ["--db", "sqlite:" + ScratchDirectory.uniquePath("a.db")])
+        let first = try await ServeProcess.start(arguments + ["--db", "sqlite:" + ScratchDirectory.uniquePath("a.db")])
         let user = ["-H", "X-User-Id: alice"]
         let registered = await Self.rampart(
             ["device", "register", "--dir", path, "--server", "http://127.0.0.1:\(first.port)"] + user)
         try #require(registered.status == 0, "\(registered.stderr)")
         let old = try Self.keyFile(path)["keyId"] as? String
         await first.stop()
-        let second = try await ServeChild.start(arguments + ["--db", "sqlite:" + ScratchDirectory.uniquePath("b.db")])
+        let second = try await ServeProcess.start(
+            arguments + ["--db", "sqlite:" + ScratchDirectory.uniquePath("b.db")])
         let answer = await Self.rampart(
             [
                 "device", "request", "--dir", path, "--server", "http://127.0.0.1:\(second.port)", "POST",

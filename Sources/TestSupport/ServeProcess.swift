@@ -1,19 +1,25 @@
-import Foundation
-import RampartAppAttest
-import RampartX509
-import TestSupport
+public import Foundation
 
-/// A `rampart serve` child process for the crash and multi-process tests.
+#if canImport(Glibc)
+internal import Glibc
+#endif
+
+/// A `rampart serve` child process (the built binary), for tests that drive a running server from outside: the
+/// command line, the crash and the multi-process tests.
 ///
 /// Starting (reading the startup line) and stopping (waiting for exit) block, so they run on their own threads,
 /// never on the cooperative pool the in-process code needs.
-final class ServeProcess: @unchecked Sendable {
-    let process = Process()
-    let port: UInt16
-    let adminPort: UInt16
+public final class ServeProcess: @unchecked Sendable {
+    // @unchecked: every stored property is a let, and Process is safe to query from any thread.
+    /// The child process.
+    public let process = Process()
+    /// The port of the public listener.
+    public let port: UInt16
+    /// The port of the admin listener.
+    public let adminPort: UInt16
 
     /// The `rampart` binary next to the test bundle, or nil when it was not built.
-    static let binary: URL? = {
+    public static let binary: URL? = {
         var directory = URL(fileURLWithPath: CommandLine.arguments.first ?? "").deletingLastPathComponent()
         for _ in 0..<4 {
             let candidate = directory.appendingPathComponent("rampart")
@@ -23,10 +29,16 @@ final class ServeProcess: @unchecked Sendable {
         return nil
     }()
 
-    static var available: Bool { binary != nil }
+    /// Whether the `rampart` binary was built, for `.enabled(if:)`.
+    public static var available: Bool { binary != nil }
 
-    /// Starts `rampart serve --listen 127.0.0.1:0 --json` with `arguments` and waits for its startup line.
-    static func start(_ arguments: [String]) async throws -> ServeProcess {
+    /// Starts `rampart serve --listen 127.0.0.1:0 --admin-listen 127.0.0.1:0 --json` with `arguments` and waits for
+    /// its startup line.
+    ///
+    /// - Parameter arguments: The options after those.
+    /// - Returns: The running process, with the ports from its startup line.
+    /// - Throws: ``ServeProcessError`` when the binary was not built, or the process exits or prints no ports.
+    public static func start(_ arguments: [String]) async throws -> ServeProcess {
         try await withCheckedThrowingContinuation { continuation in
             Thread { continuation.resume(with: Result { try ServeProcess(arguments) }) }.start()
         }
@@ -35,12 +47,7 @@ final class ServeProcess: @unchecked Sendable {
     private init(_ arguments: [String]) throws {
         guard let binary = Self.binary else { throw ServeProcessError("the rampart binary was not built") }
         process.executableURL = binary
-        process.arguments =
-            [
-                "serve", "--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0", "--subject-header", "X-User-Id",
-                "--json",
-            ]
-            + arguments
+        process.arguments = ["serve", "--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0", "--json"] + arguments
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
@@ -58,16 +65,32 @@ final class ServeProcess: @unchecked Sendable {
         self.adminPort = adminPort
     }
 
-    /// The port of the `"key" : "http://127.0.0.1:PORT"` entry of the startup line.
-    private static func port(named key: String, in text: String) -> UInt16? {
+    /// The port of the `"key" : "http://127.0.0.1:PORT"` entry of a startup line.
+    ///
+    /// - Parameters:
+    ///   - key: `listening` or `admin`.
+    ///   - text: The startup line.
+    /// - Returns: The port, or nil when the entry is not there.
+    public static func port(named key: String, in text: String) -> UInt16? {
         guard let range = text.range(of: #""\#(key)" *: *"http://127\.0\.0\.1:[0-9]+"#, options: .regularExpression)
         else { return nil }
         return UInt16(text[range].split(separator: ":").last ?? "")
     }
 
-    /// Sends `signal` and waits for the process to end; returns its exit status.
+    /// Sends SIGTERM and waits for the process to end.
+    ///
+    /// - Returns: The exit status.
     @discardableResult
-    func stop(signal: Int32 = SIGTERM) async -> Int32 {
+    public func stop() async -> Int32 {
+        await stop(signal: SIGTERM)
+    }
+
+    /// Sends `signal` and waits for the process to end.
+    ///
+    /// - Parameter signal: For example `SIGKILL`.
+    /// - Returns: The exit status.
+    @discardableResult
+    public func stop(signal: Int32) async -> Int32 {
         let process = process
         return await withCheckedContinuation { continuation in
             Thread {
@@ -79,17 +102,15 @@ final class ServeProcess: @unchecked Sendable {
     }
 
     deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-
-    /// Writes the simulator's root to a temporary PEM file for `--root`.
-    static func writeRoot(of simulator: AppAttestSimulator) throws -> String {
-        let path = ScratchDirectory.uniquePath("root.pem")
-        let pem = PEMDocument(label: "CERTIFICATE", derBytes: simulator.rootCertificate.derBytes).pemString
-        try Data(pem.utf8).write(to: URL(fileURLWithPath: path))
-        return path
-    }
 }
 
-struct ServeProcessError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+/// A child process that did not start as a test needed.
+public struct ServeProcessError: Error, CustomStringConvertible {
+    /// What failed.
+    public let description: String
+
+    /// Creates the error.
+    ///
+    /// - Parameter description: What failed.
+    public init(_ description: String) { self.description = description }
 }
