@@ -181,7 +181,7 @@ extension ServiceRouter {
     static let maximumSidecarHeaderCount = 100
 
     /// The JSON of an allow verdict (`POST /v1/verify` and the 200 of the gateway endpoints).
-    struct VerifyBody: Encodable {
+    struct VerifyBody: Encodable, JSONObjectWritable {
         let allow: Bool
         let policy: String
         let subject: String?
@@ -204,6 +204,19 @@ extension ServiceRouter {
             nextChallenge = allowance.nextChallenge
             nextChallengeExpiresAt = allowance.nextChallengeExpiresAt
             limitedRefusal = allowance.limitedRefusal
+        }
+
+        func write(to object: inout JSONObjectWriter) {
+            object.bool("allow", allow)
+            object.integer("counter", counter)
+            object.string("environment", environment)
+            object.string("keyId", keyId)
+            object.string("limitedRefusal", limitedRefusal)
+            object.string("nextChallenge", nextChallenge)
+            object.date("nextChallengeExpiresAt", nextChallengeExpiresAt)
+            object.string("policy", policy)
+            object.string("subject", subject)
+            object.string("verifiedDigest", verifiedDigest)
         }
     }
 }

@@ -277,7 +277,7 @@ public final class ServiceRouter: HTTPResponder {
         }
         switch pattern {
         case "/healthz":
-            return JSONBody.response(status: 200, ["status": "ok"])
+            return JSONBody.response(status: 200, bytes: JSONBody.healthy)
         case "/metrics":
             return HTTPResponse(
                 status: 200, headers: ["Content-Type": "text/plain; version=0.0.4"],
@@ -374,9 +374,14 @@ public final class ServiceRouter: HTTPResponder {
         }.joined()
     }
 
-    struct ChallengeBody: Encodable {
+    struct ChallengeBody: Encodable, JSONObjectWritable {
         let challenge: String
         let expiresAt: Date
+
+        func write(to object: inout JSONObjectWriter) {
+            object.string("challenge", challenge)
+            object.date("expiresAt", expiresAt)
+        }
     }
 
     struct AttestationBody: Encodable {
