@@ -113,7 +113,7 @@ extension ServiceRouter {
                 outcome.keyFingerprint = fingerprint(keyID: Array(bytes))
             }
             var response = JSONBody.response(status: 200, VerifyBody(allowance))
-            response.headers.merge(allowance.headers) { $1 }
+            allowance.add(to: &response.headers)
             return response
         case .refuse(let refusal):
             outcome.code = refusal.code
