@@ -15,6 +15,8 @@ import RampartX509
 public struct AppAttestVerifierAdapter: AppAttestVerifying {
     /// The verifier, configured with team id, bundle id, environment and root.
     public let verifier: AppAttestVerifier
+    /// The stored keys already imported, by their bytes.
+    let keys = PublicKeyCache()
 
     /// Wraps a verifier.
     ///
@@ -72,7 +74,7 @@ public struct AppAttestVerifierAdapter: AppAttestVerifying {
             verdict = try StageClock.measure(.ecdsa) {
                 let key: ECPublicKey
                 do {
-                    key = try ECPublicKey(x963Representation: publicKey, curve: .p256)
+                    key = try keys.p256Key(publicKey)
                 } catch {
                     throw AppAttestError.invalidArgument("the stored public key is not a P-256 X9.63 point")
                 }

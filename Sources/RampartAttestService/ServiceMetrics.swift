@@ -237,6 +237,10 @@ public struct ServiceLog {
 
         /// A JSON string (RFC 8259 7): quote, backslash and control characters escaped.
         static func quoted(_ text: String) -> String {
+            // Most values (routes, codes, times) need no escape: copied whole rather than scalar by scalar.
+            if text.utf8.allSatisfy({ $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
+                return "\"" + text + "\""
+            }
             var out = "\""
             for scalar in text.unicodeScalars {
                 switch scalar {

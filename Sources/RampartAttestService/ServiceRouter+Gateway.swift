@@ -119,7 +119,7 @@ extension ServiceRouter {
                 outcome.keyFingerprint = fingerprint(keyID: Array(bytes))
             }
             var response = JSONBody.response(status: 200, VerifyBody(allowance))
-            response.headers.merge(allowance.headers) { $1 }
+            allowance.add(to: &response.headers)
             return response
         case .refuse(let refusal):
             outcome.code = refusal.code
@@ -187,7 +187,7 @@ extension ServiceRouter {
     static let maximumSidecarHeaderCount = 100
 
     /// The JSON of an allow verdict (`POST /v1/verify` and the 200 of the gateway endpoints).
-    struct VerifyBody: Encodable {
+    struct VerifyBody: Encodable, JSONObjectWritable {
         let allow: Bool
         let policy: String
         let subject: String?
@@ -210,6 +210,19 @@ extension ServiceRouter {
             nextChallenge = allowance.nextChallenge
             nextChallengeExpiresAt = allowance.nextChallengeExpiresAt
             limitedRefusal = allowance.limitedRefusal
+        }
+
+        func write(to object: inout JSONObjectWriter) {
+            object.bool("allow", allow)
+            object.integer("counter", counter)
+            object.string("environment", environment)
+            object.string("keyId", keyId)
+            object.string("limitedRefusal", limitedRefusal)
+            object.string("nextChallenge", nextChallenge)
+            object.date("nextChallengeExpiresAt", nextChallengeExpiresAt)
+            object.string("policy", policy)
+            object.string("subject", subject)
+            object.string("verifiedDigest", verifiedDigest)
         }
     }
 }

@@ -58,10 +58,33 @@ public final class ServiceRouter: HTTPResponder {
     ]
 
     /// Every route, as `METHOD path`; the OpenAPI document must describe exactly these (checked in tests).
-    public static var routes: [String] {
+    public static let routes: [String] = {
         var seen: Set<String> = []
         return (publicRoutes + internalRoutes + operatorRoutes).filter { seen.insert($0).inserted }
-    }
+    }()
+
+    /// Each listener's methods by route pattern (the pattern's bytes), in ``routes`` order; built once, so a request
+    /// costs one lookup instead of splitting the route list.
+    static let methodTables: [Listener.Backing: [[UInt8]: [String]]] = {
+        var tables: [Listener.Backing: [[UInt8]: [String]]] = [:]
+        for listener in [Listener.publicAPI, .admin] {
+            var table: [[UInt8]: [String]] = [:]
+            for route in routes where listener.serves(route) {
+                let parts = route.split(separator: " ", maxSplits: 1)
+                guard parts.count == 2 else { continue }
+                table[Array(parts[1].utf8), default: []].append(String(parts[0]))
+            }
+            tables[listener.backing] = table
+        }
+        return tables
+    }()
+
+    /// The bytes of every route pattern on any listener.
+    static let allPatterns: Set<[UInt8]> = Set(
+        routes.compactMap { route -> [UInt8]? in
+            let parts = route.split(separator: " ", maxSplits: 1)
+            return parts.count == 2 ? Array(parts[1].utf8) : nil
+        })
 
     /// Which of the two listeners a router answers for.
     ///
@@ -223,10 +246,7 @@ public final class ServiceRouter: HTTPResponder {
 
     /// The methods `pattern` accepts on `listener`, matching its bytes.
     static func methods(of pattern: String, servedBy listener: Listener) -> [String] {
-        routes.filter(listener.serves).compactMap { route -> String? in
-            let parts = route.split(separator: " ", maxSplits: 1)
-            return parts.count == 2 && parts[1].utf8.elementsEqual(pattern.utf8) ? String(parts[0]) : nil
-        }
+        methodTables[listener.backing]?[Array(pattern.utf8)] ?? []
     }
 
     private func dispatch(_ request: HTTPRequest, _ outcome: inout Outcome) async throws -> HTTPResponse {
@@ -241,7 +261,7 @@ public final class ServiceRouter: HTTPResponder {
                         + "(/ext-authz, /forward-auth, /auth-request) or your backend call POST /v1/verify on the "
                         + "internal listener")
             }
-            if Self.routes.contains(where: { $0.utf8.reversed().starts(with: " \(pattern)".utf8.reversed()) }) {
+            if Self.allPatterns.contains(Array(pattern.utf8)) {
                 throw AttestServiceError.notFound(
                     "\(pattern) is not on the \(listener) listener; operator routes and /metrics are on the admin "
                         + "listener (--admin-listen)")
@@ -265,7 +285,7 @@ public final class ServiceRouter: HTTPResponder {
         }
         switch pattern {
         case "/healthz":
-            return JSONBody.response(status: 200, ["status": "ok"])
+            return JSONBody.response(status: 200, bytes: JSONBody.healthy)
         case "/metrics":
             return HTTPResponse(
                 status: 200, headers: ["Content-Type": "text/plain; version=0.0.4"],
@@ -362,9 +382,14 @@ public final class ServiceRouter: HTTPResponder {
         }.joined()
     }
 
-    struct ChallengeBody: Encodable {
+    struct ChallengeBody: Encodable, JSONObjectWritable {
         let challenge: String
         let expiresAt: Date
+
+        func write(to object: inout JSONObjectWriter) {
+            object.string("challenge", challenge)
+            object.date("expiresAt", expiresAt)
+        }
     }
 
     struct AttestationBody: Encodable {

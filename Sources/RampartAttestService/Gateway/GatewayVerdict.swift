@@ -46,13 +46,20 @@ public struct GatewayAllowance: Hashable, Sendable {
     /// The answer headers: `Rampart-Policy`, and when known `Rampart-Subject`, `Rampart-Key-Id`, `Rampart-Counter`,
     /// `Rampart-Verified-Digest` and `Rampart-Next-Challenge`.
     public var headers: [String: String] {
-        var headers = ["Rampart-Policy": policy.rawValue]
-        headers["Rampart-Subject"] = subject
-        headers["Rampart-Key-Id"] = keyID
-        headers["Rampart-Counter"] = counter.map(String.init)
-        headers[RequestSignature.verifiedDigestHeader] = verifiedDigest
-        headers["Rampart-Next-Challenge"] = nextChallenge
+        var headers: [String: String] = [:]
+        add(to: &headers)
         return headers
+    }
+
+    /// Sets ``headers`` in `headers`, replacing values of the same names, without building a dictionary first.
+    func add(to headers: inout [String: String]) {
+        headers.reserveCapacity(headers.count + 6)
+        headers["Rampart-Policy"] = policy.rawValue
+        if let subject { headers["Rampart-Subject"] = subject }
+        if let keyID { headers["Rampart-Key-Id"] = keyID }
+        if let counter { headers["Rampart-Counter"] = String(counter) }
+        if let verifiedDigest { headers[RequestSignature.verifiedDigestHeader] = verifiedDigest }
+        if let nextChallenge { headers["Rampart-Next-Challenge"] = nextChallenge }
     }
 }
 

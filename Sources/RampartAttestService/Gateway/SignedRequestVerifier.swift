@@ -43,10 +43,19 @@ public struct SignedRequest: Hashable, Sendable {
     ) {
         self.method = method
         self.target = target
-        self.headers = Dictionary(headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { "\($0), \($1)" })
+        // Names that are already lower-case ASCII (what the HTTP server hands over) are kept without a rebuild.
+        self.headers =
+            headers.keys.allSatisfy(Self.isLowercaseASCII)
+            ? headers
+            : Dictionary(headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { "\($0), \($1)" })
         self.body = body
         self.subject = subject
         self.clientAddress = clientAddress
+    }
+
+    /// Whether `name` has no byte outside ASCII and no upper-case letter (`lowercased()` would return it unchanged).
+    static func isLowercaseASCII(_ name: String) -> Bool {
+        name.utf8.allSatisfy { $0 < 0x80 && !(UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }
     }
 }
 
@@ -92,6 +101,20 @@ public final class SignedRequestVerifier: Sendable {
     /// The header that carries an access token under the `token` policy.
     public static let tokenHeader = "Rampart-Token"
 
+    /// The lower-cased names the checks look up (``SignedRequest/headers`` are lower-cased), computed once.
+    enum Names {
+        static let token = tokenHeader.lowercased()
+        static let keyID = RequestSignature.keyIDHeader.lowercased()
+        static let challenge = RequestSignature.challengeHeader.lowercased()
+        static let assertion = RequestSignature.assertionHeader.lowercased()
+        static let contentDigest = RequestSignature.contentDigestHeader.lowercased()
+        /// The signed-request headers, as sent and lower-cased, in the order a refusal lists them.
+        static let signed: [(name: String, lowercased: String)] = [
+            (RequestSignature.keyIDHeader, keyID), (RequestSignature.challengeHeader, challenge),
+            (RequestSignature.assertionHeader, assertion), (RequestSignature.contentDigestHeader, contentDigest),
+        ]
+    }
+
     /// Decides `request` under `policy`.
     ///
     /// - Parameters:
@@ -127,7 +150,7 @@ public final class SignedRequestVerifier: Sendable {
                 message: "a request was allowed under the limited policy despite \(refusalCode)")
             return .allow(allowance)
         case .token:
-            if let token = request.headers[Self.tokenHeader.lowercased()] {
+            if let token = request.headers[Names.token] {
                 return try await checkToken(token, request, subjectRefusal: subjectRefusal)
             }
             return try await check(request, policy: .token, subjectRefusal: subjectRefusal)
@@ -138,9 +161,7 @@ public final class SignedRequestVerifier: Sendable {
 
     /// Whether any of the signed-request headers is present.
     static func isSigned(_ headers: [String: String]) -> Bool {
-        [RequestSignature.keyIDHeader, RequestSignature.challengeHeader, RequestSignature.assertionHeader].contains {
-            headers[$0.lowercased()] != nil
-        }
+        headers[Names.keyID] != nil || headers[Names.challenge] != nil || headers[Names.assertion] != nil
     }
 
     private func checkToken(
@@ -191,7 +212,7 @@ public final class SignedRequestVerifier: Sendable {
             return .refuse(refusal)
         }
         let headers = request.headers
-        let challenge = headers[RequestSignature.challengeHeader.lowercased()]
+        let challenge = headers[Names.challenge]
         let usableChallenge = challenge.flatMap { value -> String? in
             let count = value.utf8.count
             return count > 0 && count <= RequestSignature.maximumChallengeByteCount ? value : nil
@@ -203,11 +224,7 @@ public final class SignedRequestVerifier: Sendable {
             }
             return .refuse(GatewayRefusal(Refusal(reason, message)))
         }
-        let names = [
-            RequestSignature.keyIDHeader, RequestSignature.challengeHeader, RequestSignature.assertionHeader,
-            RequestSignature.contentDigestHeader,
-        ]
-        let missing = names.filter { headers[$0.lowercased()] == nil }
+        let missing = Names.signed.filter { headers[$0.lowercased] == nil }.map(\.name)
         guard missing.isEmpty, let challenge else {
             let what = policy == .token ? "a Rampart-Token or a signed request" : "a signed request"
             return try await refuse(
@@ -222,7 +239,7 @@ public final class SignedRequestVerifier: Sendable {
                 "Rampart-Challenge must be the 1...\(RequestSignature.maximumChallengeByteCount)-byte challenge that "
                     + "POST /v1/challenges gave")
         }
-        guard let keyID = Self.strictBase64(headers[RequestSignature.keyIDHeader.lowercased()], maximum: 64),
+        guard let keyID = Self.strictBase64(headers[Names.keyID], maximum: 64),
             keyID.count == 32
         else {
             return try await refuse(
@@ -231,7 +248,7 @@ public final class SignedRequestVerifier: Sendable {
         }
         guard
             let assertion = Self.strictBase64(
-                headers[RequestSignature.assertionHeader.lowercased()],
+                headers[Names.assertion],
                 maximum: RequestFields.maximumAssertionByteCount)
         else {
             return try await refuse(
@@ -242,7 +259,7 @@ public final class SignedRequestVerifier: Sendable {
         let claimed: String
         do {
             claimed = try RequestSignature.digestValue(
-                ofHeader: headers[RequestSignature.contentDigestHeader.lowercased()] ?? "")
+                ofHeader: headers[Names.contentDigest] ?? "")
         } catch let error as RequestSigningError {
             return try await refuse(.malformedSignature, error.reason)
         }

@@ -57,22 +57,13 @@ enum HTTPResponseError {
         JSONBody.response(status: status, ErrorBody(error: code, message: message))
     }
 
-    struct ErrorBody: Encodable {
+    struct ErrorBody: Encodable, JSONObjectWritable {
         let error: String
         let message: String
-    }
-}
 
-/// JSON response bodies: compact, keys sorted, slashes unescaped.
-enum JSONBody {
-    static func response(status: Int, _ value: some Encodable) -> HTTPResponse {
-        let bytes = StageClock.measure(.json) {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            encoder.dateEncodingStrategy = .iso8601
-            // Encoding the service's own response types cannot fail; fall back to an empty object rather than trap.
-            return (try? encoder.encode(value)).map { Array($0) } ?? Array("{}".utf8)
+        func write(to object: inout JSONObjectWriter) {
+            object.string("error", error)
+            object.string("message", message)
         }
-        return HTTPResponse(status: status, headers: ["Content-Type": "application/json"], body: bytes)
     }
 }

@@ -1,0 +1,30 @@
+import RampartCrypto
+import Testing
+
+/// `String(strictUTF8:)` over contiguous and non-contiguous collections: valid text decodes, every ill-formed
+/// sequence (RFC 3629: stray continuation, overlong, surrogate, past U+10FFFF, truncated) is nil.
+struct StringStrictUTF8Tests {
+    static let valid: [[UInt8]] = [
+        [], Array("plain ASCII".utf8), Array("café 日本語 😀 \u{2028}".utf8), [0x00, 0x7F],
+    ]
+
+    static let invalid: [[UInt8]] = [
+        [0x80], [0xFF], [0xC0, 0x80], [0xE0, 0x80, 0x80], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80],
+        [0xE6, 0x97], Array("ok".utf8) + [0xC3],
+    ]
+
+    @Test("valid UTF-8 decodes to its text, from an array, a slice and a non-contiguous collection", arguments: valid)
+    func validText(_ bytes: [UInt8]) {
+        let expected = String(decoding: bytes, as: UTF8.self)
+        #expect(String(strictUTF8: bytes) == expected)
+        #expect(String(strictUTF8: ([0x41] + bytes)[1...]) == expected)
+        #expect(String(strictUTF8: bytes.lazy.map { $0 }) == expected)
+    }
+
+    @Test("ill-formed UTF-8 is nil, from an array, a slice and a non-contiguous collection", arguments: invalid)
+    func invalidText(_ bytes: [UInt8]) {
+        #expect(String(strictUTF8: bytes) == nil)
+        #expect(String(strictUTF8: ([0x41] + bytes)[1...]) == nil)
+        #expect(String(strictUTF8: bytes.lazy.map { $0 }) == nil)
+    }
+}
