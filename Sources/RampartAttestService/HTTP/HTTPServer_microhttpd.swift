@@ -390,7 +390,15 @@ private func allHeaders(_ connection: OpaquePointer) -> [String: String] {
             { context, _, key, value in
                 guard let context, let key else { return .YES }
                 let fields = Unmanaged<Fields>.fromOpaque(context).takeUnretainedValue()
-                let name = String(cString: key).lowercased()
+                // Lower-cased byte by byte: the gate let only token characters (ASCII) through as a field name.
+                let length = strlen(key)
+                let name = String(unsafeUninitializedCapacity: length) { buffer in
+                    for index in 0..<length {
+                        let byte = UInt8(bitPattern: key[index])
+                        buffer[index] = (0x41...0x5A).contains(byte) ? byte | 0x20 : byte
+                    }
+                    return length
+                }
                 let text = value.map { String(cString: $0) } ?? ""
                 fields.values[name] = fields.values[name].map { "\($0), \(text)" } ?? text
                 return .YES

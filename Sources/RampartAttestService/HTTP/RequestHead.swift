@@ -134,8 +134,17 @@ package enum RequestHead {
 
     /// `request-line = method SP request-target SP HTTP-version` (RFC 9112 3).
     private static func requestLineProblem(_ line: [UInt8]) -> String? {
-        let parts = line.split(separator: space, omittingEmptySubsequences: false)
-        guard parts.count == 3, parts.allSatisfy({ !$0.isEmpty }), !line.contains(tab) else {
+        // Three non-empty parts between exactly two single spaces, counted without splitting (no allocation per
+        // request).
+        var spaces = 0
+        var wellSpaced = true
+        var previous = space
+        for byte in line {
+            if byte == tab || (byte == space && previous == space) { wellSpaced = false }
+            if byte == space { spaces += 1 }
+            previous = byte
+        }
+        guard wellSpaced, spaces == 2, previous != space else {
             return "the request line must be 'METHOD target HTTP/1.1', single spaces"
         }
         return nil
@@ -158,9 +167,9 @@ package enum RequestHead {
         else {
             return .problem("a header name must be a token directly followed by ':' (no whitespace before it)")
         }
-        let name = line[..<colon].map { $0 | 0x20 }
-        if name == transferEncodingName { return .transferEncoding }
-        guard name == contentLengthName else { return .fine }
+        let name = line[..<colon]
+        if isName(name, transferEncodingName) { return .transferEncoding }
+        guard isName(name, contentLengthName) else { return .fine }
         let value = Array(
             line[(colon + 1)...].drop { $0 == space || $0 == tab }.reversed().drop { $0 == space || $0 == tab }
                 .reversed())
@@ -168,6 +177,11 @@ package enum RequestHead {
             return .problem("Content-Length must be one decimal number")
         }
         return .contentLength(value)
+    }
+
+    /// Whether the token `name` is `lowercased` in any case (compared in place: a head's every field passes here).
+    private static func isName(_ name: ArraySlice<UInt8>, _ lowercased: [UInt8]) -> Bool {
+        name.count == lowercased.count && zip(name, lowercased).allSatisfy { $0 | 0x20 == $1 }
     }
 
     private static let contentLengthName = Array("content-length".utf8)
