@@ -159,6 +159,52 @@ struct PostgresGroupCommitTests {
         #expect(key?.riskScore == 0)
     }
 
+    @Test("the last member of a batch failing rolls back only itself: the batch before it still commits")
+    func lastMemberFails() async throws {
+        let store = try PostgresAttestationStore(url: url, poolSize: 1)
+        let gate = DispatchSemaphore(value: 0)
+        let holding = DispatchSemaphore(value: 0)
+        let held = Task {
+            try await store.transaction { _ in
+                holding.signal()
+                gate.wait()  // holds the only writer while the batch gathers
+            }
+        }
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                holding.wait()
+                continuation.resume()
+            }
+        }
+        let kept = StoreContract.nonce()
+        let undone = StoreContract.nonce()
+        let first = Task {
+            try await store.transaction { _ = try $0.spendChallenge(nonce: kept, expiresAt: StoreContract.future) }
+        }
+        while store.writerBacklog < 2 { try await Task.sleep(for: .milliseconds(5)) }
+        let last = Task { () -> AttestServiceError.Code? in
+            do {
+                try await store.transaction { transaction in
+                    _ = try transaction.spendChallenge(nonce: undone, expiresAt: StoreContract.future)
+                    if let sql = transaction as? SQLStoreTransaction {
+                        _ = try sql.execute("SELECT missing_column FROM rampart_keys")
+                    }
+                }
+                return nil
+            } catch let error as AttestServiceError {
+                return error.code
+            }
+        }
+        while store.writerBacklog < 3 { try await Task.sleep(for: .milliseconds(5)) }  // both wait: one batch
+        gate.signal()
+        try await held.value
+        try await first.value  // committed although the member after it failed
+        #expect(try await last.value == .storeFailure)
+        #expect(!(try await store.transaction { try $0.spendChallenge(nonce: kept, expiresAt: StoreContract.future) }))
+        #expect(try await store.transaction { try $0.spendChallenge(nonce: undone, expiresAt: StoreContract.future) })
+        await store.close()
+    }
+
     @Test("a connection lost mid-batch fails every transaction of that batch, none is acknowledged, and it reconnects")
     func connectionLostMidBatch() async throws {
         let store = try PostgresAttestationStore(url: url, poolSize: 1)

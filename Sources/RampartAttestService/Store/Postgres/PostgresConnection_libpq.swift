@@ -89,7 +89,10 @@ final class PostgresConnection {
             deferred.removeAll()
             return
         }
-        guard PQtransactionStatus(handle) == PQTRANS_INTRANS else {
+        // A member that failed last leaves the transaction aborted until its deferred `ROLLBACK TO` reaches the
+        // server in this pipeline; if that does not restore it, COMMIT answers ROLLBACK, refused below.
+        let status = PQtransactionStatus(handle)
+        guard status == PQTRANS_INTRANS || (status == PQTRANS_INERROR && !deferred.isEmpty) else {
             deferred.removeAll()
             throw AttestServiceError.storeFailure(
                 "the PostgreSQL transaction was lost before COMMIT (connection dropped?); nothing was acknowledged",
