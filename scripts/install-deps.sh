@@ -12,6 +12,7 @@ packages=(
     libargon2-dev               # Argon2id
     libclang-rt-14-dev          # sanitizer runtimes for the fuzz targets
     libcurl4-openssl-dev        # linking FoundationNetworking statically (release builds use --static-swift-stdlib)
+    python3-venv                # the venv of schemathesis and PyJWT (scripts/python-venv.sh)
     nginx caddy python3         # the gateway tests: real nginx (auth_request) and Caddy (forward_auth) in front of
                                 # rampart serve and docs/examples/upstream.py, run unprivileged on loopback
     pkg-config ca-certificates

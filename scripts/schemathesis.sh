@@ -9,16 +9,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="/opt/swift/usr/bin:$PATH"
 
-venv="${RAMPART_SCHEMATHESIS_VENV:-.build/schemathesis-venv}"
-version="4.32.5"
-if ! "$venv/bin/schemathesis" --version 2>/dev/null | grep -q "$version"; then
-    python3 -m venv "$venv"
-    "$venv/bin/pip" install --quiet "schemathesis==$version"
-fi
-# PyJWT and cryptography, for the token interoperability tests (TokensPyJWTTests find them in this venv).
-if ! "$venv/bin/python" -c "import jwt, cryptography" 2>/dev/null; then
-    "$venv/bin/pip" install --quiet pyjwt cryptography
-fi
+source scripts/python-venv.sh   # schemathesis, PyJWT and cryptography in $venv
+"$venv/bin/schemathesis" --version >/dev/null   # fails the script when the install did
 
 rampart=.build/debug/rampart
 [ -x "$rampart" ] || swift build --product rampart

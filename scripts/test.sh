@@ -6,6 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/install-deps.sh
 source scripts/postgres.sh
+source scripts/python-venv.sh   # PyJWT for the token interoperability tests (and schemathesis)
 
 swift package dump-package | python3 scripts/check-app-dependencies.py   # issue #11: nothing an app adds reaches a C library
 swift build --build-tests -Xswiftc -warnings-as-errors \
