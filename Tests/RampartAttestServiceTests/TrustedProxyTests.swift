@@ -10,7 +10,8 @@ struct TrustedProxyTests {
         let store = try SQLiteAttestationStore(path: temporarySQLitePath())
         let service = AttestationService(
             store: store, verifier: FakeVerifier(),
-            configuration: .init(limits: RequestLimits(failuresPerAddressPerMinute: 3)))
+            configuration: .init(limits: RequestLimits(failuresPerAddressPerMinute: 3)),
+            clock: { Date(timeIntervalSince1970: 1_800_000_000) })  // fixed: no budget refills while the test runs
         router = ServiceRouter(
             service: service, subjectSource: .header("X-User-Id"),
             routes: try RouteTable(rules: [], defaultPolicy: .requireAssertion), trustedProxies: ["127.0.0.1"])
