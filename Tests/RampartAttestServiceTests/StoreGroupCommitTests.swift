@@ -159,15 +159,17 @@ struct PostgresGroupCommitTests {
         #expect(key?.riskScore == 0)
     }
 
-    @Test("the last member of a batch failing rolls back only itself: the batch before it still commits")
-    func lastMemberFails() async throws {
-        let store = try PostgresAttestationStore(url: url, poolSize: 1)
+    /// Starts a transaction that holds `store`'s only writer until `gate` is signalled, so the transactions
+    /// submitted meanwhile gather into one batch; returns once it holds the writer.
+    static func holdWriter(
+        of store: PostgresAttestationStore
+    ) async -> (gate: DispatchSemaphore, held: Task<Void, any Error>) {
         let gate = DispatchSemaphore(value: 0)
         let holding = DispatchSemaphore(value: 0)
         let held = Task {
             try await store.transaction { _ in
                 holding.signal()
-                gate.wait()  // holds the only writer while the batch gathers
+                gate.wait()
             }
         }
         await withCheckedContinuation { continuation in
@@ -176,6 +178,13 @@ struct PostgresGroupCommitTests {
                 continuation.resume()
             }
         }
+        return (gate, held)
+    }
+
+    @Test("the last member of a batch failing rolls back only itself: the batch before it still commits")
+    func lastMemberFails() async throws {
+        let store = try PostgresAttestationStore(url: url, poolSize: 1)
+        let (gate, held) = await Self.holdWriter(of: store)
         let kept = StoreContract.nonce()
         let undone = StoreContract.nonce()
         let first = Task {
@@ -208,20 +217,7 @@ struct PostgresGroupCommitTests {
     @Test("a connection lost mid-batch fails every transaction of that batch, none is acknowledged, and it reconnects")
     func connectionLostMidBatch() async throws {
         let store = try PostgresAttestationStore(url: url, poolSize: 1)
-        let gate = DispatchSemaphore(value: 0)
-        let holding = DispatchSemaphore(value: 0)
-        let held = Task {
-            try await store.transaction { _ in
-                holding.signal()
-                gate.wait()  // holds the only writer
-            }
-        }
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                holding.wait()
-                continuation.resume()
-            }
-        }
+        let (gate, held) = await Self.holdWriter(of: store)
         let nonces = (0..<3).map { _ in StoreContract.nonce() }
         let outcomes = Task {
             await withTaskGroup(of: AttestServiceError.Code?.self) { group in
