@@ -75,22 +75,12 @@ struct TokensStoreTests {
             SQLiteAttestationStore(path: temporarySQLitePath()))
     }
 
-    /// Version 2's tables exactly as the release before the token keys created them.
-    static let version2 = """
-        CREATE TABLE rampart_schema (version INTEGER NOT NULL);
-        CREATE TABLE rampart_challenges (
-            digest BLOB PRIMARY KEY, purpose TEXT NOT NULL, subject TEXT NOT NULL, expires_at INTEGER NOT NULL);
-        CREATE INDEX rampart_challenges_expiry ON rampart_challenges (expires_at);
-        CREATE INDEX rampart_challenges_subject ON rampart_challenges (subject, expires_at);
-        CREATE TABLE rampart_keys (
-            key_id TEXT PRIMARY KEY, subject TEXT NOT NULL, public_key BLOB NOT NULL, environment TEXT NOT NULL,
-            counter INTEGER NOT NULL CHECK (counter >= 0 AND counter <= 4294967295), receipt BLOB NOT NULL,
-            registered_at INTEGER NOT NULL, risk_score INTEGER NOT NULL DEFAULT 0, last_used_at INTEGER,
-            risk_updated_at INTEGER);
-        INSERT INTO rampart_schema (version) VALUES (2);
-        INSERT INTO rampart_keys (key_id, subject, public_key, environment, counter, receipt, registered_at,
-            risk_score) VALUES ('a2V5', 'alice', x'04', 'production', 7, x'00', 1790000000000, 2);
-        """
+    /// StoreSchemaTests' version 2 tables, with one key.
+    static let version2 =
+        StoreSchemaTests.version2 + """
+            INSERT INTO rampart_keys (key_id, subject, public_key, environment, counter, receipt, registered_at,
+                risk_score) VALUES ('a2V5', 'alice', x'04', 'production', 7, x'00', 1790000000000, 2);
+            """
 
     func database(_ script: String) throws -> String {
         let path = temporarySQLitePath()
