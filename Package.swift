@@ -45,7 +45,7 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
-        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "CNetwork", path: "Sources/CNetwork"),
         // libsecret is dlopened when the Secret Service backend is first used (Sources/CSecret/shim.h): no pkg-config
         // flags, so no command maps it (and GLib) at start.
         .systemLibrary(name: "CSecret", providers: [.apt(["libsecret-1-0"])]),
@@ -146,7 +146,7 @@ let package = Package(
             name: "RampartAttestService",
             dependencies: [
                 "RampartCrypto", "RampartX509", "RampartAppAttest", "RampartRequestSigning", "RampartSQLite",
-                .target(name: "CPostgres", condition: linux), .target(name: "CMicroHTTPD", condition: linux),
+                .target(name: "CPostgres", condition: linux), .target(name: "CNetwork", condition: linux),
             ],
             exclude: ["OpenAPI/openapi.json"],
             swiftSettings: swiftSettings
@@ -170,7 +170,7 @@ let package = Package(
         ),
 
         // `rampart` as users run it: RampartCLI's sources (symlinks) without serve and demo, so that no command maps
-        // libmicrohttpd, libpq or libcurl at start; it runs `rampart-service` for those (Sources/RampartCLICore/
+        // libpq or libcurl at start; it runs `rampart-service` for those (Sources/RampartCLICore/
         // ForwardedCommands.swift). Tests use RampartCLI, the whole command set.
         .target(
             name: "RampartCLICore",

@@ -3,7 +3,7 @@
 #
 #   bash scripts/build-release.sh rampart rampart-bench
 #
-# `rampart` comes with `rampart-service` (serve and demo, with libmicrohttpd, libpq and libcurl), which it runs for
+# `rampart` comes with `rampart-service` (serve and demo, with libpq and libcurl), which it runs for
 # those commands; install both side by side.
 #
 # - --static-swift-stdlib: the Swift runtime and Foundation are linked into the binary, so it needs no toolchain

@@ -7,7 +7,6 @@ packages=(
     libssl-dev openssl          # every primitive, X.509 path validation, TLS
     libsqlite3-dev              # the embedded store
     libpq-dev postgresql        # the shared store and its server for tests
-    libmicrohttpd-dev           # the HTTP server under `rampart serve`
     libsecret-1-dev gnome-keyring dbus-x11 libglib2.0-bin   # the Secret Service backend, tested headless
     libargon2-dev               # Argon2id
     libclang-rt-14-dev          # sanitizer runtimes for the fuzz targets

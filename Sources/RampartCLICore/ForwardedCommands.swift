@@ -2,7 +2,7 @@ import Foundation
 
 /// A subcommand that `rampart` hands to `rampart-service`, the executable that links the service's libraries.
 ///
-/// Issue 14 item 6: `rampart serve`, `rampart demo` and `rampart device` need libmicrohttpd, libpq and (for the demo's client)
+/// Issue 14 item 6: `rampart serve`, `rampart demo` and `rampart device` need libpq and (for the demo's client)
 /// libcurl; linked into one executable, every command — `pins`, `seal`, `open` — mapped them and their dependencies
 /// (GnuTLS, Kerberos, LDAP) at start, for about 7 MB of resident memory and the loader's time. `rampart` is built
 /// without them (this module, RampartCLICore, is RampartCLI's sources minus those commands) and replaces itself

@@ -34,9 +34,7 @@ struct KeepAliveTests {
     }
 
     /// Runs blocking socket work on its own thread (see ``RawHTTP/exchange(port:_:timeoutSeconds:source:)``).
-    func onThread<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
-        await withCheckedContinuation { continuation in Thread { continuation.resume(returning: work()) }.start() }
-    }
+    func onThread<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T { await RawHTTP.onThread(work) }
 
     @Test("three requests one after another on one connection are all answered, and it stays open")
     func sequential() async throws {
@@ -210,13 +208,13 @@ struct KeepAliveTests {
         }
     }
 
-    /// CPU seconds used so far by the process's connection-gate threads (named `rampart-gate`).
+    /// CPU seconds used so far by the process's event-loop threads (named `rampart-http`).
     static func gateCPUSeconds() -> Double {
         let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
         var ticks = 0
         for task in tasks {
             let comm = (try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8)) ?? ""
-            guard comm.hasPrefix("rampart-gate"),
+            guard comm.hasPrefix("rampart-http"),
                 let stat = try? String(contentsOfFile: "/proc/self/task/\(task)/stat", encoding: .utf8),
                 let close = stat.lastIndex(of: ")")
             else { continue }

@@ -95,6 +95,11 @@ enum RawHTTP {
         }
     }
 
+    /// Runs blocking socket work on its own thread (see ``exchange(port:_:timeoutSeconds:source:)``).
+    static func onThread<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in Thread { continuation.resume(returning: work()) }.start() }
+    }
+
     /// Writes all of `bytes` (stopping early when the server closes).
     static func sendAll(_ socket: Int32, _ bytes: [UInt8]) {
         var offset = 0

@@ -44,6 +44,22 @@ public struct HTTPRequest: Hashable {
     }
 }
 
+extension HTTPRequest {
+    /// A request as the server read it: `decodedPath` already decoded (``RequestPath``) and header names already
+    /// lower-cased, so nothing is done twice.
+    init(
+        method: String, decodedPath: String, target: String, lowercasedHeaders: [String: String], body: [UInt8],
+        remoteAddress: String
+    ) {
+        self.method = method
+        self.path = decodedPath
+        self.target = target
+        self.headers = lowercasedHeaders
+        self.body = body
+        self.remoteAddress = remoteAddress
+    }
+}
+
 /// One HTTP response: status, headers and body.
 public struct HTTPResponse: Hashable {
     /// The status code.

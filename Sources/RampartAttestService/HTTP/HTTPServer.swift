@@ -1,8 +1,10 @@
+internal import CNetwork
+import Foundation
 import Synchronization
 
-/// The HTTP server under `rampart serve`: a connection gate that checks every request head's framing (on kept-alive
-/// and pipelined connections too) and bounds slow clients, libmicrohttpd behind it on a thread pool with epoll,
-/// bodies capped before they are read, and a graceful stop.
+/// The HTTP/1.1 server under `rampart serve`: one epoll event loop (``ConnectionLoop``) that checks and parses every
+/// request head once, on kept-alive and pipelined connections too, bounds slow clients, caps bodies before they are
+/// read, answers on Swift tasks without a thread per connection, and stops gracefully.
 ///
 /// The server reads a request (refusing a body larger than ``Configuration/maximumBodyByteCount`` with 413 before
 /// reading it), hands it to its ``HTTPResponder``, and writes the answer. It never interprets a body itself.
@@ -18,8 +20,8 @@ public final class HTTPServer {
         /// The most simultaneous connections, however far each has got; more are closed at accept. Lowered at start
         /// to what the process may open (``HTTPServer/start()`` raises the soft `RLIMIT_NOFILE` to the hard one).
         ///
-        /// No connection costs a thread: the gate polls every socket with epoll, libmicrohttpd's pool (one thread per
-        /// core) polls the requests handed to it, and a request being answered leaves its connection suspended.
+        /// No connection costs a thread: the event loop polls every socket with epoll, and a connection whose request
+        /// is being answered waits as state in the epoll set.
         public var connectionLimit: Int
         /// The most simultaneous connections from one client address (IP), 0 for no limit. Behind a reverse proxy
         /// every connection comes from the proxy: raise this, or set 0 and let the proxy limit clients.
@@ -43,7 +45,7 @@ public final class HTTPServer {
         public static let defaultConnectionsPerAddress = 64
         /// The default time for a whole request to arrive: 10 seconds.
         public static let defaultRequestTimeoutSeconds = 10.0
-        /// The default head cap: 16 KiB (libmicrohttpd holds a head in a 32 KiB buffer).
+        /// The default head cap: 16 KiB.
         public static let defaultMaximumHeadByteCount = 16 * 1024
 
         /// Creates a configuration.
@@ -56,7 +58,7 @@ public final class HTTPServer {
         ///   - connectionsPerAddress: The per-address connection cap, 0 for none.
         ///   - requestTimeoutSeconds: The time for a whole request to arrive.
         ///   - maximumHeadByteCount: The head cap.
-        ///   - connectionTimeoutSeconds: The idle timeout once libmicrohttpd holds a connection.
+        ///   - connectionTimeoutSeconds: The idle timeout between requests, and for a client not reading its answers.
         public init(
             host: String = "127.0.0.1", port: UInt16 = 8080,
             maximumBodyByteCount: Int = defaultMaximumBodyByteCount, connectionLimit: Int = defaultConnectionLimit,
@@ -77,7 +79,7 @@ public final class HTTPServer {
 
     let configuration: Configuration
     let responder: any HTTPResponder
-    let daemon = Mutex<MicroHTTPDaemon?>(nil)
+    let loop = Mutex<ConnectionLoop?>(nil)
 
     /// Creates a stopped server.
     ///
@@ -94,22 +96,110 @@ public final class HTTPServer {
     /// - Throws: ``AttestServiceError`` with ``AttestServiceError/Code/serverFailure`` when the address is invalid
     ///   or in use, or the server is already running.
     public func start() throws {
-        try daemon.withLock { daemon in
-            guard daemon == nil else { throw AttestServiceError.serverFailure("the server is already running") }
-            daemon = try MicroHTTPDaemon(configuration: configuration, responder: responder)
+        try loop.withLock { loop in
+            guard loop == nil else { throw AttestServiceError.serverFailure("the server is already running") }
+            let (listener, port) = try Self.listen(host: configuration.host, port: configuration.port)
+            do {
+                loop = try ConnectionLoop(
+                    listener: listener, port: port, configuration: configuration,
+                    connectionLimit: Self.connectionLimit(configured: configuration.connectionLimit),
+                    responder: responder)
+            } catch {
+                close(listener)
+                throw error
+            }
         }
     }
 
     /// The bound port (the chosen one when ``Configuration/port`` was 0), or nil when stopped.
-    public var port: UInt16? { daemon.withLock { $0?.port } }
+    public var port: UInt16? { loop.withLock { $0?.port } }
 
     /// Stops accepting connections, waits for requests in flight to be answered, and releases the socket.
     public func stop() {
-        let running = daemon.withLock { daemon -> MicroHTTPDaemon? in
-            defer { daemon = nil }
-            return daemon
+        let running = loop.withLock { loop -> ConnectionLoop? in
+            defer { loop = nil }
+            return loop
         }
         running?.stop()
+    }
+}
+
+extension HTTPServer {
+    /// The most connections to admit: the configured number, within what the process may open.
+    ///
+    /// Each connection is one file descriptor, so the soft `RLIMIT_NOFILE` is first raised to the hard limit; 64
+    /// descriptors stay free for the store, logs and the listening sockets.
+    static func connectionLimit(configured: Int) -> Int {
+        var limits = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limits) == 0 else { return configured }
+        if limits.rlim_cur < limits.rlim_max {
+            var raised = limits
+            raised.rlim_cur = limits.rlim_max
+            if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 { limits = raised }
+        }
+        let available = Int(clamping: limits.rlim_cur) - 64
+        return max(1, min(configured, available))
+    }
+
+    /// A bound, listening, non-blocking socket on `host`:`port`, and the port it got.
+    static func listen(host: String, port: UInt16) throws -> (Int32, UInt16) {
+        let isIPv6 = host.contains(":")
+        let family = isIPv6 ? AF_INET6 : AF_INET
+        let listener = socket(
+            family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard listener >= 0 else { throw AttestServiceError.serverFailure("could not create a socket") }
+        var one: Int32 = 1
+        _ = setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        let bound: Int32
+        if isIPv6 {
+            _ = setsockopt(listener, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &one, socklen_t(MemoryLayout<Int32>.size))
+            var address = sockaddr_in6()
+            address.sin6_family = sa_family_t(AF_INET6)
+            address.sin6_port = port.bigEndian
+            guard inet_pton(AF_INET6, host, &address.sin6_addr) == 1 else {
+                close(listener)
+                throw AttestServiceError.serverFailure("'\(host)' is not an IPv6 address; use e.g. ::1 or 127.0.0.1")
+            }
+            bound = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
+                }
+            }
+        } else {
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = port.bigEndian
+            guard inet_pton(AF_INET, host, &address.sin_addr) == 1 else {
+                close(listener)
+                throw AttestServiceError.serverFailure(
+                    "'\(host)' is not an IPv4 address; use e.g. 127.0.0.1 or 0.0.0.0")
+            }
+            bound = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+        }
+        guard bound == 0, Foundation.listen(listener, 1024) == 0 else {
+            close(listener)
+            throw AttestServiceError.serverFailure(
+                "could not listen on \(host):\(port); is the port in use or privileged?")
+        }
+        var local = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        _ = withUnsafeMutablePointer(to: &local) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
+        }
+        let boundPort = withUnsafePointer(to: &local) { pointer in
+            isIPv6
+                ? pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) {
+                    UInt16(bigEndian: $0.pointee.sin6_port)
+                }
+                : pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) {
+                    UInt16(bigEndian: $0.pointee.sin_port)
+                }
+        }
+        return (listener, boundPort)
     }
 }
 

@@ -127,10 +127,10 @@ package enum RequestHead {
         return (.incomplete, nil)
     }
 
-    private static let cr: UInt8 = 0x0D
-    private static let lf: UInt8 = 0x0A
-    private static let space: UInt8 = 0x20
-    private static let tab: UInt8 = 0x09
+    static let cr: UInt8 = 0x0D
+    static let lf: UInt8 = 0x0A
+    static let space: UInt8 = 0x20
+    static let tab: UInt8 = 0x09
 
     /// `request-line = method SP request-target SP HTTP-version` (RFC 9112 3).
     private static func requestLineProblem(_ line: [UInt8]) -> String? {
@@ -188,7 +188,7 @@ package enum RequestHead {
     private static let transferEncodingName = Array("transfer-encoding".utf8)
 
     /// `tchar` (RFC 9110 5.6.2).
-    private static func isTokenCharacter(_ byte: UInt8) -> Bool {
+    static func isTokenCharacter(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"),
             UInt8(ascii: "A")...UInt8(ascii: "Z"):
