@@ -31,6 +31,8 @@ enum {
     /// Reported only: the socket hung up in both directions or failed (EPOLLHUP, EPOLLERR), which epoll reports
     /// whatever the interest.
     CNetwork_EPOLL_HUP = 4,
+    /// Reported only: the peer shut down its writing (EPOLLRDHUP): after the bytes still queued, a read finds the end.
+    CNetwork_EPOLL_PEER_SHUTDOWN = 8,
 };
 
 static inline uint32_t CNetwork_epoll_mask(int interest) {
@@ -48,6 +50,15 @@ static inline int CNetwork_epoll_add(int epoll_fd, int fd, int interest) {
     return epoll_ctl(epoll_fd, EPOLL_CTL_ADD, fd, &event);
 }
 
+/// Adds the connection `fd` to the epoll set `epoll_fd`, edge-triggered, for input, output and hang-up at once: its
+/// owner is told when each becomes possible again and keeps track itself (no epoll_ctl per request). Returns 0 or -1.
+static inline int CNetwork_epoll_add_edge(int epoll_fd, int fd) {
+    struct epoll_event event = {0};
+    event.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET;
+    event.data.fd = fd;
+    return epoll_ctl(epoll_fd, EPOLL_CTL_ADD, fd, &event);
+}
+
 /// Changes the interest of `fd`, already in the set. Returns 0 or -1.
 static inline int CNetwork_epoll_modify(int epoll_fd, int fd, int interest) {
     struct epoll_event event = {0};
@@ -61,7 +72,8 @@ static inline int CNetwork_epoll_remove(int epoll_fd, int fd) { return epoll_ctl
 
 /// Waits up to `timeout_ms` for events and writes up to `capacity` ready sockets to `fds` and their readiness to
 /// `ready` (bit 1: readable, or the peer closed or the socket failed; bit 2: writable; bit 4: hung up or failed,
-/// EPOLLHUP or EPOLLERR); returns their count, 0 on timeout, -1 on error.
+/// EPOLLHUP or EPOLLERR; bit 8: the peer shut down its writing, EPOLLRDHUP); returns their count, 0 on timeout, -1 on
+/// error.
 static inline int CNetwork_epoll_wait(int epoll_fd, int *fds, int *ready, int capacity, int timeout_ms) {
     struct epoll_event events[256];
     if (capacity > 256) capacity = 256;
@@ -71,7 +83,8 @@ static inline int CNetwork_epoll_wait(int epoll_fd, int *fds, int *ready, int ca
         uint32_t got = events[i].events;
         ready[i] = ((got & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) ? CNetwork_EPOLL_IN : 0)
             | ((got & (EPOLLOUT | EPOLLHUP | EPOLLERR)) ? CNetwork_EPOLL_OUT : 0)
-            | ((got & (EPOLLHUP | EPOLLERR)) ? CNetwork_EPOLL_HUP : 0);
+            | ((got & (EPOLLHUP | EPOLLERR)) ? CNetwork_EPOLL_HUP : 0)
+            | ((got & EPOLLRDHUP) ? CNetwork_EPOLL_PEER_SHUTDOWN : 0);
     }
     return count;
 }

@@ -19,13 +19,13 @@ import Synchronization
 ///
 /// ## No thread per connection
 ///
-/// Every socket is non-blocking in one epoll set. While a request is answered its connection is only a state in that
-/// set (nothing is read from it, and it is watched for nothing). The `Task` that answers writes the answer itself
-/// when it is the connection's only pending work (the common case: one request, then the next after its answer),
-/// re-arms the socket for reading and leaves a note for the loop, which it does not wake; otherwise (pipelined bytes
-/// already read, a close, a client slow to read) it hands the answer's bytes to the loop through a queue and an
-/// eventfd. The loop never closes a socket whose request is being answered, so a task never writes to a socket
-/// number the kernel has reused. Connections stay open between requests (HTTP/1.1 keep-alive; HTTP/1.0 with
+/// Every socket is non-blocking in one edge-triggered epoll set, registered once: the loop is told when a socket can
+/// be read or written again and keeps track itself, so a request costs no epoll_ctl. While a request is answered its
+/// connection is only a state in the loop (nothing is read from it; what arrives waits in the kernel). The `Task` that
+/// answers writes the answer itself when it is the connection's only pending work (the common case: one request, then
+/// the next after its answer) and leaves a note for the loop through a queue and an eventfd; otherwise (pipelined
+/// bytes already read, a close) it hands the answer's bytes to the loop the same way. The loop never closes a socket
+/// whose request is being answered, so a task never writes to a socket number the kernel has reused. Connections stay open between requests (HTTP/1.1 keep-alive; HTTP/1.0 with
 /// `Connection: keep-alive`); pipelined requests are answered one after the other, in order.
 ///
 /// ## Limits
@@ -61,7 +61,7 @@ final class ConnectionLoop: Sendable {
 
     /// What became of the answer to connection `id`'s request.
     fileprivate enum Answer: Sendable {
-        /// The task wrote it whole and re-armed the socket for reading.
+        /// The task wrote it whole.
         case sent(id: UInt64)
         /// The loop is to write `bytes` (all of the answer, or what the socket did not take), then close the
         /// connection when `close`.
@@ -118,14 +118,14 @@ final class ConnectionLoop: Sendable {
     // Tasks still answering hold the loop (and write to the eventfd) after its thread has ended.
     deinit { close(wakeFD) }
 
-    /// Queues what became of a task's answer. `wake`: the first such note wakes the loop's thread, which then takes
-    /// them all; a `.sent` note needs no wake (the loop takes it before it next handles the connection).
-    fileprivate func note(_ answer: Answer, wake: Bool) {
+    /// Queues what became of a task's answer; the first note queued wakes the loop's thread, which then takes them
+    /// all.
+    fileprivate func note(_ answer: Answer) {
         let first = answers.withLock { queue in
             queue.append(answer)
             return queue.count == 1
         }
-        if wake && first { CNetwork_wake(wakeFD) }
+        if first { CNetwork_wake(wakeFD) }
     }
 
     /// A task's answer to a request of the connection on `socket`: written by the task when `direct` (the
@@ -139,21 +139,17 @@ final class ConnectionLoop: Sendable {
                 $0.key.lowercased() == "connection" && $0.value.lowercased().contains("close")
             }
         let bytes = writer.serialize(response, exchange: exchange, close: close)
-        guard direct, !close else { return note(.write(id: id, bytes: bytes, close: close), wake: true) }
-        // The loop does not touch the socket of a connection being answered (it only takes it out of the epoll
-        // set if it hangs up), and closes it only after this note.
+        guard direct, !close else { return note(.write(id: id, bytes: bytes, close: close)) }
+        // The loop does not write to the socket of a connection being answered, and closes it only after this note.
         let sent = bytes.withUnsafeBytes {
             send(socket, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT) | Int32(MSG_NOSIGNAL))
         }
         if sent == bytes.count {
-            // Re-armed before the note: an event that comes first finds the connection still answering and is
-            // reported again (level-triggered) once the note is there.
-            _ = CNetwork_epoll_modify(epoll, socket, Int32(CNetwork_EPOLL_IN))
-            note(.sent(id: id), wake: false)
+            note(.sent(id: id))
         } else if sent >= 0 || errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR {
-            note(.write(id: id, bytes: Array(bytes[max(sent, 0)...]), close: false), wake: true)
+            note(.write(id: id, bytes: Array(bytes[max(sent, 0)...]), close: false))
         } else {
-            note(.failed(id: id), wake: true)
+            note(.failed(id: id))
         }
     }
 
@@ -212,12 +208,17 @@ final class ConnectionLoop: Sendable {
         var closeWhenFlushed = false
         /// The client sent end-of-file.
         var clientEOF = false
-        /// The socket hung up while its request was being answered (it is out of the epoll set).
+        /// The socket hung up while its request was being answered.
         var hungUp = false
+        /// The socket may have bytes to read (an input edge came and no read has found it empty since).
+        var readable = false
+        /// The peer shut down its writing (EPOLLRDHUP): reading goes on until it finds the end.
+        var peerShutDown = false
+        /// The socket may take bytes (no write has been refused since the last output edge).
+        var writable = true
         /// Shut down for writing after the last answer; reading and dropping what still comes until this instant.
         var lingerUntil: ContinuousClock.Instant?
         var lingered = 0
-        var interest: Int32 = -1
 
         init(socket: Int32, id: UInt64, address: String, now: ContinuousClock.Instant) {
             self.socket = socket
@@ -284,7 +285,6 @@ final class ConnectionLoop: Sendable {
                         CNetwork_drain_wake(loop.wakeFD)
                         takeAnswers()
                     } else if let link = links[socket] {
-                        if case .answering = link.phase { takeAnswers() }
                         handle(link, readiness: readiness[index])
                     }
                 }
@@ -314,7 +314,7 @@ final class ConnectionLoop: Sendable {
                 let fromAddress = perAddress[address, default: 0]
                 let perAddressLimit = loop.configuration.connectionsPerAddress
                 guard connections < loop.connectionLimit, perAddressLimit == 0 || fromAddress < perAddressLimit,
-                    CNetwork_epoll_add(loop.epoll, socket, Int32(CNetwork_EPOLL_IN)) == 0
+                    CNetwork_epoll_add_edge(loop.epoll, socket) == 0
                 else {
                     close(socket)
                     continue
@@ -325,42 +325,44 @@ final class ConnectionLoop: Sendable {
                 let link = Link(socket: socket, id: nextID, address: address, now: now)
                 nextID += 1
                 link.deadline = now + requestTimeout
-                link.interest = Int32(CNetwork_EPOLL_IN)
                 links[socket] = link
             }
         }
 
+        /// An edge of `link`'s socket: records what became possible, then moves the connection on.
         private func handle(_ link: Link, readiness: Int32) {
             guard links[link.socket] === link else { return }
-            if case .answering = link.phase {
-                // The task answering owns the socket's writing and its re-arming; a hang-up only takes it out of the
-                // epoll set (closing it could let the kernel give its number to a new connection the task would
-                // then write to). Anything else is reported again once the task's note is in.
-                if readiness & Int32(CNetwork_EPOLL_HUP) != 0 {
-                    _ = CNetwork_epoll_remove(loop.epoll, link.socket)
+            if readiness & Int32(CNetwork_EPOLL_IN) != 0 { link.readable = true }
+            if readiness & Int32(CNetwork_EPOLL_PEER_SHUTDOWN) != 0 { link.peerShutDown = true }
+            if readiness & Int32(CNetwork_EPOLL_OUT) != 0 { link.writable = true }
+            if readiness & Int32(CNetwork_EPOLL_HUP) != 0 {
+                // A client gone both ways, or a reset, can be sent nothing more. While its request is answered the
+                // task may be writing to the socket: closing it then could let the kernel give its number to a new
+                // connection the task would write to, so it closes on the task's note.
+                if case .answering = link.phase {
                     link.hungUp = true
+                    return
                 }
-                return
-            }
-            // EPOLLHUP and EPOLLERR come whatever the interest (level-triggered, again and again): a client gone
-            // both ways, or a reset, can be sent nothing more.
-            if readiness & Int32(CNetwork_EPOLL_HUP) != 0 { return drop(link) }
-            if readiness & Int32(CNetwork_EPOLL_OUT) != 0 { flush(link) }
-            guard links[link.socket] === link else { return }
-            if readiness & Int32(CNetwork_EPOLL_IN) != 0 {
-                if link.lingerUntil != nil { linger(link) } else { read(link) }
+                return drop(link)
             }
             settle(link)
         }
 
         // MARK: Requests
 
+        /// Reads what has arrived, while the connection is reading a request.
         private func read(_ link: Link) {
-            guard link.isReadingRequest, !link.clientEOF, !link.closeWhenFlushed else { return }
             let received = scratch.withUnsafeMutableBytes {
                 recv(link.socket, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT))
             }
-            if received < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) { return }
+            if received < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+                link.readable = false
+                return
+            }
+            if received < 0 && errno == EINTR { return }
+            // Less than asked for: the socket is empty now, and the next bytes bring a new edge; but an end of file
+            // that came with the last bytes brings none, so once the peer has shut down, reads go on to it.
+            if received >= 0 && received < scratch.count && !link.peerShutDown { link.readable = false }
             guard received > 0 else {
                 link.clientEOF = true
                 // A request cut short can never be answered; answers already made still go out.
@@ -435,11 +437,6 @@ final class ConnectionLoop: Sendable {
                 isHEAD: head.method == "HEAD")
             link.phase = .answering(exchange)
             answering[link.id] = link
-            // Watched for nothing while answered (the task re-arms it); EPOLLHUP and EPOLLERR still come.
-            if link.interest != 0 {
-                _ = CNetwork_epoll_modify(loop.epoll, link.socket, 0)
-                link.interest = 0
-            }
             let request = HTTPRequest(
                 method: head.method, decodedPath: RequestPath.decoded(head.target), target: head.target,
                 lowercasedHeaders: head.fields, body: body, remoteAddress: link.address)
@@ -471,7 +468,6 @@ final class ConnectionLoop: Sendable {
             var close = false
             switch answer {
             case .sent:
-                link.interest = Int32(CNetwork_EPOLL_IN)
                 close = stoppingNow
             case .write(_, let bytes, let closing):
                 queue(bytes, on: link)
@@ -506,7 +502,7 @@ final class ConnectionLoop: Sendable {
         }
 
         private func flush(_ link: Link) {
-            guard link.pendingOutput > 0, link.lingerUntil == nil else { return }
+            guard link.pendingOutput > 0, link.writable, link.lingerUntil == nil else { return }
             let sent = link.output[link.outputOffset...].withUnsafeBytes {
                 send(link.socket, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT) | Int32(MSG_NOSIGNAL))
             }
@@ -519,31 +515,42 @@ final class ConnectionLoop: Sendable {
                 } else {
                     link.stalledSince = .now
                 }
-            } else if sent < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR {
+                // Partly taken: the socket's buffer is full, and the next output edge says when it has room.
+                if link.pendingOutput > 0 { link.writable = false }
+            } else if sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+                link.writable = false
+            } else if sent < 0 && errno != EINTR {
                 drop(link)
             }
         }
 
         // MARK: State
 
-        /// Moves `link` on after any change: reads a waiting request once answers have drained, closes it when
-        /// everything is written, and sets what the epoll set watches for it.
+        /// Moves `link` on after any change: writes what the socket takes, reads what has arrived while a request
+        /// is being read (edge-triggered: until the socket is empty), reads a request already buffered once answers
+        /// have drained, and closes the connection once everything is written.
         private func settle(_ link: Link) {
-            guard links[link.socket] === link else { return }
-            if case .head = link.phase, !link.input.isEmpty { process(link) }
-            guard links[link.socket] === link else { return }
-            if link.closeWhenFlushed && link.pendingOutput == 0 && link.lingerUntil == nil {
-                return beginLinger(link)
-            }
-            var interest: Int32 = 0
-            let reading =
-                link.isReadingRequest && !link.clientEOF && !link.closeWhenFlushed
-                && link.pendingOutput < ConnectionLoop.clientBufferLimit
-            if reading || link.lingerUntil != nil { interest |= Int32(CNetwork_EPOLL_IN) }
-            if link.pendingOutput > 0 && link.lingerUntil == nil { interest |= Int32(CNetwork_EPOLL_OUT) }
-            if interest != link.interest {
-                _ = CNetwork_epoll_modify(loop.epoll, link.socket, interest)
-                link.interest = interest
+            while links[link.socket] === link {
+                if case .answering = link.phase { return }
+                flush(link)
+                guard links[link.socket] === link else { return }
+                if link.lingerUntil != nil {
+                    guard link.readable else { return }
+                    linger(link)
+                    continue
+                }
+                if case .head = link.phase, !link.input.isEmpty { process(link) }
+                guard links[link.socket] === link else { return }
+                if case .answering = link.phase { return }
+                if link.closeWhenFlushed {
+                    guard link.pendingOutput == 0 else { return }
+                    beginLinger(link)
+                    continue
+                }
+                let canRead =
+                    link.isReadingRequest && !link.clientEOF && link.pendingOutput < ConnectionLoop.clientBufferLimit
+                guard canRead, link.readable else { return }
+                read(link)
             }
         }
 
@@ -651,14 +658,17 @@ final class ConnectionLoop: Sendable {
             _ = shutdown(link.socket, Int32(SHUT_WR))
             guard !link.clientEOF else { return drop(link) }
             link.lingerUntil = .now + .milliseconds(ConnectionLoop.lingerMilliseconds)
-            settle(link)
         }
 
         private func linger(_ link: Link) {
             let received = scratch.withUnsafeMutableBytes {
                 recv(link.socket, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT))
             }
-            if received < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) { return }
+            if received < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+                link.readable = false
+                return
+            }
+            if received < 0 && errno == EINTR { return }
             link.lingered += max(received, 0)
             if received <= 0 || link.lingered > ConnectionLoop.lingerByteLimit { drop(link) }
         }
