@@ -202,11 +202,18 @@ struct LoadOptionsTests {
         #expect(wide.keyCount == 64)
         wide.gateway = .direct
         #expect(wide.requestPath == "/api/points/use")
-        // One event loop per core, never more than the workers.
+        // One event loop per 128 workers, at most one per core, never more than the workers.
+        let cores = ProcessInfo.processInfo.activeProcessorCount
         #expect(options.threads == nil)
-        #expect(wide.loopCount == min(64, ProcessInfo.processInfo.activeProcessorCount))
-        wide.concurrency = 1
         #expect(wide.loopCount == 1)
+        wide.concurrency = 256
+        #expect(wide.loopCount == min(2, cores))
+        wide.concurrency = 4096
+        #expect(wide.loopCount == cores)
+        wide.threads = 3
+        #expect(wide.loopCount == 3)
+        wide.concurrency = 2
+        #expect(wide.loopCount == 2)
     }
 
     @Test("every option is read")
