@@ -226,13 +226,15 @@ final class LoadEventLoop {
             if count == 0 && worker.sent >= total { break }
             if count < 0 && errno == EINTR { continue }
             if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
-                setWritableInterest(worker, true)
+                _ = setWritableInterest(worker, true)
                 return
             }
             exchangeFailed(worker, LoadError("sending to \(worker.server) failed: \(String(cString: strerror(errno)))"))
             return
         }
-        if worker.wantsWritable { setWritableInterest(worker, false) }
+        if worker.wantsWritable {
+            guard setWritableInterest(worker, false) else { return }
+        }
         worker.awaitingAnswer = true
         // Bytes that arrived before the request went out whole (the blocking client parses them first too).
         if !worker.received.isEmpty { parseAnswer(worker, closed: false) }
@@ -302,13 +304,15 @@ final class LoadEventLoop {
         worker.connectionsOpened += 1
     }
 
-    private func setWritableInterest(_ worker: LoadWorker, _ wanted: Bool) {
+    /// Asks for `EPOLLOUT` too (`wanted`) or no more; false when epoll refused, the exchange then failed.
+    private func setWritableInterest(_ worker: LoadWorker, _ wanted: Bool) -> Bool {
         let interest = Int32(CLoadEpoll_IN) | (wanted ? Int32(CLoadEpoll_OUT) : 0)
-        if CLoadEpoll_modify(epoll, worker.socket, UInt32(worker.index), interest) == 0 {
-            worker.wantsWritable = wanted
-        } else {
+        guard CLoadEpoll_modify(epoll, worker.socket, UInt32(worker.index), interest) == 0 else {
             exchangeFailed(worker, LoadError("epoll_ctl failed: \(String(cString: strerror(errno)))"))
+            return false
         }
+        worker.wantsWritable = wanted
+        return true
     }
 
     private func closeSocket(_ worker: LoadWorker) {

@@ -589,13 +589,14 @@ private final class ScriptedServer: Sendable {
 @Suite(.serialized)
 struct LoadEventLoopTests {
     private static func run(
-        port: UInt16, flow: LoadFlow = .twoRoundTrips, workers: Int = 1, seconds: Double = 0.3
+        port: UInt16, flow: LoadFlow = .twoRoundTrips, workers: Int = 1, seconds: Double = 0.3, body: String? = nil
     ) throws -> LoadTally {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rampart-load-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         var options = LoadOptions()
         options.simulator = folder.path
         options.flow = flow
+        if let body { options.body = body }
         let server = try LoadServerAddress("http://127.0.0.1:\(port)")
         options.servers = [server]
         let app = LoadApp(options: options, simulator: try AppAttestSimulator(keptIn: folder))
@@ -649,6 +650,20 @@ struct LoadEventLoopTests {
         #expect(tally.allowed > 2)
         // Each of the two keys fetched one challenge, for its first request.
         #expect(tally.challengeRequests == 2)
+    }
+
+    @Test("a request larger than the socket's buffer is sent in parts, on EPOLLOUT")
+    func partialSends() throws {
+        let server = try ScriptedServer { _, _, head in
+            if head.hasPrefix("POST /v1/challenges ") { return ScriptedServer.challenge }
+            return head.hasSuffix("\r\nContent-Length: 16777226") ? ScriptedServer.allowed : nil
+        }
+        defer { server.stop() }
+        // 16 MiB and 10 bytes: more than loopback's largest send buffer (tcp_wmem's 4 MiB by default).
+        let body = #"{"pad":""# + String(repeating: "a", count: 16 << 20) + #""}"#
+        let tally = try Self.run(port: server.port, seconds: 0.5, body: body)
+        #expect(tally.errors == 0, "\(tally.firstError ?? "")")
+        #expect(tally.allowed > 0)
     }
 
     @Test("a kept-alive connection closed under a request is retried once on a new connection")
