@@ -49,6 +49,8 @@ let package = Package(
         // libsecret is dlopened when the Secret Service backend is first used (Sources/CSecret/shim.h): no pkg-config
         // flags, so no command maps it (and GLib) at start.
         .systemLibrary(name: "CSecret", providers: [.apt(["libsecret-1-0"])]),
+        // <sys/epoll.h> for rampart-load's event loop (Swift's Glibc module lacks it).
+        .systemLibrary(name: "CLoadEpoll", path: "Sources/CLoadEpoll"),
         .systemLibrary(name: "CArgon2", pkgConfig: "libargon2", providers: [.apt(["libargon2-dev"])]),
 
         // MARK: Shared libraries (app and server)
@@ -199,7 +201,10 @@ let package = Package(
         // The load generator `rampart-bench service` starts against `rampart serve` (and users can run on its own).
         .executableTarget(
             name: "rampart-load",
-            dependencies: ["RampartAppAttest", "RampartCrypto", "RampartRequestSigning"],
+            dependencies: [
+                "RampartAppAttest", "RampartCrypto", "RampartRequestSigning",
+                .target(name: "CLoadEpoll", condition: linux),
+            ],
             swiftSettings: swiftSettings
         ),
         .executableTarget(

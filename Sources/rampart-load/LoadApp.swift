@@ -40,12 +40,18 @@ struct LoadApp: Sendable {
             "POST", "/v1/challenges",
             headers: [(options.subjectHeader, key.subject), ("Content-Type", "application/json")],
             body: Array(#"{"purpose":"\#(purpose)"}"#.utf8))
-        guard answer.status == 200, case .object(let fields) = try? JSONValue(parsing: answer.body),
-            case .string(let challenge)? = fields["challenge"]
-        else {
+        return try Self.challenge(from: answer)
+    }
+
+    /// The challenge of a `POST /v1/challenges` answer.
+    ///
+    /// - Parameter answer: The answer.
+    /// - Returns: The challenge.
+    /// - Throws: ``LoadError`` when the answer is not a 200 with a challenge.
+    static func challenge(from answer: LoadResponse) throws -> String {
+        guard answer.status == 200, let challenge = LoadChallengeBody.challenge(in: answer.body) else {
             throw LoadError(
-                "POST /v1/challenges answered \(answer.status) \(answer.headers["rampart-error"] ?? "") instead of "
-                    + "a challenge")
+                "POST /v1/challenges answered \(answer.status) \(answer.rampartError ?? "") instead of a challenge")
         }
         return challenge
     }
@@ -64,7 +70,7 @@ struct LoadApp: Sendable {
             body: CanonicalJSON.canonicalBytes(of: json))
         guard answer.status == 201 else {
             throw LoadError(
-                "POST /v1/attestations answered \(answer.status) \(answer.headers["rampart-error"] ?? ""): "
+                "POST /v1/attestations answered \(answer.status) \(answer.rampartError ?? ""): "
                     + String(decoding: answer.body.prefix(300), as: UTF8.self))
         }
     }
@@ -79,33 +85,62 @@ struct LoadApp: Sendable {
         var fetchedChallenge: Bool
     }
 
-    /// One protected request: the challenge (fetched, or the previous answer's next challenge in the one-round-trip
-    /// flow), the assertion over the signed text, the signed request; keeps the answer's next challenge.
-    func protectedRequest(_ key: inout LoadKey, on connection: LoadConnection) throws -> Outcome {
-        var fetched = false
-        let challenge: String
-        if options.flow == .oneRoundTrip, let next = key.nextChallenge {
-            challenge = next
-        } else {
-            challenge = try self.challenge("assertion", for: key, on: connection)
-            fetched = true
-        }
+    /// The challenge a protected request of `key` signs without fetching one: in the one-round-trip flow, the
+    /// previous answer's next challenge (taken, so it is signed once); otherwise nil.
+    func takeNextChallenge(_ key: inout LoadKey) -> String? {
+        guard options.flow == .oneRoundTrip, let next = key.nextChallenge else { return nil }
+        key.nextChallenge = nil
+        return next
+    }
+
+    /// Signs a fresh assertion over the rampart-request-v1 text of the protected request with `challenge` and
+    /// writes the whole signed request to `output` (emptied first).
+    ///
+    /// - Parameters:
+    ///   - key: The key; its counter moves on.
+    ///   - challenge: The challenge the request carries.
+    ///   - requests: The key's request bytes for the connection's server.
+    ///   - output: The request's bytes.
+    /// - Throws: When the challenge cannot be signed (``RequestSignature`` refuses it) or signing fails.
+    func writeSignedRequest(
+        _ key: inout LoadKey, challenge: String, requests: LoadRequestBytes, into output: inout [UInt8]
+    ) throws {
         key.nextChallenge = nil
         let hash = try RequestSignature.clientDataHash(
             method: "POST", target: options.target, challenge: challenge, digest: digest)
         let assertion = try key.device.generateAssertion(clientDataHash: hash)
-        let answer = try connection.send(
-            "POST", options.requestPath,
-            headers: [
-                (options.subjectHeader, key.subject), ("Content-Type", "application/json"),
-                (RequestSignature.keyIDHeader, key.keyID), (RequestSignature.challengeHeader, challenge),
-                (RequestSignature.assertionHeader, Data(assertion).base64EncodedString()),
-                (RequestSignature.contentDigestHeader, contentDigest),
-            ],
-            body: body)
-        if answer.status == 200 { key.nextChallenge = answer.headers["rampart-next-challenge"] }
+        output.removeAll(keepingCapacity: true)
+        output += requests.signedPrefix
+        output += challenge.utf8
+        output += LoadRequestBytes.assertionField
+        LoadBase64.append(assertion, to: &output)
+        output += requests.signedSuffix
+    }
+
+    /// The outcome of a signed request's answer; keeps the answer's next challenge when it was allowed.
+    static func outcome(of answer: LoadResponse, key: inout LoadKey, fetchedChallenge: Bool) -> Outcome {
+        if answer.status == 200 { key.nextChallenge = answer.nextChallenge }
         return Outcome(
-            status: answer.status, code: answer.status == 200 ? nil : answer.headers["rampart-error"],
-            fetchedChallenge: fetched)
+            status: answer.status, code: answer.status == 200 ? nil : answer.rampartError,
+            fetchedChallenge: fetchedChallenge)
+    }
+
+    /// One protected request on a blocking connection: the challenge (fetched, or the previous answer's next
+    /// challenge in the one-round-trip flow), the assertion over the signed text, the signed request; keeps the
+    /// answer's next challenge. ``LoadEventLoop`` makes the same steps without blocking.
+    func protectedRequest(_ key: inout LoadKey, on connection: LoadConnection) throws -> Outcome {
+        let requests = LoadRequestBytes(key: key, server: connection.address, app: self)
+        var fetched = false
+        let challenge: String
+        if let next = takeNextChallenge(&key) {
+            challenge = next
+        } else {
+            challenge = try Self.challenge(from: try connection.send(requests.challenge))
+            fetched = true
+        }
+        var request: [UInt8] = []
+        try writeSignedRequest(&key, challenge: challenge, requests: requests, into: &request)
+        let answer = try connection.send(request)
+        return Self.outcome(of: answer, key: &key, fetchedChallenge: fetched)
     }
 }

@@ -4,145 +4,11 @@ import Foundation
 import Glibc
 #endif
 
-/// An HTTP answer as the load generator reads it: the status, the headers (lower-cased names) and the body.
-struct LoadResponse: Hashable, Sendable {
-    var status: Int
-    var headers: [String: String]
-    var body: [UInt8]
-    /// Whether the server keeps the connection open after this answer.
-    var keepAlive: Bool
-}
-
 /// A failure of the load generator's HTTP client: what went wrong on which connection.
 struct LoadError: Error, CustomStringConvertible {
     let description: String
 
     init(_ description: String) { self.description = description }
-}
-
-/// Reads HTTP/1.1 answers out of the bytes a connection receives (RFC 9112): the status line, the header fields,
-/// then a body framed by `Content-Length` or `Transfer-Encoding: chunked`, or none for 1xx, 204 and 304 answers and
-/// answers to `HEAD`.
-struct LoadResponseParser {
-    /// The most bytes a head may take (a bound against a broken server).
-    static let maximumHeadByteCount = 64 * 1024
-    /// The most bytes a body may take.
-    static let maximumBodyByteCount = 16 * 1024 * 1024
-
-    /// What ``parse(_:)`` found in the buffer.
-    enum Outcome: Equatable {
-        /// An answer, and how many bytes of the buffer it took.
-        case response(LoadResponse, consumed: Int)
-        /// Not enough bytes yet.
-        case incomplete
-    }
-
-    /// Parses one answer from the start of `buffer`.
-    ///
-    /// - Parameters:
-    ///   - buffer: The bytes received so far.
-    ///   - closed: Whether the server closed the connection (a body without a length ends there).
-    ///   - headRequest: Whether the request was `HEAD` (no body follows).
-    /// - Returns: The answer, or `.incomplete`.
-    /// - Throws: ``LoadError`` for a malformed answer.
-    static func parse(_ buffer: [UInt8], closed: Bool = false, headRequest: Bool = false) throws -> Outcome {
-        guard let headEnd = find([13, 10, 13, 10], in: buffer) else {
-            if buffer.count > maximumHeadByteCount { throw LoadError("the answer's head is over 64 KiB") }
-            if closed { throw LoadError("the server closed the connection before a whole answer") }
-            return .incomplete
-        }
-        let lines = String(decoding: buffer[..<headEnd], as: UTF8.self).components(separatedBy: "\r\n")
-        let statusParts = lines[0].split(separator: " ", maxSplits: 2)
-        guard statusParts.count >= 2, statusParts[0].hasPrefix("HTTP/1."), let status = Int(statusParts[1]),
-            (100...599).contains(status)
-        else { throw LoadError("not an HTTP/1.x status line: \(lines[0].prefix(80))") }
-        var headers: [String: String] = [:]
-        for line in lines.dropFirst() {
-            guard let colon = line.firstIndex(of: ":") else { throw LoadError("a header line without ':'") }
-            let name = line[..<colon].lowercased()
-            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-            headers[name] = headers[name].map { "\($0), \(value)" } ?? value
-        }
-        let http10 = statusParts[0] == "HTTP/1.0"
-        let connection = headers["connection"]?.lowercased() ?? ""
-        var keepAlive = http10 ? connection.contains("keep-alive") : !connection.contains("close")
-        let start = headEnd + 4
-        if headRequest || status < 200 || status == 204 || status == 304 {
-            return .response(
-                LoadResponse(status: status, headers: headers, body: [], keepAlive: keepAlive), consumed: start)
-        }
-        if headers["transfer-encoding"]?.lowercased().contains("chunked") == true {
-            guard let (body, end) = try chunked(buffer, from: start) else {
-                if closed { throw LoadError("the server closed the connection inside a chunked body") }
-                return .incomplete
-            }
-            return .response(
-                LoadResponse(status: status, headers: headers, body: body, keepAlive: keepAlive), consumed: end)
-        }
-        if let lengthText = headers["content-length"] {
-            guard let length = Int(lengthText), length >= 0, length <= maximumBodyByteCount else {
-                throw LoadError("an unusable Content-Length: \(lengthText.prefix(40))")
-            }
-            guard buffer.count - start >= length else {
-                if closed { throw LoadError("the server closed the connection inside the body") }
-                return .incomplete
-            }
-            return .response(
-                LoadResponse(
-                    status: status, headers: headers, body: Array(buffer[start..<start + length]), keepAlive: keepAlive),
-                consumed: start + length)
-        }
-        // No framing: the body runs to the end of the connection.
-        guard closed else { return .incomplete }
-        keepAlive = false
-        return .response(
-            LoadResponse(status: status, headers: headers, body: Array(buffer[start...]), keepAlive: keepAlive),
-            consumed: buffer.count)
-    }
-
-    /// A chunked body starting at `start`: the body and where it ends, or nil when more bytes are needed.
-    private static func chunked(_ buffer: [UInt8], from start: Int) throws -> ([UInt8], Int)? {
-        var body: [UInt8] = []
-        var position = start
-        while true {
-            guard let lineEnd = find([13, 10], in: buffer, from: position) else { return nil }
-            let sizeText =
-                String(decoding: buffer[position..<lineEnd], as: UTF8.self)
-                .split(separator: ";").first.map(String.init) ?? ""
-            guard let size = Int(sizeText.trimmingCharacters(in: .whitespaces), radix: 16), size >= 0,
-                body.count + size <= maximumBodyByteCount
-            else { throw LoadError("an unusable chunk size: \(sizeText.prefix(20))") }
-            position = lineEnd + 2
-            if size == 0 {
-                // Trailers, then the empty line.
-                guard let end = find([13, 10], in: buffer, from: position) else { return nil }
-                if end == position { return (body, end + 2) }
-                guard let trailersEnd = find([13, 10, 13, 10], in: buffer, from: position) else { return nil }
-                return (body, trailersEnd + 4)
-            }
-            guard buffer.count >= position + size + 2 else { return nil }
-            body += buffer[position..<position + size]
-            position += size + 2
-        }
-    }
-
-    static func find(_ needle: [UInt8], in buffer: [UInt8], from start: Int = 0) -> Int? {
-        guard buffer.count >= needle.count, start <= buffer.count - needle.count else { return nil }
-        var index = start
-        let last = buffer.count - needle.count
-        while index <= last {
-            if buffer[index] == needle[0] {
-                var matched = true
-                for offset in 1..<needle.count where buffer[index + offset] != needle[offset] {
-                    matched = false
-                    break
-                }
-                if matched { return index }
-            }
-            index += 1
-        }
-        return nil
-    }
 }
 
 /// Where a server listens: a loopback IPv4 address and port, from `http://HOST:PORT`.
@@ -193,6 +59,16 @@ final class LoadConnection {
     }
 
     private func open() throws {
+        socket = try Self.connect(to: address)
+        connectionsOpened += 1
+    }
+
+    /// A new TCP connection to `address` (`TCP_NODELAY`, close-on-exec), connected; blocking.
+    ///
+    /// - Parameter address: The server.
+    /// - Returns: The socket; the caller closes it.
+    /// - Throws: ``LoadError`` when the socket cannot be made or the server refuses it.
+    static func connect(to address: LoadServerAddress) throws -> Int32 {
         let descriptor = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw LoadError("socket() failed: \(String(cString: strerror(errno)))") }
         var one: Int32 = 1
@@ -211,8 +87,7 @@ final class LoadConnection {
             _ = Glibc.close(descriptor)
             throw LoadError("cannot connect to \(address): \(reason)")
         }
-        socket = descriptor
-        connectionsOpened += 1
+        return descriptor
     }
 
     /// Sends one request and reads its answer; reconnects once when a kept-alive connection was closed under it.
@@ -225,19 +100,28 @@ final class LoadConnection {
     /// - Returns: The answer.
     /// - Throws: ``LoadError`` when the server cannot be reached or answers something malformed.
     func send(_ method: String, _ path: String, headers: [(String, String)], body: [UInt8]) throws -> LoadResponse {
-        var head = "\(method) \(path) HTTP/1.1\r\nHost: \(address.host):\(address.port)\r\n"
-        for (name, value) in headers { head += "\(name): \(value)\r\n" }
-        if !body.isEmpty || method == "POST" || method == "PUT" { head += "Content-Length: \(body.count)\r\n" }
-        head += "\r\n"
-        let request = Array(head.utf8) + body
+        try send(
+            LoadRequestBytes.request(method, path, host: address, headers: headers, body: body),
+            headRequest: method == "HEAD")
+    }
+
+    /// Sends one request's bytes and reads its answer; reconnects once when a kept-alive connection was closed
+    /// under it.
+    ///
+    /// - Parameters:
+    ///   - request: The whole request.
+    ///   - headRequest: Whether it is a `HEAD` request (its answer has no body).
+    /// - Returns: The answer.
+    /// - Throws: ``LoadError`` when the server cannot be reached or answers something malformed.
+    func send(_ request: [UInt8], headRequest: Bool = false) throws -> LoadResponse {
         let reused = socket >= 0
         do {
-            return try exchange(request, headRequest: method == "HEAD")
+            return try exchange(request, headRequest: headRequest)
         } catch let error as LoadError where reused {
             // The server may close an idle kept-alive connection at any time; one retry on a new connection.
             _ = error
             close()
-            return try exchange(request, headRequest: method == "HEAD")
+            return try exchange(request, headRequest: headRequest)
         }
     }
 

@@ -170,8 +170,10 @@ enum LoadRun {
         let start = clock.now + .milliseconds(Int(options.warmup * 1000))
         let end = start + .milliseconds(Int(options.seconds * 1000))
         let samples = Mutex<(LoadSampler.Sample?, LoadSampler.Sample?, String?)>((nil, nil, nil))
-        // Thread 0 samples the servers at the window's start and end; threads 1... are the workers.
-        let tallies = onThreads(options.concurrency + 1) { thread -> LoadTally? in
+        // Thread 0 samples the servers at the window's start and end; threads 1... each run an event loop over
+        // their share of the workers (worker w on loop w % loops).
+        let loops = options.loopCount
+        let outcomes = onThreads(loops + 1) { thread -> Result<LoadTally, LoadError>? in
             guard thread > 0 else {
                 sleep(until: start)
                 do {
@@ -185,37 +187,30 @@ enum LoadRun {
                 }
                 return nil
             }
-            let worker = thread - 1
-            var owned = stride(from: worker, to: keys.count, by: options.concurrency).map { keys[$0] }
-            let connection = LoadConnection(options.servers[worker % options.servers.count])
-            var tally = LoadTally()
-            var turn = 0
-            while clock.now < end {
-                let began = clock.now
-                let index = turn % owned.count
-                turn += 1
-                do {
-                    let outcome = try app.protectedRequest(&owned[index], on: connection)
-                    let finished = clock.now
-                    // Counted when it completes in the window (the servers' CPU is sampled over it).
-                    if finished >= start && finished <= end {
-                        let elapsed = finished - began
-                        tally.record(
-                            outcome,
-                            seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
-                    }
-                } catch {
-                    if clock.now >= start { tally.errors += 1 }
-                    tally.firstError = tally.firstError ?? "\(error)"
-                    connection.close()
-                    Thread.sleep(forTimeInterval: 0.01)
+            do {
+                let loop = try LoadEventLoop(app: app, start: start, end: end)
+                for worker in stride(from: thread - 1, to: options.concurrency, by: loops) {
+                    loop.addWorker(
+                        server: options.servers[worker % options.servers.count],
+                        keys: stride(from: worker, to: keys.count, by: options.concurrency).map { keys[$0] })
                 }
+                try loop.run()
+                return .success(loop.tally)
+            } catch let error as LoadError {
+                return .failure(error)
+            } catch {
+                return .failure(LoadError("\(error)"))
             }
-            tally.connectionsOpened = connection.connectionsOpened
-            return tally
+        }
+        var tallies: [LoadTally] = []
+        for outcome in outcomes.compactMap({ $0 }) {
+            switch outcome {
+            case .success(let tally): tallies.append(tally)
+            case .failure(let error): throw LoadError("an event loop failed: \(error)")
+            }
         }
         var total = LoadTally()
-        for tally in tallies.compactMap({ $0 }) { total.merge(tally) }
+        for tally in tallies { total.merge(tally) }
         let (first, last, samplingFailure) = samples.withLock { $0 }
         if let samplingFailure { throw LoadError("sampling the servers failed: \(samplingFailure)") }
         return report(options, keys: keys.count, total: total, first: first, last: last, window: end - start)
