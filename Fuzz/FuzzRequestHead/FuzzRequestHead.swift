@@ -9,7 +9,10 @@ import RampartAttestService
 ///   change the verdict;
 /// - every proper prefix of a complete head is `incomplete`: a head that will be well-framed is never refused or
 ///   called complete early, however the client splits it;
-/// - a verdict of `tooLarge` only comes once more than the limit has arrived without an end of head.
+/// - a verdict of `tooLarge` only comes once more than the limit has arrived without an end of head;
+/// - a complete head decodes (``RequestHead/decode(_:)``) to parts that hold what the router relies on, or is refused
+///   with a reason: a token method, a visible-ASCII target, HTTP/1.0 or 1.1, field names lower-case tokens, values
+///   without CR, LF or NUL, and a request path (``RequestPath``) without a NUL.
 func check(_ bytes: [UInt8]) {
     let limit = 512
     let verdict = RequestHead.check(bytes, maximumByteCount: limit)
@@ -28,6 +31,18 @@ func check(_ bytes: [UInt8]) {
             RequestHead.check(bytes.prefix(cut), maximumByteCount: limit) == .incomplete,
             "a prefix of a well-framed head was not judged incomplete")
     }
+    guard let head = try? RequestHead.decode(bytes[0..<count]) else { return }
+    fuzzInvariant(!head.method.isEmpty && !head.target.isEmpty, "an empty method or target decoded")
+    fuzzInvariant(
+        head.target.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F }, "a target with a space, control or non-ASCII byte")
+    fuzzInvariant(head.minorVersion == 0 || head.minorVersion == 1, "a version other than HTTP/1.0 or 1.1")
+    for (name, value) in head.fields {
+        fuzzInvariant(
+            !name.isEmpty && name.utf8.allSatisfy { RequestHead.isTokenCharacter($0) && !(0x41...0x5A).contains($0) },
+            "a field name that is not a lower-case token")
+        fuzzInvariant(!value.utf8.contains { $0 == 0 || $0 == 0x0D || $0 == 0x0A }, "a value with CR, LF or NUL")
+    }
+    fuzzInvariant(!RequestPath.decoded(head.target).utf8.contains(0), "a request path with a NUL")
 }
 
 #if FUZZING

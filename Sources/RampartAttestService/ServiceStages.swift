@@ -9,7 +9,7 @@ import Darwin
 /// A stage of answering a request whose CPU time the service accounts for, in
 /// `rampart_stage_cpu_seconds_total{stage}` at `GET /metrics` (the admin listener).
 ///
-/// What is not in a stage — HTTP parsing and writing, the connection gate, routing, challenge sealing, task
+/// What is not in a stage — HTTP parsing and writing, the event loop, routing, challenge sealing, task
 /// scheduling, the log writer — is the rest of the process's CPU time: `rampart-bench service` reports it as `http`.
 package enum ServiceStage: Int, CaseIterable, Sendable {
     /// Parsing request bodies (``RequestFields``) and encoding JSON answers.

@@ -2,8 +2,7 @@ import Foundation
 import RampartAttestService
 import Testing
 
-/// Issue 12 item 6: RFC 9112 framing is checked on the raw bytes before libmicrohttpd (which accepts all of these)
-/// parses them.
+/// Issue 12 item 6: RFC 9112 framing is checked on the raw bytes by the one parser that reads them.
 @Suite(.serialized)
 struct HTTPFramingTests {
     struct Case: CustomTestStringConvertible, Sendable {

@@ -4,7 +4,7 @@ import Synchronization
 import Testing
 
 /// Issue 14 item 4: connections stay open between requests, and every request on them, pipelined or not, still
-/// passes the gate's framing check; nothing the gate has not framed reaches the responder.
+/// passes the event loop's framing check; nothing it has not framed reaches the responder.
 @Suite(.serialized)
 struct KeepAliveTests {
     /// Answers like ``EchoResponder`` and records each request it sees (`METHOD path bodyCount`).
@@ -226,7 +226,7 @@ struct KeepAliveTests {
         return Double(ticks) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
-    @Test("a client that resets while its request is being answered costs the gate no spinning")
+    @Test("a client that resets while its request is being answered costs the event loop no spinning")
     func resetWhileAnswering() async throws {
         let server = HTTPServer(
             configuration: .init(host: "127.0.0.1", port: 0), responder: SlowResponder(delay: .seconds(1)))
@@ -247,7 +247,7 @@ struct KeepAliveTests {
         #expect(sent)
         try await Task.sleep(for: .milliseconds(1200))
         let used = Self.gateCPUSeconds() - before
-        #expect(used < 0.5, "the gate used \(used) s of CPU in 1.2 s")
+        #expect(used < 0.5, "the event loop used \(used) s of CPU in 1.2 s")
         #expect(await RawHTTP.request(port: port, "GET", "/healthz")?.status == 200)
     }
 

@@ -1,23 +1,23 @@
-/// The framing check every request head passes before libmicrohttpd parses it (RFC 9112), over the raw bytes.
+/// The framing check every request head passes before anything reads it (RFC 9112), over the raw bytes: the event
+/// loop's one parser (``decode(_:)`` reads the parts of a head this judged complete).
 ///
-/// libmicrohttpd 0.9.75 is lenient where RFC 9112 asks a server to refuse, and a proxy in front that reads the same
-/// bytes differently could smuggle a second request past it:
+/// Where RFC 9112 lets a server either refuse or repair, it refuses, so that a proxy in front that reads the same bytes
+/// differently cannot smuggle a second request past it:
 ///
 /// - RFC 9112 2.2: "A recipient that receives whitespace between the start-line and the first header field MUST
 ///   either reject the message as invalid or …"; a bare CR "MUST" be treated as invalid or replaced; we refuse
-///   every line ending but CRLF, including a bare LF (which MHD accepts).
+///   every line ending but CRLF, including a bare LF.
 /// - RFC 9112 5.2: "A server that receives an obs-fold in a request message … MUST either reject the message by
 ///   sending a 400 (Bad Request) … or replace each received obs-fold with one or more SP octets"; we reject.
 /// - RFC 9112 5.1: "No whitespace is allowed between the field name and colon … A server MUST reject, with a response
 ///   status code of 400 (Bad Request), any received request message that contains whitespace between a header field
 ///   name and colon."
 /// - RFC 9112 6.3: a Content-Length that is not a single valid value "MUST" be treated as an unrecoverable error;
-///   MHD used the first of two different values, so two values that differ (or a list) are refused.
+///   two values that differ (or a list) are refused.
 ///
-/// A NUL byte anywhere in the head is refused too (MHD would cut the text at it). ``examine(_:maximumByteCount:)``
-/// also reports the body framing (RFC 9112 6), which the connection gate uses to find where the next request on a
-/// kept-alive connection starts, and to refuse `Transfer-Encoding` beside `Content-Length` (RFC 9112 6.1: "ought to
-/// be handled as an error").
+/// A NUL byte anywhere in the head is refused too. ``examine(_:maximumByteCount:)`` also reports the body framing
+/// (RFC 9112 6), which the event loop uses to find where the next request on a kept-alive connection starts, and to
+/// refuse `Transfer-Encoding` beside `Content-Length` (RFC 9112 6.1: "ought to be handled as an error").
 package enum RequestHead {
     /// What the bytes received so far amount to.
     package enum Verdict: Equatable {
@@ -31,7 +31,7 @@ package enum RequestHead {
         case tooLarge
     }
 
-    /// How a complete head says its body is framed (RFC 9112 6): the connection gate counts `contentLength` body
+    /// How a complete head says its body is framed (RFC 9112 6): the event loop counts `contentLength` body
     /// bytes to find where the next request on the connection starts.
     package struct BodyFraming: Equatable {
         /// The Content-Length value, nil when absent (`Int.max` when it does not fit an `Int`).
@@ -188,7 +188,7 @@ package enum RequestHead {
     private static let transferEncodingName = Array("transfer-encoding".utf8)
 
     /// `tchar` (RFC 9110 5.6.2).
-    static func isTokenCharacter(_ byte: UInt8) -> Bool {
+    package static func isTokenCharacter(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"),
             UInt8(ascii: "A")...UInt8(ascii: "Z"):

@@ -1,12 +1,12 @@
 /// The path the router matches on, from a request target as sent.
-enum RequestPath {
+package enum RequestPath {
     /// The target's path (before any `?`), with each `%HH` decoded (RFC 3986 2.1); `%` not followed by two hex
     /// digits stays as sent.
     ///
     /// When decoding would give a NUL byte or bytes that are not UTF-8, the path stays as sent: the `%` then makes
     /// the router refuse it like any other stray character (`invalidBase64` for a key id, `notFound` elsewhere),
     /// and two different targets never decode to the same text (`/v1/keys/<id>%00junk` is not `/v1/keys/<id>`).
-    static func decoded(_ target: String) -> String {
+    package static func decoded(_ target: String) -> String {
         let raw = target.utf8.prefix { $0 != UInt8(ascii: "?") }
         guard raw.contains(UInt8(ascii: "%")) else { return String(Substring(raw)) }
         var bytes: [UInt8] = []
