@@ -78,7 +78,8 @@ public final class PostgresAttestationStore: AttestationStore {
                 return
             }
             connection.resetIfBroken()
-            let transaction = SQLStoreTransaction(execute: { try connection.query($0) })
+            let transaction = SQLStoreTransaction(
+                execute: { try connection.query($0) }, modifiesInCommonTableExpressions: true)
             for member in batch where member.readOnly {
                 _ = member.run(transaction)
                 member.complete(failure: nil)

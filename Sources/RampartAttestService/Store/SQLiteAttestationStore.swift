@@ -67,13 +67,13 @@ public final class SQLiteAttestationStore: AttestationStore {
 
     private static func statements(_ connection: SQLiteConnection) -> GroupCommitStatements {
         GroupCommitStatements(
-            begin: { try connection.execute(unsafeScript: "BEGIN IMMEDIATE") },
-            savepoint: { try connection.execute(unsafeScript: "SAVEPOINT rampart_member") },
-            release: { try connection.execute(unsafeScript: "RELEASE rampart_member") },
-            rollbackToSavepoint: { try connection.execute(unsafeScript: "ROLLBACK TO rampart_member") },
-            commit: { try connection.execute(unsafeScript: "COMMIT") },
+            begin: { try connection.execute(constant: "BEGIN IMMEDIATE") },
+            savepoint: { try connection.execute(constant: "SAVEPOINT rampart_member") },
+            release: { try connection.execute(constant: "RELEASE rampart_member") },
+            rollbackToSavepoint: { try connection.execute(constant: "ROLLBACK TO rampart_member") },
+            commit: { try connection.execute(constant: "COMMIT") },
             // Ignore a rollback failure: the transaction is already gone when COMMIT itself failed.
-            rollback: { try? connection.execute(unsafeScript: "ROLLBACK") },
+            rollback: { try? connection.execute(constant: "ROLLBACK") },
             isTransactionLost: { connection.isAutocommit })
     }
 
