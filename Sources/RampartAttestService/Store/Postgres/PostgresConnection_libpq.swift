@@ -135,6 +135,10 @@ final class PostgresConnection {
     /// - Throws: ``AttestServiceError`` (`storeFailure`), also before sending anything when a text parameter holds a
     ///   NUL (PostgreSQL `text` cannot hold one).
     func query(_ query: SQLQuery) throws -> [SQLRow] {
+        try run(query, mayPrepareAgain: true)
+    }
+
+    private func run(_ query: SQLQuery, mayPrepareAgain: Bool) throws -> [SQLRow] {
         try query.refuseNULInText()
         let text = query.text { "$\($0)" }
         var types: [Oid] = []
@@ -169,6 +173,8 @@ final class PostgresConnection {
         if known == nil { preparedCount += 1 }
         let commands = deferred
         deferred.removeAll()
+        // Outside a transaction with nothing sent before it, a statement the server refused as stale ran nothing.
+        let alone = commands.isEmpty && PQtransactionStatus(handle) == PQTRANS_IDLE
         let statement = Statement(
             name: name, text: known == nil ? text : nil, types: types,
             send: { handle in
@@ -185,7 +191,10 @@ final class PostgresConnection {
             // The server refused the prepared statement itself (dropped by `DEALLOCATE`, or its result columns
             // changed with the schema): forget it, so the next use prepares it again under a new name.
             prepared[key] = nil
-            throw error.underlying
+            // Alone, nothing ran and no transaction is affected: prepare it again and run it now. In a transaction,
+            // which the error aborted, the caller fails; the next use prepares it again.
+            guard alone && mayPrepareAgain else { throw error.underlying }
+            return try run(query, mayPrepareAgain: false)
         }
     }
 
