@@ -5,8 +5,9 @@ public import Foundation
 ///
 /// Every write happens inside ``transaction(_:)``; reads that only prepare a decision (the key a signature is checked
 /// against) may use ``read(_:)``, which takes no write lock. A transaction's body runs synchronously on the store's
-/// own writer, grouped with other requests' bodies into one commit (each in its own savepoint, so one body that
-/// throws keeps nothing of its own and does not fail the others); the method returns only after that commit is
+/// own writer, grouped with other requests' bodies into one commit (a body that throws keeps nothing of its own and
+/// does not fail the others: the batch then runs again, each body in its own savepoint); the method returns only
+/// after that commit is
 /// durable, which is when the service may answer 2xx. If the body throws, nothing it wrote is kept.
 ///
 /// - Important: A body may run more than once before its commit: a batch runs its members without savepoints first,

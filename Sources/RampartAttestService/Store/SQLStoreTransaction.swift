@@ -111,7 +111,14 @@ struct SQLStoreTransaction: AttestationStoreTransaction {
         // and then inserts nothing, a concurrent advance of the counter is re-checked against the row it left.
         let rows = try execute(
             """
-            WITH spent AS (INSERT INTO rampart_spent_challenges (nonce, expires_at)             VALUES (\(nonce), \(expiresAt.storeMilliseconds)) ON CONFLICT (nonce) DO NOTHING RETURNING 1),             advanced AS (UPDATE rampart_keys SET counter = \(value), last_used_at = \(date.storeMilliseconds)             WHERE EXISTS (SELECT 1 FROM spent) AND key_id = \(key.keyID) AND counter < \(value)             AND public_key = \(key.publicKey) AND subject = \(key.subject)             AND risk_score = \(Int64(key.riskScore)) AND COALESCE(risk_updated_at, -1) = \(riskUpdated)             RETURNING 1)             SELECT (SELECT count(*) FROM spent), (SELECT count(*) FROM advanced)
+            WITH spent AS (INSERT INTO rampart_spent_challenges (nonce, expires_at) \
+            VALUES (\(nonce), \(expiresAt.storeMilliseconds)) ON CONFLICT (nonce) DO NOTHING RETURNING 1), \
+            advanced AS (UPDATE rampart_keys SET counter = \(value), last_used_at = \(date.storeMilliseconds) \
+            WHERE EXISTS (SELECT 1 FROM spent) AND key_id = \(key.keyID) AND counter < \(value) \
+            AND public_key = \(key.publicKey) AND subject = \(key.subject) \
+            AND risk_score = \(Int64(key.riskScore)) AND COALESCE(risk_updated_at, -1) = \(riskUpdated) \
+            RETURNING 1) \
+            SELECT (SELECT count(*) FROM spent), (SELECT count(*) FROM advanced)
             """)
         guard let row = rows.first, rows.count == 1, let spent = row.integer(0), let advanced = row.integer(1),
             spent == 0 || spent == 1, advanced == 0 || advanced == spent

@@ -5,9 +5,10 @@ import Synchronization
 /// The embedded store: one SQLite file in WAL mode (the default for `rampart serve`).
 ///
 /// Writes go through one writer connection with group commit: the transactions submitted while the writer is busy
-/// run together in one `BEGIN IMMEDIATE … COMMIT`, each in its own `SAVEPOINT` (a body that throws is rolled back
-/// alone), and the commit runs with `synchronous=FULL`; every caller is answered after that commit, so a `kill -9`
-/// (or a power loss) never loses an acknowledged registration or counter, and one fsync serves many requests.
+/// run together in one `BEGIN IMMEDIATE … COMMIT` (when a body throws, the batch runs again, each body in its own
+/// `SAVEPOINT`, so the one that threw is rolled back alone), and the commit runs with `synchronous=FULL`; every
+/// caller is answered after that commit, so a `kill -9` (or a power loss) never loses an acknowledged registration
+/// or counter, and one fsync serves many requests.
 /// Reads (``read(_:)``) use their own `query_only` connections and never wait for the writer (WAL readers see the
 /// last commit). Several processes may open the same file: SQLite's file lock serialises their writers.
 public final class SQLiteAttestationStore: AttestationStore {
