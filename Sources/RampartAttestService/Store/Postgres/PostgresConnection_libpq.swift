@@ -13,6 +13,10 @@ final class PostgresConnection {
     private var prepared: [PreparedKey: String] = [:]
     /// How many names were handed out: names are never reused, so a stale one cannot clash with its successor.
     private var preparedCount = 0
+    /// A random prefix for this connection's statement names, so that no two connections' names are the same: a
+    /// server session shared between clients (a pooler in transaction mode) then answers "does not exist" (26000),
+    /// which is handled, instead of running another client's statement of the same name.
+    private let namePrefix = "rampart_" + String(UInt64.random(in: 0...UInt64.max), radix: 36) + "_"
 
     // Type OIDs from PostgreSQL's pg_type.h.
     private static let int2OID: Oid = 21
@@ -169,7 +173,7 @@ final class PostgresConnection {
         }
         let key = PreparedKey(text: text, types: types)
         let known = prepared[key]
-        let name = known ?? "rampart_\(preparedCount)"
+        let name = known ?? namePrefix + String(preparedCount)
         if known == nil { preparedCount += 1 }
         let commands = deferred
         deferred.removeAll()
