@@ -204,10 +204,18 @@ public final class AttestationService {
         _ token: ChallengeToken, now: Date, in transaction: any AttestationStoreTransaction
     ) throws -> Bool {
         guard try transaction.spendChallenge(nonce: token.nonce, expiresAt: token.expiresAt) else { return false }
+        try purgeOccasionally(after: token, now: now, in: transaction)
+        return true
+    }
+
+    /// After spending `token`: about one time in 256 (a nonce whose first byte is 0), purges spent records past
+    /// their expiry and the clock-skew allowance.
+    private static func purgeOccasionally(
+        after token: ChallengeToken, now: Date, in transaction: any AttestationStoreTransaction
+    ) throws {
         if token.nonce.first == 0 {
             _ = try transaction.purgeSpentChallenges(expiredBefore: now.addingTimeInterval(-clockSkewAllowance))
         }
-        return true
     }
 
     /// Verifies an attestation and registers its key.
@@ -326,6 +334,18 @@ public final class AttestationService {
             let snapshot = try await store.read { try $0.key(id: keyID) }
             let prepared = try prepareAssertion(submission, key: snapshot, now: now)
             checked = try await store.transaction { transaction -> Checked<AssertionVerdict> in
+                if case .verified(.valid(let counter), let verifiedKey) = prepared, counter > verifiedKey.counter {
+                    // The common case in one write: spend the challenge and compare-and-set the counter of the key
+                    // as read (one statement where the store can).
+                    let outcome = try transaction.spendChallengeAndAdvanceCounter(
+                        nonce: token.nonce, expiresAt: token.expiresAt, of: verifiedKey, to: counter, usedAt: now)
+                    guard outcome.spent else { return .done(.unauthenticated(Self.challengeUsed)) }
+                    try Self.purgeOccasionally(after: token, now: now, in: transaction)
+                    return .done(
+                        try Self.judge(
+                            .valid(counter: counter), verifiedWith: verifiedKey, advanced: outcome.advanced,
+                            configuration: configuration, now: now, in: transaction))
+                }
                 guard try Self.spend(token, now: now, in: transaction) else {
                     return .done(.unauthenticated(Self.challengeUsed))
                 }
@@ -337,7 +357,7 @@ public final class AttestationService {
                 case .verified(let check, let verifiedKey):
                     return .done(
                         try Self.judge(
-                            check, verifiedWith: verifiedKey, configuration: configuration, now: now,
+                            check, verifiedWith: verifiedKey, advanced: nil, configuration: configuration, now: now,
                             in: transaction))
                 }
             }
@@ -418,14 +438,14 @@ public final class AttestationService {
     /// Judges a verified assertion: a counter that grew on a key unchanged since it was read advances in one
     /// compare-and-set; anything else is judged against the key as the transaction reads it now: deleted or replaced
     /// (another public key or subject) is `unknownKey`, blocked meanwhile is `keyBlocked`, and the counter is judged
-    /// against the stored one now.
+    /// against the stored one now. `advanced` is the compare-and-set's outcome when the caller already tried it.
     private static func judge(
-        _ check: AssertionCheck, verifiedWith verifiedKey: RegisteredKey, configuration: Configuration, now: Date,
-        in transaction: any AttestationStoreTransaction
+        _ check: AssertionCheck, verifiedWith verifiedKey: RegisteredKey, advanced: Bool?,
+        configuration: Configuration, now: Date, in transaction: any AttestationStoreTransaction
     ) throws -> AssertionVerdict {
         // The common case in one statement: the key unchanged since it was read, and the counter grew.
         if case .valid(let counter) = check, counter > verifiedKey.counter,
-            try transaction.advanceCounter(of: verifiedKey, to: counter, usedAt: now)
+            try advanced ?? transaction.advanceCounter(of: verifiedKey, to: counter, usedAt: now)
         {
             var updated = verifiedKey
             updated.counter = counter

@@ -19,6 +19,9 @@ package final class SQLiteConnection {
     /// How long a statement waits for another connection's lock (``Options/busyTimeout``).
     private let busyTimeoutMilliseconds: Int32
     private var statements: [String: OpaquePointer] = [:]
+    /// The statements of ``execute(constant:)``, by the address of their literal text: found without building or
+    /// hashing a string.
+    private var constants: [UnsafeRawPointer: OpaquePointer] = [:]
 
     /// Opens the database at `path` as `options` say: by default creating it if needed and switching it to WAL.
     ///
@@ -72,6 +75,7 @@ package final class SQLiteConnection {
             // leaks."
             sqlite3_finalize(statement)
         }
+        for statement in constants.values { sqlite3_finalize(statement) }
         // sqlite3_close_v2 defers the close until every statement is finalized; all are finalized above.
         sqlite3_close_v2(handle)
     }
@@ -84,6 +88,35 @@ package final class SQLiteConnection {
     package func execute(unsafeScript script: String) throws {
         let status = sqlite3_exec(handle, script, nil, nil, nil)
         guard status == SQLITE_OK else { throw error(status, doing: "run a schema statement") }
+    }
+
+    /// Runs one constant statement without parameters or rows (`BEGIN`, `SAVEPOINT`, `COMMIT`), prepared once and
+    /// kept: a group commit runs these for every batch and member, and `sqlite3_exec` would parse them every time.
+    ///
+    /// - Parameter sql: One statement, a literal in the source.
+    /// - Throws: ``SQLiteError``.
+    package func execute(constant sql: StaticString) throws {
+        let key = UnsafeRawPointer(sql.utf8Start)
+        let statement: OpaquePointer
+        if let cached = constants[key] {
+            statement = cached
+        } else {
+            var prepared: OpaquePointer?
+            // sqlite3_prepare_v3 with nByte = the literal's length: the text need not be NUL-terminated.
+            let status = sql.utf8Start.withMemoryRebound(to: CChar.self, capacity: sql.utf8CodeUnitCount) { text in
+                sqlite3_prepare_v3(
+                    handle, text, Int32(sql.utf8CodeUnitCount), UInt32(SQLITE_PREPARE_PERSISTENT), &prepared, nil)
+            }
+            guard status == SQLITE_OK, let prepared else { throw error(status, doing: "prepare a statement") }
+            constants[key] = prepared
+            statement = prepared
+        }
+        // sqlite3_reset: "resets a prepared statement object back to its initial state, ready to be re-executed";
+        // a statement left unreset would keep its transaction's read lock.
+        defer { sqlite3_reset(statement) }
+        var status = sqlite3_step(statement)
+        while status == SQLITE_ROW { status = sqlite3_step(statement) }
+        guard status == SQLITE_DONE else { throw error(status, doing: "run a statement") }
     }
 
     /// Runs `query` and returns every row it produced (`SELECT` or `… RETURNING`).
@@ -166,14 +199,18 @@ package final class SQLiteConnection {
     /// - Returns: What `body` returned.
     /// - Throws: What `body` threw, or ``SQLiteError`` from `BEGIN`/`COMMIT`.
     package func transaction<T>(_ kind: TransactionKind = .immediate, _ body: () throws -> T) throws -> T {
-        try execute(unsafeScript: kind == .immediate ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED")
+        if kind == .immediate {
+            try execute(constant: "BEGIN IMMEDIATE")
+        } else {
+            try execute(constant: "BEGIN DEFERRED")
+        }
         do {
             let result = try body()
-            try execute(unsafeScript: "COMMIT")
+            try execute(constant: "COMMIT")
             return result
         } catch {
             // Ignore a rollback failure: the transaction is already gone when COMMIT itself failed.
-            _ = sqlite3_exec(handle, "ROLLBACK", nil, nil, nil)
+            try? execute(constant: "ROLLBACK")
             throw error
         }
     }
@@ -209,10 +246,12 @@ package final class SQLiteConnection {
             case .text(let text):
                 // The UTF-8 bytes with their length, so a NUL inside the text is kept rather than ending it.
                 // SQLITE_TRANSIENT: "SQLite makes its own private copy of the data immediately".
-                status = Array(text.utf8).withUnsafeBytes { buffer in
+                var text = text
+                status = text.withUTF8 { buffer in
                     sqlite3_bind_text64(
                         statement, index,
-                        (buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1))?.assumingMemoryBound(to: CChar.self),
+                        UnsafeRawPointer(buffer.baseAddress ?? UnsafePointer(bitPattern: 1))?.assumingMemoryBound(
+                            to: CChar.self),
                         UInt64(buffer.count), CSQLite_SQLITE_TRANSIENT(), UInt8(SQLITE_UTF8))
                 }
             case .blob(let bytes):

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import RampartCrypto
 import RampartSQLite
+import Synchronization
 import Testing
 
 @testable import RampartAttestService
@@ -41,6 +42,71 @@ enum StoreGroupCommit {
             }
             #expect(spendable == (index % 3 == 0), "nonce \(index)")
         }
+    }
+
+    /// How many times each of a batch's bodies ran.
+    final class RunCounts: Sendable {
+        private let counts: Mutex<[Int]>
+
+        init(_ count: Int) { counts = Mutex(Array(repeating: 0, count: count)) }
+
+        func ran(_ index: Int) { counts.withLock { $0[index] += 1 } }
+
+        var values: [Int] { counts.withLock { $0 } }
+    }
+
+    /// Submits three transactions that the caller's held writer gathers into one batch: each spends a fresh nonce,
+    /// and when `conflict` is set the middle one then inserts the first one's nonce itself (a unique violation).
+    /// Returns once all three are queued, in order; `outcomes` awaits their answers.
+    static func submitThree(
+        to store: any AttestationStore, conflict: Bool, queued: @escaping @Sendable () -> Int
+    ) async throws -> (nonces: [[UInt8]], counts: RunCounts, outcomes: Task<[AttestServiceError.Code?], Never>) {
+        let nonces = (0..<3).map { _ in StoreContract.nonce() }
+        let counts = RunCounts(3)
+        let before = queued()
+        var tasks: [Task<AttestServiceError.Code?, Never>] = []
+        for (index, nonce) in nonces.enumerated() {
+            tasks.append(
+                Task {
+                    do {
+                        try await store.transaction { transaction in
+                            counts.ran(index)
+                            _ = try transaction.spendChallenge(nonce: nonce, expiresAt: StoreContract.future)
+                            if conflict && index == 1, let sql = transaction as? SQLStoreTransaction {
+                                _ = try sql.execute(
+                                    """
+                                    INSERT INTO rampart_spent_challenges (nonce, expires_at) \
+                                    VALUES (\(nonces[0]), \(Int64(0)))
+                                    """)
+                            }
+                        }
+                        return nil
+                    } catch let error as AttestServiceError {
+                        return error.code
+                    } catch {
+                        return .serverFailure
+                    }
+                })
+            // In submission order, so the conflicting member is the middle one of the batch.
+            while queued() < before + index + 1 { try await Task.sleep(for: .milliseconds(2)) }
+        }
+        let outcomes = Task {
+            var codes: [AttestServiceError.Code?] = []
+            for task in tasks { codes.append(await task.value) }
+            return codes
+        }
+        return (nonces, counts, outcomes)
+    }
+
+    /// After ``submitThree(to:conflict:queued:)``'s batch: which nonces it kept spent.
+    static func spentNonces(_ nonces: [[UInt8]], in store: any AttestationStore) async throws -> [Bool] {
+        var kept: [Bool] = []
+        for nonce in nonces {
+            kept.append(
+                !(try await store.transaction { try $0.spendChallenge(nonce: nonce, expiresAt: StoreContract.future) })
+            )
+        }
+        return kept
     }
 }
 
@@ -87,6 +153,27 @@ struct SQLiteGroupCommitTests {
         let reopened = try SQLiteAttestationStore(path: path)
         for nonce in nonces {
             #expect(try await reopened.transaction { try $0.spendChallenge(nonce: nonce, expiresAt: Date()) } == false)
+        }
+    }
+
+    @Test("a batch where no body throws runs each body once; a unique violation mid-batch fails only its member")
+    func conflictingMember() async throws {
+        for conflict in [false, true] {
+            let store = try SQLiteAttestationStore(path: temporarySQLitePath())
+            let gate = DispatchSemaphore(value: 0)
+            let held = Task { try await store.transaction { _ in gate.wait() } }
+            while store.groupCommitStatistics.batches == 0 { await Task.yield() }
+            let (nonces, counts, outcomes) = try await StoreGroupCommit.submitThree(
+                to: store, conflict: conflict, queued: { store.writerBacklog })
+            gate.signal()
+            try await held.value
+            let codes = await outcomes.value
+            #expect(codes == (conflict ? [nil, .storeFailure, nil] : [nil, nil, nil]))
+            // Without a failure, one run each, with no savepoints; after one, the batch ran again with savepoints.
+            #expect(counts.values == (conflict ? [2, 2, 1] : [1, 1, 1]))
+            #expect(store.groupCommitStatistics.batches == 2, "the held transaction, then the three together")
+            #expect(try await StoreGroupCommit.spentNonces(nonces, in: store) == [true, !conflict, true])
+            await store.close()
         }
     }
 
@@ -212,6 +299,23 @@ struct PostgresGroupCommitTests {
         #expect(!(try await store.transaction { try $0.spendChallenge(nonce: kept, expiresAt: StoreContract.future) }))
         #expect(try await store.transaction { try $0.spendChallenge(nonce: undone, expiresAt: StoreContract.future) })
         await store.close()
+    }
+
+    @Test("a batch where no body throws runs each body once; a unique violation mid-batch fails only its member")
+    func conflictingMember() async throws {
+        for conflict in [false, true] {
+            let store = try PostgresAttestationStore(url: url, poolSize: 1)
+            let (gate, held) = await Self.holdWriter(of: store)
+            let (nonces, counts, outcomes) = try await StoreGroupCommit.submitThree(
+                to: store, conflict: conflict, queued: { store.writerBacklog })
+            gate.signal()
+            try await held.value
+            let codes = await outcomes.value
+            #expect(codes == (conflict ? [nil, .storeFailure, nil] : [nil, nil, nil]))
+            #expect(counts.values == (conflict ? [2, 2, 1] : [1, 1, 1]))
+            #expect(try await StoreGroupCommit.spentNonces(nonces, in: store) == [true, !conflict, true])
+            await store.close()
+        }
     }
 
     @Test("a connection lost mid-batch fails every transaction of that batch, none is acknowledged, and it reconnects")

@@ -79,4 +79,42 @@ struct SQLiteConnectionTests {
         #expect(error?.code == .statementFailed)
         #expect(error?.reason.contains("syntax") == true)
     }
+
+    @Test("a kept constant statement works again after it failed; one that does not parse is statementFailed")
+    func constantStatements() throws {
+        let connection = try SQLiteConnection(path: ":memory:")
+        try connection.execute(unsafeScript: "CREATE TABLE t (a INTEGER PRIMARY KEY)")
+        let release = #expect(throws: SQLiteError.self) { try connection.execute(constant: "RELEASE rampart_test") }
+        #expect(release?.code == .statementFailed)
+        #expect(release?.reason.contains("no such savepoint") == true)
+        let commit = #expect(throws: SQLiteError.self) { try connection.execute(constant: "COMMIT") }
+        #expect(commit?.code == .statementFailed)
+        #expect(commit?.reason.contains("no transaction is active") == true)
+        for value in Int64(1)...3 {
+            try connection.execute(constant: "BEGIN IMMEDIATE")
+            #expect(!connection.isAutocommit)
+            try connection.execute(constant: "SAVEPOINT rampart_test")
+            try connection.run("INSERT INTO t VALUES (\(value))")
+            try connection.execute(constant: "RELEASE rampart_test")
+            try connection.execute(constant: "COMMIT")
+            #expect(connection.isAutocommit)
+        }
+        #expect(try connection.query("SELECT a FROM t").count == 3)
+        let syntax = #expect(throws: SQLiteError.self) { try connection.execute(constant: "BEGN") }
+        #expect(syntax?.code == .statementFailed)
+        #expect(syntax?.reason.contains("syntax") == true)
+    }
+
+    @Test("a kept statement follows a schema change: SELECT * sees the new column")
+    func keptStatementAfterSchemaChange() throws {
+        let connection = try SQLiteConnection(path: ":memory:")
+        try connection.execute(unsafeScript: "CREATE TABLE t (a INTEGER); INSERT INTO t VALUES (1)")
+        #expect(try connection.query("SELECT * FROM t").first?.values == [.integer(1)])
+        try connection.execute(unsafeScript: "ALTER TABLE t ADD COLUMN b TEXT DEFAULT 'x'")
+        #expect(try connection.query("SELECT * FROM t").first?.values == [.integer(1), .text("x")])
+        try connection.execute(unsafeScript: "DROP TABLE t")
+        let dropped = #expect(throws: SQLiteError.self) { try connection.query("SELECT * FROM t") }
+        #expect(dropped?.code == .statementFailed)
+        #expect(dropped?.reason.contains("no such table") == true)
+    }
 }

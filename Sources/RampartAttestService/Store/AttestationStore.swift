@@ -5,9 +5,15 @@ public import Foundation
 ///
 /// Every write happens inside ``transaction(_:)``; reads that only prepare a decision (the key a signature is checked
 /// against) may use ``read(_:)``, which takes no write lock. A transaction's body runs synchronously on the store's
-/// own writer, grouped with other requests' bodies into one commit (each in its own savepoint, so one body that
-/// throws keeps nothing of its own and does not fail the others); the method returns only after that commit is
+/// own writer, grouped with other requests' bodies into one commit (a body that throws keeps nothing of its own and
+/// does not fail the others: the batch then runs again, each body in its own savepoint); the method returns only
+/// after that commit is
 /// durable, which is when the service may answer 2xx. If the body throws, nothing it wrote is kept.
+///
+/// - Important: A body may run more than once before its commit: a batch runs its members without savepoints first,
+///   and runs them again, each in its own savepoint, when one of them throws. A body must compute only from what the
+///   transaction reads and return the result; it must not act outside the transaction (the result is used once,
+///   after the commit).
 ///
 /// Both implementations pass the same contract suite (`StoreContractTests`): one-time challenge spending under
 /// concurrency, conditional counter advance, durability of acknowledged writes, and group commit isolation.
@@ -123,6 +129,26 @@ public protocol AttestationStoreTransaction {
     /// - Throws: ``AttestServiceError`` (`storeFailure`).
     func advanceCounter(of key: RegisteredKey, to counter: UInt32, usedAt date: Date) throws -> Bool
 
+    /// Spends a challenge and, only if this call spent it, advances the key's counter as
+    /// ``advanceCounter(of:to:usedAt:)`` does: the write of a protected request.
+    ///
+    /// The same as ``spendChallenge(nonce:expiresAt:)`` followed, when it returned `true`, by
+    /// ``advanceCounter(of:to:usedAt:)``; a store may do both in one statement (the PostgreSQL store does: one round
+    /// trip, one statement for the server to run). A challenge that was spent before never advances the counter.
+    ///
+    /// - Parameters:
+    ///   - nonce: The challenge's nonce.
+    ///   - expiresAt: The challenge's expiry.
+    ///   - key: The key as read before the transaction.
+    ///   - counter: The assertion's counter.
+    ///   - date: When the key was used.
+    /// - Returns: Whether this call spent the challenge, and whether it advanced the counter (never without
+    ///   spending).
+    /// - Throws: ``AttestServiceError`` (`storeFailure`).
+    func spendChallengeAndAdvanceCounter(
+        nonce: [UInt8], expiresAt: Date, of key: RegisteredKey, to counter: UInt32, usedAt date: Date
+    ) throws -> (spent: Bool, advanced: Bool)
+
     /// Adds `amount` to the key's risk score after letting it decay, and records when.
     ///
     /// The stored score first loses one point per whole `decayInterval` since the last change (never below 0), then
@@ -167,6 +193,25 @@ public protocol AttestationStoreTransaction {
     /// - Returns: How many were deleted.
     /// - Throws: ``AttestServiceError`` (`storeFailure`).
     func deleteTokenSigningKeys(createdBefore date: Date) throws -> Int
+}
+
+extension AttestationStoreTransaction {
+    /// Spends the challenge, then advances the counter if this call spent it: two statements.
+    ///
+    /// - Parameters:
+    ///   - nonce: The challenge's nonce.
+    ///   - expiresAt: The challenge's expiry.
+    ///   - key: The key as read before the transaction.
+    ///   - counter: The assertion's counter.
+    ///   - date: When the key was used.
+    /// - Returns: Whether this call spent the challenge, and whether it advanced the counter.
+    /// - Throws: ``AttestServiceError`` (`storeFailure`).
+    public func spendChallengeAndAdvanceCounter(
+        nonce: [UInt8], expiresAt: Date, of key: RegisteredKey, to counter: UInt32, usedAt date: Date
+    ) throws -> (spent: Bool, advanced: Bool) {
+        guard try spendChallenge(nonce: nonce, expiresAt: expiresAt) else { return (false, false) }
+        return (true, try advanceCounter(of: key, to: counter, usedAt: date))
+    }
 }
 
 /// Why a challenge was issued.

@@ -138,13 +138,17 @@ struct GroupCommitStatements {
     /// PostgreSQL connection that dropped takes it along.
     var isTransactionLost: () -> Bool = { false }
 
-    /// Runs `batch` as one transaction, each member in its own savepoint, and completes every member after the
-    /// commit (or its failure).
+    /// Runs `batch` as one transaction and completes every member after the commit (or its failure).
     ///
-    /// A member whose body throws is rolled back to its savepoint and answered with its own error; the others
-    /// commit. When the transaction itself fails (`BEGIN`, a savepoint statement, `COMMIT`, or a transaction the
-    /// database dropped), every member in it is answered with that failure: nothing of it was committed. Members
-    /// after a dropped transaction run in a new one. A batch of one runs without savepoints.
+    /// The members first run one after another with no savepoints: the common batch, where no body throws, costs
+    /// `BEGIN`, the bodies' own statements and `COMMIT`, nothing else. When a body throws (its own error, or a
+    /// statement the database refused), the transaction is rolled back and the same members run again, each in its
+    /// own savepoint: a member whose body throws is rolled back to its savepoint and answered with its own error; the
+    /// others commit. A body may therefore run twice; bodies only compute from what the transaction reads (see
+    /// ``AttestationStore/transaction(_:)``). When the transaction itself fails (`BEGIN`, a savepoint statement,
+    /// `COMMIT`, or a transaction the database dropped), every member in it is answered with that failure: nothing
+    /// of it was committed. Members after a dropped transaction run in a new one. A batch of one runs without
+    /// savepoints.
     ///
     /// - Parameters:
     ///   - batch: The members, in submission order.
@@ -155,6 +159,7 @@ struct GroupCommitStatements {
         failure: (any Error) -> any Error
     ) {
         var remaining = batch[...]
+        var withSavepoints = false
         while !remaining.isEmpty {
             do {
                 try begin()
@@ -162,6 +167,22 @@ struct GroupCommitStatements {
                 let failed = failure(error)
                 for member in remaining { member.complete(failure: failed) }
                 return
+            }
+            if remaining.count > 1 && !withSavepoints {
+                switch runWithoutSavepoints(remaining, transaction: transaction) {
+                case .completed:
+                    commitAndAnswer(remaining, failure: failure)
+                    return
+                case .memberFailed:
+                    rollback()
+                    withSavepoints = true
+                case .lost(let count):
+                    rollback()
+                    let broken = Self.lostTransaction
+                    for member in remaining.prefix(count) { member.complete(failure: broken) }
+                    remaining = remaining.dropFirst(count)
+                }
+                continue
             }
             let alone = remaining.count == 1
             var members: [PendingTransaction] = []
@@ -182,9 +203,7 @@ struct GroupCommitStatements {
                     members.append(member)
                     let succeeded = member.run(transaction)
                     if isTransactionLost() {
-                        broken = AttestServiceError.storeFailure(
-                            "the database rolled back a group of transactions after an error; nothing was "
-                                + "acknowledged")
+                        broken = Self.lostTransaction
                         break
                     }
                     if !succeeded { try rollbackToSavepoint() }
@@ -200,15 +219,48 @@ struct GroupCommitStatements {
                 continue
             }
             guard !members.isEmpty else { continue }
-            do {
-                try commit()
-            } catch {
-                rollback()
-                let failed = failure(error)
-                for member in members { member.complete(failure: failed) }
-                continue
-            }
-            for member in members { member.complete(failure: nil) }
+            commitAndAnswer(members[...], failure: failure)
         }
+    }
+
+    private static var lostTransaction: AttestServiceError {
+        AttestServiceError.storeFailure(
+            "the database rolled back a group of transactions after an error; nothing was acknowledged")
+    }
+
+    /// How a run of members without savepoints ended.
+    private enum UnprotectedRun {
+        /// Every body returned; the transaction is open, ready for `COMMIT`.
+        case completed
+        /// A body threw with the transaction still open: roll back and run them again with savepoints.
+        case memberFailed
+        /// The database dropped the transaction during the first `count` members.
+        case lost(count: Int)
+    }
+
+    private func runWithoutSavepoints(
+        _ members: ArraySlice<PendingTransaction>, transaction: any AttestationStoreTransaction
+    ) -> UnprotectedRun {
+        var count = 0
+        for member in members {
+            let succeeded = member.run(transaction)
+            count += 1
+            if isTransactionLost() { return .lost(count: count) }
+            if !succeeded { return .memberFailed }
+        }
+        return .completed
+    }
+
+    /// Commits the open transaction and answers `members`: with success, or every one with the commit's failure.
+    private func commitAndAnswer(_ members: ArraySlice<PendingTransaction>, failure: (any Error) -> any Error) {
+        do {
+            try commit()
+        } catch {
+            rollback()
+            let failed = failure(error)
+            for member in members { member.complete(failure: failed) }
+            return
+        }
+        for member in members { member.complete(failure: nil) }
     }
 }

@@ -11,11 +11,12 @@ import Synchronization
 ///
 /// Connections are pooled (``defaultPoolSize``); each has its own serial queue, so blocking libpq calls never run on
 /// Swift's cooperative threads, and its own group commit: the transactions that arrive while the connection is busy
-/// run together in one `BEGIN … COMMIT`, each in a `SAVEPOINT` (a body that throws is rolled back alone). Commands
-/// without results (`BEGIN`, `SAVEPOINT`, `RELEASE`) travel in one libpq pipeline with the next statement, and the
-/// last `RELEASE` with `COMMIT`, so a request costs one round trip per statement plus a share of one commit. Reads
-/// (``read(_:)``) run on the same connections outside the batch's transaction. A new transaction goes to the
-/// connection with the least work waiting.
+/// run together in one `BEGIN … COMMIT` with no savepoints; when a body throws, the batch is rolled back and runs
+/// again, each body in a `SAVEPOINT` (so the one that threw is rolled back alone). Commands without results
+/// (`BEGIN`, `SAVEPOINT`, `RELEASE`) travel in one libpq pipeline with the next statement, and the last `RELEASE`
+/// with `COMMIT`. Each statement text is prepared once per connection, and a protected request's write (spend the
+/// challenge, compare-and-set the counter) is one statement, so it costs one round trip plus a share of one commit. Reads (``read(_:)``) run on the same connections outside
+/// the batch's transaction. A new transaction goes to the connection with the least work waiting.
 public final class PostgresAttestationStore: AttestationStore {
     /// How many connections the pool opens by default.
     public static let defaultPoolSize = 8
@@ -78,7 +79,8 @@ public final class PostgresAttestationStore: AttestationStore {
                 return
             }
             connection.resetIfBroken()
-            let transaction = SQLStoreTransaction(execute: { try connection.query($0) })
+            let transaction = SQLStoreTransaction(
+                execute: { try connection.query($0) }, modifiesInCommonTableExpressions: true)
             for member in batch where member.readOnly {
                 _ = member.run(transaction)
                 member.complete(failure: nil)

@@ -6,6 +6,9 @@ import RampartSQLite
 struct SQLStoreTransaction: AttestationStoreTransaction {
     /// Runs one statement on the transaction's connection and returns its rows.
     let execute: (SQLQuery) throws -> [SQLRow]
+    /// Whether the database runs data-modifying `WITH` (PostgreSQL does, SQLite does not): then a protected
+    /// request's spend and counter advance are one statement.
+    var modifiesInCommonTableExpressions = false
 
     func spendChallenge(nonce: [UInt8], expiresAt: Date) throws -> Bool {
         let rows = try execute(
@@ -92,6 +95,38 @@ struct SQLStoreTransaction: AttestationStoreTransaction {
             AND COALESCE(risk_updated_at, -1) = \(riskUpdated) RETURNING counter
             """)
         return rows.count == 1
+    }
+
+    func spendChallengeAndAdvanceCounter(
+        nonce: [UInt8], expiresAt: Date, of key: RegisteredKey, to counter: UInt32, usedAt date: Date
+    ) throws -> (spent: Bool, advanced: Bool) {
+        guard modifiesInCommonTableExpressions else {
+            guard try spendChallenge(nonce: nonce, expiresAt: expiresAt) else { return (false, false) }
+            return (true, try advanceCounter(of: key, to: counter, usedAt: date))
+        }
+        let value = Int64(counter)
+        let riskUpdated = key.riskUpdatedAt.map { Int64(($0.timeIntervalSince1970 * 1000).rounded()) } ?? -1
+        // The two statements above in one: the UPDATE runs only when the INSERT spent the challenge (EXISTS over its
+        // RETURNING rows), and both see one snapshot; a concurrent spender of the nonce waits for this transaction
+        // and then inserts nothing, a concurrent advance of the counter is re-checked against the row it left.
+        let rows = try execute(
+            """
+            WITH spent AS (INSERT INTO rampart_spent_challenges (nonce, expires_at) \
+            VALUES (\(nonce), \(expiresAt.storeMilliseconds)) ON CONFLICT (nonce) DO NOTHING RETURNING 1), \
+            advanced AS (UPDATE rampart_keys SET counter = \(value), last_used_at = \(date.storeMilliseconds) \
+            WHERE EXISTS (SELECT 1 FROM spent) AND key_id = \(key.keyID) AND counter < \(value) \
+            AND public_key = \(key.publicKey) AND subject = \(key.subject) \
+            AND risk_score = \(Int64(key.riskScore)) AND COALESCE(risk_updated_at, -1) = \(riskUpdated) \
+            RETURNING 1) \
+            SELECT (SELECT count(*) FROM spent), (SELECT count(*) FROM advanced)
+            """)
+        guard let row = rows.first, rows.count == 1, let spent = row.integer(0), let advanced = row.integer(1),
+            spent == 0 || spent == 1, advanced == 0 || advanced == spent
+        else {
+            throw AttestServiceError.storeFailure(
+                "spending a challenge and advancing a counter returned an unexpected row; the schema is not Rampart's")
+        }
+        return (spent == 1, advanced == 1)
     }
 
     func raiseRisk(keyID: String, by amount: Int, at date: Date, decayInterval: TimeInterval?) throws -> Int? {

@@ -5,9 +5,10 @@ import Synchronization
 /// The embedded store: one SQLite file in WAL mode (the default for `rampart serve`).
 ///
 /// Writes go through one writer connection with group commit: the transactions submitted while the writer is busy
-/// run together in one `BEGIN IMMEDIATE … COMMIT`, each in its own `SAVEPOINT` (a body that throws is rolled back
-/// alone), and the commit runs with `synchronous=FULL`; every caller is answered after that commit, so a `kill -9`
-/// (or a power loss) never loses an acknowledged registration or counter, and one fsync serves many requests.
+/// run together in one `BEGIN IMMEDIATE … COMMIT` (when a body throws, the batch runs again, each body in its own
+/// `SAVEPOINT`, so the one that threw is rolled back alone), and the commit runs with `synchronous=FULL`; every
+/// caller is answered after that commit, so a `kill -9` (or a power loss) never loses an acknowledged registration
+/// or counter, and one fsync serves many requests.
 /// Reads (``read(_:)``) use their own `query_only` connections and never wait for the writer (WAL readers see the
 /// last commit). Several processes may open the same file: SQLite's file lock serialises their writers.
 public final class SQLiteAttestationStore: AttestationStore {
@@ -67,13 +68,13 @@ public final class SQLiteAttestationStore: AttestationStore {
 
     private static func statements(_ connection: SQLiteConnection) -> GroupCommitStatements {
         GroupCommitStatements(
-            begin: { try connection.execute(unsafeScript: "BEGIN IMMEDIATE") },
-            savepoint: { try connection.execute(unsafeScript: "SAVEPOINT rampart_member") },
-            release: { try connection.execute(unsafeScript: "RELEASE rampart_member") },
-            rollbackToSavepoint: { try connection.execute(unsafeScript: "ROLLBACK TO rampart_member") },
-            commit: { try connection.execute(unsafeScript: "COMMIT") },
+            begin: { try connection.execute(constant: "BEGIN IMMEDIATE") },
+            savepoint: { try connection.execute(constant: "SAVEPOINT rampart_member") },
+            release: { try connection.execute(constant: "RELEASE rampart_member") },
+            rollbackToSavepoint: { try connection.execute(constant: "ROLLBACK TO rampart_member") },
+            commit: { try connection.execute(constant: "COMMIT") },
             // Ignore a rollback failure: the transaction is already gone when COMMIT itself failed.
-            rollback: { try? connection.execute(unsafeScript: "ROLLBACK") },
+            rollback: { try? connection.execute(constant: "ROLLBACK") },
             isTransactionLost: { connection.isAutocommit })
     }
 

@@ -9,6 +9,14 @@ final class PostgresConnection {
     /// Commands without results (`BEGIN`, `SAVEPOINT`, `RELEASE`) held back to travel in one pipeline with the next
     /// statement that needs an answer, so they cost no round trip of their own.
     private var deferred: [String] = []
+    /// The statements prepared on this session, by text and parameter types, with their names (``query(_:)``).
+    private var prepared: [PreparedKey: String] = [:]
+    /// How many names were handed out: names are never reused, so a stale one cannot clash with its successor.
+    private var preparedCount = 0
+    /// A random prefix for this connection's statement names, so that no two connections' names are the same: a
+    /// server session shared between clients (a pooler in transaction mode) then answers "does not exist" (26000),
+    /// which is handled, instead of running another client's statement of the same name.
+    private let namePrefix = "rampart_" + String(UInt64.random(in: 0...UInt64.max), radix: 36) + "_"
 
     // Type OIDs from PostgreSQL's pg_type.h.
     private static let int2OID: Oid = 21
@@ -44,7 +52,11 @@ final class PostgresConnection {
     /// healthy. Any transaction open on the old connection is rolled back by the server.
     func resetIfBroken() {
         deferred.removeAll()
-        if PQstatus(handle) != CONNECTION_OK || PQpipelineStatus(handle) != PQ_PIPELINE_OFF { PQreset(handle) }
+        if PQstatus(handle) != CONNECTION_OK || PQpipelineStatus(handle) != PQ_PIPELINE_OFF {
+            // A new session: the server forgot the old one's prepared statements.
+            prepared.removeAll()
+            PQreset(handle)
+        }
     }
 
     /// Runs semicolon-separated statements without parameters.
@@ -120,15 +132,27 @@ final class PostgresConnection {
 
     /// Runs one statement with its bindings and returns its rows, after the deferred commands (in one pipeline).
     ///
+    /// The statement is prepared on the server once per connection (a named prepared statement per text and
+    /// parameter types): the first use sends its `Parse` in the same pipeline, every later one only `Bind` and
+    /// `Execute`, so the server neither parses nor plans it again.
+    ///
     /// - Throws: ``AttestServiceError`` (`storeFailure`), also before sending anything when a text parameter holds a
     ///   NUL (PostgreSQL `text` cannot hold one).
     func query(_ query: SQLQuery) throws -> [SQLRow] {
+        try run(query, mayPrepareAgain: true)
+    }
+
+    private func run(_ query: SQLQuery, mayPrepareAgain: Bool) throws -> [SQLRow] {
         try query.refuseNULInText()
         let text = query.text { "$\($0)" }
         var types: [Oid] = []
         var lengths: [Int32] = []
         var formats: [Int32] = []
         var storage: [[UInt8]?] = []
+        types.reserveCapacity(query.bindings.count)
+        lengths.reserveCapacity(query.bindings.count)
+        formats.reserveCapacity(query.bindings.count)
+        storage.reserveCapacity(query.bindings.count)
         for value in query.bindings {
             switch value {
             case .null:
@@ -147,35 +171,71 @@ final class PostgresConnection {
             lengths.append(Int32(clamping: storage.last??.count ?? 0))
             formats.append(1)
         }
-        if !deferred.isEmpty {
-            let commands = deferred
-            deferred.removeAll()
-            let send: (OpaquePointer) -> Int32 = { handle in
+        let key = PreparedKey(text: text, types: types)
+        let known = prepared[key]
+        let name = known ?? namePrefix + String(preparedCount)
+        if known == nil { preparedCount += 1 }
+        let commands = deferred
+        deferred.removeAll()
+        // Outside a transaction with nothing sent before it, a statement the server refused as stale ran nothing.
+        let alone = commands.isEmpty && PQtransactionStatus(handle) == PQTRANS_IDLE
+        let statement = Statement(
+            name: name, text: known == nil ? text : nil, types: types,
+            send: { handle in
                 Self.withCStringPointers(storage) { pointers in
-                    PQsendQueryParams(handle, text, Int32(storage.count), types, pointers, lengths, formats, 1)
+                    // PQsendQueryPrepared with resultFormat 1: binary results. The parameter buffers only need to
+                    // live for the call (libpq copies them into its output buffer).
+                    PQsendQueryPrepared(handle, name, Int32(storage.count), pointers, lengths, formats, 1)
                 }
-            }
-            return try pipeline(commands, then: send) { try self.rows($0) } ?? []
+            })
+        do {
+            let rows = try pipeline(commands, then: statement) { try self.rows($0) } ?? []
+            return rows
+        } catch let error as PreparedStatementFailure {
+            // The server refused the prepared statement itself (dropped by `DEALLOCATE`, or its result columns
+            // changed with the schema): forget it, so the next use prepares it again under a new name.
+            prepared[key] = nil
+            // Alone, nothing ran and no transaction is affected: prepare it again and run it now. In a transaction,
+            // which the error aborted, the caller fails; the next use prepares it again.
+            guard alone && mayPrepareAgain else { throw error.underlying }
+            return try run(query, mayPrepareAgain: false)
         }
-        let result = Self.withCStringPointers(storage) { pointers in
-            // PQexecParams with resultFormat 1: binary results. The parameter buffers only need to live for the call.
-            PQexecParams(handle, text, Int32(storage.count), types, pointers, lengths, formats, 1)
-        }
-        defer { if let result { PQclear(result) } }
-        try check(result, doing: "run a statement")
-        guard let result else { return [] }
-        return try rows(result)
     }
 
-    /// Sends `commands` (no parameters) and then the statement `send` queues, in one pipeline ending in a sync,
-    /// reads every result, and hands the last one to `last`.
+    /// A statement text with its parameter types: one named prepared statement on the server.
+    private struct PreparedKey: Hashable {
+        let text: String
+        let types: [Oid]
+    }
+
+    /// The statement a pipeline ends with: its prepared name, its text when the pipeline must prepare it first, and
+    /// the call that queues its execution.
+    private struct Statement {
+        let name: String
+        let text: String?
+        let types: [Oid]
+        let send: (OpaquePointer) -> Int32
+    }
+
+    /// The server refused to run a prepared statement it should know.
+    private struct PreparedStatementFailure: Error {
+        let underlying: any Error
+    }
+
+    // SQLSTATEs after which a cached prepared statement is no longer usable: 26000 invalid_sql_statement_name
+    // ("prepared statement … does not exist"), 0A000 feature_not_supported ("cached plan must not change result
+    // type", after a schema change).
+    private static let staleStatementStates: Set<String> = ["26000", "0A000"]
+
+    /// Sends `commands` (no parameters) and then `statement` (its `Parse` first when it is not yet prepared), in one
+    /// pipeline ending in a sync, reads every result, and hands the statement's to `last`.
     ///
     /// libpq's pipeline mode (PostgreSQL 14+): "the application must … call PQpipelineSync … results are returned
     /// in order … after an error, the server skips the remaining queries up to the sync (PGRES_PIPELINE_ABORTED)".
     /// Every PGresult is freed with PQclear; each query's results end with a null pointer, the sync with
     /// PGRES_PIPELINE_SYNC. The first error is thrown, after the pipeline is fully read, so the connection stays usable.
     private func pipeline<R>(
-        _ commands: [String], then send: ((OpaquePointer) -> Int32)?, last: (OpaquePointer) throws -> R
+        _ commands: [String], then statement: Statement?, last: (OpaquePointer) throws -> R
     ) throws -> R? {
         guard PQenterPipelineMode(handle) == 1 else {
             throw AttestServiceError.storeFailure(
@@ -195,15 +255,31 @@ final class PostgresConnection {
             }
             sent += 1
         }
-        var hasStatement = false
-        if failure == nil, let send {
-            if send(handle) == 1 {
-                sent += 1
-                hasStatement = true
-            } else {
-                failure = AttestServiceError.storeFailure(
-                    "libpq could not send a statement; nothing was acknowledged",
-                    detail: Self.message(PQerrorMessage(handle)))
+        // The index of the statement's Parse result and of its execution result, when sent.
+        var prepareIndex: Int?
+        var statementIndex: Int?
+        if failure == nil, let statement {
+            if let text = statement.text {
+                // PQsendPrepare: "the statement is … prepared for later execution with PQsendQueryPrepared"; the
+                // parameter types are fixed here, the values travel with each execution.
+                if PQsendPrepare(handle, statement.name, text, Int32(statement.types.count), statement.types) == 1 {
+                    prepareIndex = sent
+                    sent += 1
+                } else {
+                    failure = AttestServiceError.storeFailure(
+                        "libpq could not send a statement; nothing was acknowledged",
+                        detail: Self.message(PQerrorMessage(handle)))
+                }
+            }
+            if failure == nil {
+                if statement.send(handle) == 1 {
+                    statementIndex = sent
+                    sent += 1
+                } else {
+                    failure = AttestServiceError.storeFailure(
+                        "libpq could not send a statement; nothing was acknowledged",
+                        detail: Self.message(PQerrorMessage(handle)))
+                }
             }
         }
         guard PQpipelineSync(handle) == 1 else {
@@ -212,17 +288,32 @@ final class PostgresConnection {
                 detail: Self.message(PQerrorMessage(handle)))
         }
         var value: R?
+        var prepareSucceeded = false
+        var stale = false
         for index in 0..<sent {
             // One result per query (our statements return no row sets in single-row mode), then a null pointer.
             let result = PQgetResult(handle)
             do {
                 try check(result, doing: "run a pipelined statement", abortedIsError: failure == nil)
-                if let result, index == sent - 1, hasStatement || send == nil { value = try last(result) }
+                if index == prepareIndex { prepareSucceeded = true }
+                if let result, index == sent - 1, statementIndex != nil || statement == nil {
+                    value = try last(result)
+                }
             } catch {
-                if failure == nil { failure = error }
+                if failure == nil {
+                    failure = error
+                    if index == statementIndex, let result,
+                        Self.staleStatementStates.contains(Self.sqlState(result))
+                    {
+                        stale = true
+                    }
+                }
             }
             if let result { PQclear(result) }
             while let extra = PQgetResult(handle) { PQclear(extra) }
+        }
+        if let statement, prepareSucceeded, let text = statement.text {
+            prepared[PreparedKey(text: text, types: statement.types)] = statement.name
         }
         // The sync's own result.
         var synced = false
@@ -231,13 +322,17 @@ final class PostgresConnection {
             PQclear(result)
             if synced { break }
         }
-        if let failure { throw failure }
+        if let failure { throw stale ? PreparedStatementFailure(underlying: failure) : failure }
         guard synced else {
             throw AttestServiceError.storeFailure(
                 "PostgreSQL did not finish the pipeline (connection lost?); nothing was acknowledged",
                 detail: Self.message(PQerrorMessage(handle)))
         }
         return value
+    }
+
+    private static func sqlState(_ result: OpaquePointer) -> String {
+        PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) } ?? "?"
     }
 
     private static func withCStringPointers<R>(
@@ -268,7 +363,7 @@ final class PostgresConnection {
         let status = PQresultStatus(result)
         if status == PGRES_PIPELINE_ABORTED && !abortedIsError { return }
         guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
-            let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) } ?? "?"
+            let state = Self.sqlState(result)
             throw AttestServiceError.storeFailure(
                 "PostgreSQL could not \(action) (SQLSTATE \(state)); nothing was acknowledged",
                 detail: Self.message(PQresultErrorMessage(result)))
