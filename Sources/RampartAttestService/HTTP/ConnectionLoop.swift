@@ -99,8 +99,9 @@ final class ConnectionLoop: Sendable {
         self.connectionLimit = connectionLimit
         self.responder = responder
         let thread = Thread { [self] in
-            // Named from inside (Linux keeps 15 characters): `top -H` and the tests find it by this name.
-            Thread.current.name = "rampart-http"
+            // Named from inside, after its port (Linux keeps 15 characters: "http:65535" fits): `top -H` tells the
+            // public listener's loop from the internal one's, and the tests find theirs by this name.
+            Thread.current.name = "http:\(port)"
             Relay(loop: self).run()
             finished.signal()
         }
