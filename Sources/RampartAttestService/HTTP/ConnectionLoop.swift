@@ -98,14 +98,18 @@ final class ConnectionLoop: Sendable {
         self.configuration = configuration
         self.connectionLimit = connectionLimit
         self.responder = responder
+        let named = DispatchSemaphore(value: 0)
         let thread = Thread { [self] in
             // Named from inside, after its port (Linux keeps 15 characters: "http:65535" fits): `top -H` tells the
             // public listener's loop from the internal one's, and the tests find theirs by this name.
             Thread.current.name = "http:\(port)"
+            named.signal()
             Relay(loop: self).run()
             finished.signal()
         }
         thread.start()
+        // Started means running: the thread has its name (and the listening socket queues connections already).
+        named.wait()
     }
 
     /// Stops accepting and closes the listening socket; connections with requests in flight get their answers
