@@ -355,16 +355,22 @@ final class ConnectionLoop: Sendable {
 
         // MARK: Requests
 
-        /// Reads what has arrived, while the connection is reading a request.
-        private func read(_ link: Link) {
+        /// One recv into `scratch`: the count (0 at end of file, negative on a failure), or nil when nothing is
+        /// there now (the socket is then not readable until its next edge) or the call was interrupted.
+        private func receive(_ link: Link) -> Int? {
             let received = scratch.withUnsafeMutableBytes {
                 recv(link.socket, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT))
             }
             if received < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
                 link.readable = false
-                return
+                return nil
             }
-            if received < 0 && errno == EINTR { return }
+            return received < 0 && errno == EINTR ? nil : received
+        }
+
+        /// Reads what has arrived, while the connection is reading a request.
+        private func read(_ link: Link) {
+            guard let received = receive(link) else { return }
             // Less than asked for: the socket is empty now, and the next bytes bring a new edge; but an end of file
             // that came with the last bytes brings none, so once the peer has shut down, reads go on to it.
             if received >= 0 && received < scratch.count && !link.peerShutDown { link.readable = false }
@@ -666,14 +672,7 @@ final class ConnectionLoop: Sendable {
         }
 
         private func linger(_ link: Link) {
-            let received = scratch.withUnsafeMutableBytes {
-                recv(link.socket, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT))
-            }
-            if received < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
-                link.readable = false
-                return
-            }
-            if received < 0 && errno == EINTR { return }
+            guard let received = receive(link) else { return }
             link.lingered += max(received, 0)
             if received <= 0 || link.lingered > ConnectionLoop.lingerByteLimit { drop(link) }
         }
