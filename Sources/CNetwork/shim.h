@@ -59,14 +59,6 @@ static inline int CNetwork_epoll_add_edge(int epoll_fd, int fd) {
     return epoll_ctl(epoll_fd, EPOLL_CTL_ADD, fd, &event);
 }
 
-/// Changes the interest of `fd`, already in the set. Returns 0 or -1.
-static inline int CNetwork_epoll_modify(int epoll_fd, int fd, int interest) {
-    struct epoll_event event = {0};
-    event.events = CNetwork_epoll_mask(interest);
-    event.data.fd = fd;
-    return epoll_ctl(epoll_fd, EPOLL_CTL_MOD, fd, &event);
-}
-
 /// Removes `fd` from the epoll set. Returns 0 or -1.
 static inline int CNetwork_epoll_remove(int epoll_fd, int fd) { return epoll_ctl(epoll_fd, EPOLL_CTL_DEL, fd, NULL); }
 

@@ -209,8 +209,6 @@ final class ConnectionLoop: Sendable {
         var idleSince: ContinuousClock.Instant
         /// Since when `output` has not shrunk (a client not reading its answers).
         var stalledSince: ContinuousClock.Instant?
-        /// Close once `output` is written.
-        var closeWhenFlushed = false
         /// The client sent end-of-file.
         var clientEOF = false
         /// The socket hung up while its request was being answered.
@@ -233,6 +231,11 @@ final class ConnectionLoop: Sendable {
         }
 
         var pendingOutput: Int { output.count - outputOffset }
+
+        /// Nothing more is read or answered: close once `output` is written.
+        var closeWhenFlushed: Bool {
+            if case .closing = phase { true } else { false }
+        }
 
         var isReadingRequest: Bool {
             switch phase {
@@ -379,7 +382,6 @@ final class ConnectionLoop: Sendable {
                 // A request cut short can never be answered; answers already made still go out.
                 link.input = []
                 link.phase = .closing
-                link.closeWhenFlushed = true
                 return
             }
             link.input.append(contentsOf: scratch[0..<received])
@@ -488,7 +490,6 @@ final class ConnectionLoop: Sendable {
             }
             if close {
                 link.phase = .closing
-                link.closeWhenFlushed = true
             } else {
                 link.phase = .head
                 let now = ContinuousClock.now
@@ -559,7 +560,7 @@ final class ConnectionLoop: Sendable {
                     continue
                 }
                 let canRead =
-                    link.isReadingRequest && !link.clientEOF && link.pendingOutput < ConnectionLoop.clientBufferLimit
+                    link.isReadingRequest && link.pendingOutput < ConnectionLoop.clientBufferLimit
                 guard canRead, link.readable else { return }
                 read(link)
             }
@@ -581,7 +582,6 @@ final class ConnectionLoop: Sendable {
             link.input = []
             link.phase = .closing
             link.deadline = nil
-            link.closeWhenFlushed = true
             queue(answer(for: refusal), on: link)
             flush(link)
         }
@@ -656,7 +656,6 @@ final class ConnectionLoop: Sendable {
                 guard link.pendingOutput > 0 else { return drop(link) }
                 link.input = []
                 link.phase = .closing
-                link.closeWhenFlushed = true
                 settle(link)
             }
         }
