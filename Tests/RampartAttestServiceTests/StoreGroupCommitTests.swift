@@ -99,6 +99,46 @@ enum StoreGroupCommit {
     }
 
     /// After ``submitThree(to:conflict:queued:)``'s batch: which nonces it kept spent.
+    /// Starts a transaction that holds `store`'s writer until `gate` is signalled, and returns once it holds it.
+    static func holdWriter(
+        of store: any AttestationStore
+    ) async -> (gate: DispatchSemaphore, held: Task<Void, any Error>) {
+        let gate = DispatchSemaphore(value: 0)
+        let holding = DispatchSemaphore(value: 0)
+        let held = Task {
+            try await store.transaction { _ in
+                holding.signal()
+                gate.wait()
+            }
+        }
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                holding.wait()
+                continuation.resume()
+            }
+        }
+        return (gate, held)
+    }
+
+    /// Three transactions gathered behind a held writer, the middle one spending the first one's nonce when
+    /// `conflict`: without a failure each body runs once (no savepoints); with one, the batch runs again with a
+    /// savepoint each, and only the middle member fails (storeFailure). `queued` is the store's writer backlog;
+    /// `afterBatch` runs once the batch is answered, before the nonces are read back.
+    static func aConflictingMemberFailsOnlyItself(
+        _ store: any AttestationStore, conflict: Bool, queued: @escaping @Sendable () -> Int,
+        afterBatch: () -> Void = {}
+    ) async throws {
+        let (gate, held) = await holdWriter(of: store)
+        let (nonces, counts, outcomes) = try await submitThree(to: store, conflict: conflict, queued: queued)
+        gate.signal()
+        try await held.value
+        let codes = await outcomes.value
+        #expect(codes == (conflict ? [nil, .storeFailure, nil] : [nil, nil, nil]))
+        #expect(counts.values == (conflict ? [2, 2, 1] : [1, 1, 1]))
+        afterBatch()
+        #expect(try await spentNonces(nonces, in: store) == [true, !conflict, true])
+    }
+
     static func spentNonces(_ nonces: [[UInt8]], in store: any AttestationStore) async throws -> [Bool] {
         var kept: [Bool] = []
         for nonce in nonces {
@@ -160,19 +200,11 @@ struct SQLiteGroupCommitTests {
     func conflictingMember() async throws {
         for conflict in [false, true] {
             let store = try SQLiteAttestationStore(path: temporarySQLitePath())
-            let gate = DispatchSemaphore(value: 0)
-            let held = Task { try await store.transaction { _ in gate.wait() } }
-            while store.groupCommitStatistics.batches == 0 { await Task.yield() }
-            let (nonces, counts, outcomes) = try await StoreGroupCommit.submitThree(
-                to: store, conflict: conflict, queued: { store.writerBacklog })
-            gate.signal()
-            try await held.value
-            let codes = await outcomes.value
-            #expect(codes == (conflict ? [nil, .storeFailure, nil] : [nil, nil, nil]))
-            // Without a failure, one run each, with no savepoints; after one, the batch ran again with savepoints.
-            #expect(counts.values == (conflict ? [2, 2, 1] : [1, 1, 1]))
-            #expect(store.groupCommitStatistics.batches == 2, "the held transaction, then the three together")
-            #expect(try await StoreGroupCommit.spentNonces(nonces, in: store) == [true, !conflict, true])
+            try await StoreGroupCommit.aConflictingMemberFailsOnlyItself(
+                store, conflict: conflict, queued: { store.writerBacklog },
+                afterBatch: {
+                    #expect(store.groupCommitStatistics.batches == 2, "the held transaction, then the three together")
+                })
             await store.close()
         }
     }
@@ -248,30 +280,10 @@ struct PostgresGroupCommitTests {
 
     /// Starts a transaction that holds `store`'s only writer until `gate` is signalled, so the transactions
     /// submitted meanwhile gather into one batch; returns once it holds the writer.
-    static func holdWriter(
-        of store: PostgresAttestationStore
-    ) async -> (gate: DispatchSemaphore, held: Task<Void, any Error>) {
-        let gate = DispatchSemaphore(value: 0)
-        let holding = DispatchSemaphore(value: 0)
-        let held = Task {
-            try await store.transaction { _ in
-                holding.signal()
-                gate.wait()
-            }
-        }
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                holding.wait()
-                continuation.resume()
-            }
-        }
-        return (gate, held)
-    }
-
     @Test("the last member of a batch failing rolls back only itself: the batch before it still commits")
     func lastMemberFails() async throws {
         let store = try PostgresAttestationStore(url: url, poolSize: 1)
-        let (gate, held) = await Self.holdWriter(of: store)
+        let (gate, held) = await StoreGroupCommit.holdWriter(of: store)
         let kept = StoreContract.nonce()
         let undone = StoreContract.nonce()
         let first = Task {
@@ -305,15 +317,8 @@ struct PostgresGroupCommitTests {
     func conflictingMember() async throws {
         for conflict in [false, true] {
             let store = try PostgresAttestationStore(url: url, poolSize: 1)
-            let (gate, held) = await Self.holdWriter(of: store)
-            let (nonces, counts, outcomes) = try await StoreGroupCommit.submitThree(
-                to: store, conflict: conflict, queued: { store.writerBacklog })
-            gate.signal()
-            try await held.value
-            let codes = await outcomes.value
-            #expect(codes == (conflict ? [nil, .storeFailure, nil] : [nil, nil, nil]))
-            #expect(counts.values == (conflict ? [2, 2, 1] : [1, 1, 1]))
-            #expect(try await StoreGroupCommit.spentNonces(nonces, in: store) == [true, !conflict, true])
+            try await StoreGroupCommit.aConflictingMemberFailsOnlyItself(
+                store, conflict: conflict, queued: { store.writerBacklog })
             await store.close()
         }
     }
@@ -321,7 +326,7 @@ struct PostgresGroupCommitTests {
     @Test("a connection lost mid-batch fails every transaction of that batch, none is acknowledged, and it reconnects")
     func connectionLostMidBatch() async throws {
         let store = try PostgresAttestationStore(url: url, poolSize: 1)
-        let (gate, held) = await Self.holdWriter(of: store)
+        let (gate, held) = await StoreGroupCommit.holdWriter(of: store)
         let nonces = (0..<3).map { _ in StoreContract.nonce() }
         let outcomes = Task {
             await withTaskGroup(of: AttestServiceError.Code?.self) { group in
