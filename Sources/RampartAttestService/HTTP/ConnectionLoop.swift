@@ -23,10 +23,12 @@ import Synchronization
 /// be read or written again and keeps track itself, so a request costs no epoll_ctl. While a request is answered its
 /// connection is only a state in the loop (nothing is read from it; what arrives waits in the kernel). The `Task` that
 /// answers writes the answer itself when it is the connection's only pending work (the common case: one request, then
-/// the next after its answer) and leaves a note for the loop through a queue and an eventfd; otherwise (pipelined
-/// bytes already read, a close) it hands the answer's bytes to the loop the same way. The loop never closes a socket
-/// whose request is being answered, so a task never writes to a socket number the kernel has reused. Connections stay open between requests (HTTP/1.1 keep-alive; HTTP/1.0 with
-/// `Connection: keep-alive`); pipelined requests are answered one after the other, in order.
+/// the next after its answer) and leaves a note for the loop in a queue, which the loop takes before it next waits
+/// (it is woken for the note only when the connection had an edge meanwhile: see ``note(_:)``); otherwise (pipelined
+/// bytes already read, a close) it hands the answer's bytes to the loop through the queue and an eventfd. The loop
+/// never closes a socket whose request is being answered, so a task never writes to a socket number the kernel has
+/// reused. Connections stay open between requests (HTTP/1.1 keep-alive; HTTP/1.0 with `Connection: keep-alive`);
+/// pipelined requests are answered one after the other, in order.
 ///
 /// ## Limits
 ///
@@ -55,9 +57,19 @@ final class ConnectionLoop: Sendable {
     private let stopping = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
     /// What the responder's tasks did with their answers, for the loop's thread.
-    private let answers = Mutex<[Answer]>([])
+    private let notes = Mutex(Notes())
     /// Serialises answers (shared by the tasks: it caches the `Date` text).
     private let writer = ResponseWriter()
+
+    /// The tasks' notes and whether the loop's thread must be woken for them.
+    private struct Notes {
+        var queue: [Answer] = []
+        /// The eventfd was written since the loop last took the queue.
+        var woken = false
+        /// Some connection being answered has something for the loop to do once its answer is written (its next
+        /// request arrived, or its client went away), so a `sent` note wakes the loop too.
+        var wakeOnSent = false
+    }
 
     /// What became of the answer to connection `id`'s request.
     fileprivate enum Answer: Sendable {
@@ -123,14 +135,23 @@ final class ConnectionLoop: Sendable {
     // Tasks still answering hold the loop (and write to the eventfd) after its thread has ended.
     deinit { close(wakeFD) }
 
-    /// Queues what became of a task's answer; the first note queued wakes the loop's thread, which then takes them
-    /// all.
+    /// Queues what became of a task's answer, waking the loop's thread if it has to act on it now; the loop then
+    /// takes every note queued.
+    ///
+    /// An answer the task wrote whole (`sent`) wakes nobody unless the loop asked for it: the loop takes the notes
+    /// before it waits for events, so the connection's next request (an input edge, which wakes the loop anyway)
+    /// finds its connection moved on. That saves a wake-up and an eventfd round trip per request. The loop asks for
+    /// `sent` notes (``Notes/wakeOnSent``) when a connection being answered had an edge meanwhile: its next request
+    /// or its close came before the note did. Both sides decide under the one lock, so either the loop takes the note
+    /// before it waits or the note sees the request and wakes it.
     fileprivate func note(_ answer: Answer) {
-        let first = answers.withLock { queue in
-            queue.append(answer)
-            return queue.count == 1
+        let wake = notes.withLock { notes in
+            notes.queue.append(answer)
+            if case .sent = answer, !notes.wakeOnSent { return false }
+            defer { notes.woken = true }
+            return !notes.woken
         }
-        if first { CNetwork_wake(wakeFD) }
+        if wake { CNetwork_wake(wakeFD) }
     }
 
     /// A task's answer to a request of the connection on `socket`: written by the task when `direct` (the
@@ -250,6 +271,8 @@ final class ConnectionLoop: Sendable {
         let loop: ConnectionLoop
         var links: [Int32: Link] = [:]
         var answering: [UInt64: Link] = [:]
+        /// The connections being answered that had an edge meanwhile (their next request, or a close).
+        var edgeWhileAnswering: Set<UInt64> = []
         var connections = 0
         var perAddress: [String: Int] = [:]
         var nextID: UInt64 = 1
@@ -278,6 +301,8 @@ final class ConnectionLoop: Sendable {
                     for link in Array(links.values) { beginStop(link) }
                 }
                 if let stopDeadline, links.isEmpty || ContinuousClock.now >= stopDeadline { break }
+                // The notes of answers written by their tasks (which wake nobody) before waiting for the next edge.
+                takeAnswers()
                 let count = ready.withUnsafeMutableBufferPointer { sockets in
                     readiness.withUnsafeMutableBufferPointer {
                         CNetwork_epoll_wait(
@@ -299,8 +324,6 @@ final class ConnectionLoop: Sendable {
                 let now = ContinuousClock.now
                 if now >= nextTick {
                     nextTick = now + .milliseconds(Int(ConnectionLoop.tickMilliseconds))
-                    // Notes of answers written by their tasks wake nobody: an idle connection's is taken here.
-                    takeAnswers()
                     expire(at: now)
                 }
             }
@@ -343,6 +366,7 @@ final class ConnectionLoop: Sendable {
             if readiness & Int32(CNetwork_EPOLL_IN) != 0 { link.readable = true }
             if readiness & Int32(CNetwork_EPOLL_PEER_SHUTDOWN) != 0 { link.peerShutDown = true }
             if readiness & Int32(CNetwork_EPOLL_OUT) != 0 { link.writable = true }
+            if case .answering = link.phase { edgeWhileAnswering.insert(link.id) }
             if readiness & Int32(CNetwork_EPOLL_HUP) != 0 {
                 // A client gone both ways, or a reset, can be sent nothing more. While its request is answered the
                 // task may be writing to the socket: closing it then could let the kernel give its number to a new
@@ -463,17 +487,25 @@ final class ConnectionLoop: Sendable {
             }
         }
 
-        /// Takes the tasks' notes about their answers.
+        /// Takes the tasks' notes about their answers, and tells the tasks whether a `sent` note must wake the loop
+        /// (a connection being answered had an edge meanwhile).
         private func takeAnswers() {
-            let taken = loop.answers.withLock { queue in
-                defer { queue.removeAll(keepingCapacity: true) }
-                return queue
+            // Stopping: every answer moves the stop on.
+            let wakeOnSent = stoppingNow || !edgeWhileAnswering.isEmpty
+            let taken = loop.notes.withLock { notes in
+                defer {
+                    notes.queue.removeAll(keepingCapacity: true)
+                    notes.woken = false
+                    notes.wakeOnSent = wakeOnSent
+                }
+                return notes.queue
             }
             for answer in taken { answered(answer) }
         }
 
         /// Moves a connection on after its task's answer, then reads its next request (one may be waiting already).
         private func answered(_ answer: Answer) {
+            edgeWhileAnswering.remove(answer.id)
             guard let link = answering.removeValue(forKey: answer.id), links[link.socket] === link,
                 case .answering = link.phase
             else { return }
@@ -682,6 +714,7 @@ final class ConnectionLoop: Sendable {
             guard links[link.socket] === link else { return }
             links[link.socket] = nil
             answering[link.id] = nil
+            edgeWhileAnswering.remove(link.id)
             _ = CNetwork_epoll_remove(loop.epoll, link.socket)
             close(link.socket)
             connections -= 1
