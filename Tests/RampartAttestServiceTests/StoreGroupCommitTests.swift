@@ -76,7 +76,7 @@ enum StoreGroupCommit {
                                 _ = try sql.execute(
                                     """
                                     INSERT INTO rampart_spent_challenges (nonce, expires_at) \
-                                    VALUES (\(nonces[0]), \(Int64(0)))
+                                    VALUES (\(nonces[0]), \(Int64(StoreContract.future.timeIntervalSince1970 * 1000)))
                                     """)
                             }
                         }
@@ -192,7 +192,10 @@ struct SQLiteGroupCommitTests {
         // Their commit was durable: another connection sees every spend.
         let reopened = try SQLiteAttestationStore(path: path)
         for nonce in nonces {
-            #expect(try await reopened.transaction { try $0.spendChallenge(nonce: nonce, expiresAt: Date()) } == false)
+            #expect(
+                try await reopened.transaction {
+                    try $0.spendChallenge(nonce: nonce, expiresAt: StoreContract.future)
+                } == false)
         }
     }
 
@@ -392,7 +395,7 @@ struct PostgresGroupCommitTests {
         #expect(try await store.transaction { try $0.spendChallenge(nonce: [9], expiresAt: Date()) })
         await store.close()
         let version = try admin.query(SQLQuery(unsafeSQL: "SELECT version FROM \(schema).rampart_schema"))
-        #expect(version.first?.integer(0) == 4)
+        #expect(version.first?.integer(0) == 5)
         let reopened = try PostgresAttestationStore(url: scoped, poolSize: 1)
         await reopened.close()
     }

@@ -59,8 +59,8 @@ struct StoreSchemaTests {
         #expect(key?.riskUpdatedAt == nil)
         await store.close()
         let version = try SQLiteConnection(path: path).query("SELECT version FROM rampart_schema")
-        #expect(version.first?.integer(0) == 4)
-        let reopened = try SQLiteAttestationStore(path: path)  // the migrated file opens as version 4
+        #expect(version.first?.integer(0) == 5)
+        let reopened = try SQLiteAttestationStore(path: path)  // the migrated file opens as version 5
         await reopened.close()
     }
 
@@ -71,7 +71,7 @@ struct StoreSchemaTests {
         _ = try SQLiteConnection(path: path).query("UPDATE rampart_schema SET version = 99")
         let error = refusal(path)
         #expect(error?.code == .storeFailure)
-        #expect(error?.reason.contains("version 99, newer than this rampart reads (4)") == true)
+        #expect(error?.reason.contains("version 99, newer than this rampart reads (5)") == true)
     }
 
     @Test("a version row that does not match its tables is refused")
@@ -101,7 +101,7 @@ extension StoreSchemaTests {
             risk_updated_at INTEGER);
         """
 
-    @Test("a version 2 database is migrated through 3 to 4: keys kept, outstanding challenges dropped, spent set made")
+    @Test("a version 2 database is migrated through 3 and 4 to 5: keys kept, outstanding challenges dropped, spent set made")
     func migrationFrom2() async throws {
         let path = try database(
             Self.version2 + """
@@ -118,31 +118,80 @@ extension StoreSchemaTests {
         #expect(try await store.transaction { try $0.spendChallenge(nonce: [1, 2], expiresAt: Date()) })
         await store.close()
         let connection = try SQLiteConnection(path: path)
-        #expect(try connection.query("SELECT version FROM rampart_schema").first?.integer(0) == 4)
+        #expect(try connection.query("SELECT version FROM rampart_schema").first?.integer(0) == 5)
         let tables = try connection.query("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
         #expect(
             tables.compactMap { $0.text(0) } == [
                 "rampart_challenge_keys", "rampart_keys", "rampart_schema", "rampart_spent_challenges",
                 "rampart_token_keys",
             ])
-        await (try SQLiteAttestationStore(path: path)).close()  // the migrated file opens as version 4
+        await (try SQLiteAttestationStore(path: path)).close()  // the migrated file opens as version 5
     }
 
-    @Test("a version 3 database (spent set, no token keys) is migrated to 4 and keeps its spent challenges")
+    /// Version 3's tables exactly as that release created them (version 4 added `rampart_token_keys`).
+    static let version3 = """
+        CREATE TABLE rampart_schema (version INTEGER NOT NULL);
+        INSERT INTO rampart_schema (version) VALUES (3);
+        CREATE TABLE rampart_spent_challenges (nonce BLOB PRIMARY KEY, expires_at INTEGER NOT NULL);
+        CREATE INDEX rampart_spent_challenges_expiry ON rampart_spent_challenges (expires_at);
+        CREATE TABLE rampart_challenge_keys (
+            id INTEGER PRIMARY KEY CHECK (id = 1), secret BLOB NOT NULL, created_at INTEGER NOT NULL);
+        CREATE TABLE rampart_keys (
+            key_id TEXT PRIMARY KEY, subject TEXT NOT NULL, public_key BLOB NOT NULL, environment TEXT NOT NULL,
+            counter INTEGER NOT NULL CHECK (counter >= 0 AND counter <= 4294967295), receipt BLOB NOT NULL,
+            registered_at INTEGER NOT NULL, risk_score INTEGER NOT NULL DEFAULT 0, last_used_at INTEGER,
+            risk_updated_at INTEGER);
+        INSERT INTO rampart_spent_challenges VALUES (x'0102', 4102444800000);
+        """
+
+    /// Version 4's tables exactly as that release created them, with one spent challenge.
+    static let version4 =
+        version3.replacingOccurrences(of: "VALUES (3)", with: "VALUES (4)") + """
+            CREATE TABLE rampart_token_keys (
+                kid TEXT PRIMARY KEY, created_at INTEGER NOT NULL, slot INTEGER NOT NULL UNIQUE,
+                private_key BLOB NOT NULL);
+            """
+
+    /// The spent challenge the version 3 and 4 databases hold: still spent after the migration.
+    func expectSpentChallengeKept(_ store: SQLiteAttestationStore) async throws {
+        let expiry = Date(storeMilliseconds: 4_102_444_800_000)
+        #expect(try await store.transaction { try $0.spendChallenge(nonce: [1, 2], expiresAt: expiry) } == false)
+        #expect(try await store.transaction { try $0.spendChallenge(nonce: [1, 3], expiresAt: expiry) })
+    }
+
+    @Test("a version 3 database (spent set, no token keys) is migrated to 5 and keeps its spent challenges")
     func migrationFrom3() async throws {
-        let path = temporarySQLitePath()
-        await (try SQLiteAttestationStore(path: path)).close()
-        let connection = try SQLiteConnection(path: path)
-        try connection.execute(
-            unsafeScript: """
-                DROP TABLE rampart_token_keys; UPDATE rampart_schema SET version = 3;
-                INSERT INTO rampart_spent_challenges VALUES (x'0102', 4102444800000);
-                """)
+        let path = try database(Self.version3)
         let store = try SQLiteAttestationStore(path: path)
-        #expect(try await store.transaction { try $0.spendChallenge(nonce: [1, 2], expiresAt: Date()) } == false)
+        try await expectSpentChallengeKept(store)
         #expect(try await store.transaction { try $0.tokenSigningKeys() }.isEmpty)
         await store.close()
-        #expect(try connection.query("SELECT version FROM rampart_schema").first?.integer(0) == 4)
+        #expect(try SQLiteConnection(path: path).query("SELECT version FROM rampart_schema").first?.integer(0) == 5)
+    }
+
+    @Test("a version 4 database is migrated to 5: the spent set is keyed (expiry, nonce), without its own index")
+    func migrationFrom4() async throws {
+        let path = try database(Self.version4)
+        let store = try SQLiteAttestationStore(path: path)
+        try await expectSpentChallengeKept(store)
+        // Purged by expiry as before, through the key's leading column.
+        #expect(
+            try await store.transaction {
+                try $0.purgeSpentChallenges(expiredBefore: Date(storeMilliseconds: 4_102_444_800_001))
+            } == 2)
+        await store.close()
+        let connection = try SQLiteConnection(path: path)
+        #expect(try connection.query("SELECT version FROM rampart_schema").first?.integer(0) == 5)
+        let definition = try connection.query(
+            "SELECT sql FROM sqlite_master WHERE name = 'rampart_spent_challenges'"
+        ).first?.text(0)
+        #expect(definition?.contains("PRIMARY KEY (expires_at, nonce)) WITHOUT ROWID") == true)
+        let indexes = try connection.query(
+            "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name LIKE 'rampart_spent_challenges%'")
+        #expect(indexes.isEmpty)
+        #expect(
+            try connection.query("SELECT name FROM sqlite_master WHERE name = 'rampart_spent_challenges_4'").isEmpty)
+        await (try SQLiteAttestationStore(path: path)).close()  // the migrated file opens as version 5
     }
 
     @Test("a version 2 database with other columns is refused, not migrated")

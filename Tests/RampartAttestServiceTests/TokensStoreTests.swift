@@ -4,8 +4,7 @@ import RampartCrypto
 import RampartSQLite
 import Testing
 
-/// The `rampart_token_keys` operations on both stores, and schema version 4 (the table) with its migration from
-/// version 2.
+/// The `rampart_token_keys` operations on both stores, and the table's migration (schema version 4) from version 2.
 enum TokenKeyContract {
     static func record(
         slot: Int64 = Int64.random(in: 1_000_000...Int64(Int32.max)), created: Double = 1_800_000_000
@@ -88,25 +87,25 @@ struct TokensStoreTests {
         return path
     }
 
-    @Test("a version 2 database migrates to version 4, keeps its keys and gains rampart_token_keys")
+    @Test("a version 2 database migrates to version 5, keeps its keys and gains rampart_token_keys")
     func migrationFrom2() async throws {
         let path = try database(Self.version2)
         let store = try SQLiteAttestationStore(path: path)
         #expect(try await store.transaction { try $0.key(id: "a2V5") }?.counter == 7)
         try await TokenKeyContract.keysRoundTripAndSlotsAreUnique(store)
         await store.close()
-        #expect(try SQLiteConnection(path: path).query("SELECT version FROM rampart_schema").first?.integer(0) == 4)
-        let reopened = try SQLiteAttestationStore(path: path)  // the migrated file opens as version 4
+        #expect(try SQLiteConnection(path: path).query("SELECT version FROM rampart_schema").first?.integer(0) == 5)
+        let reopened = try SQLiteAttestationStore(path: path)  // the migrated file opens as version 5
         await reopened.close()
     }
 
-    @Test("a version 1 database migrates straight to version 4")
+    @Test("a version 1 database migrates straight to version 5")
     func migrationFrom1() async throws {
         let path = try database(StoreSchemaTests.version1)
         let store = try SQLiteAttestationStore(path: path)
         #expect(try await store.transaction { try $0.tokenSigningKeys() }.isEmpty)
         await store.close()
-        #expect(try SQLiteConnection(path: path).query("SELECT version FROM rampart_schema").first?.integer(0) == 4)
+        #expect(try SQLiteConnection(path: path).query("SELECT version FROM rampart_schema").first?.integer(0) == 5)
     }
 
     @Test("a version 2 database that already has a rampart_token_keys table is refused")
@@ -117,7 +116,7 @@ struct TokensStoreTests {
         #expect(error?.reason.contains("already holds a rampart_token_keys table") == true)
     }
 
-    @Test("a version 4 database whose rampart_token_keys has other columns is refused")
+    @Test("a current database whose rampart_token_keys has other columns is refused")
     func foreignTokenTable() async throws {
         let path = temporarySQLitePath()
         await (try SQLiteAttestationStore(path: path)).close()

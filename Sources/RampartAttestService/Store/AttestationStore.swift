@@ -66,12 +66,13 @@ extension AttestationStore {
 public protocol AttestationStoreTransaction {
     /// Records a challenge as spent, unless it already is.
     ///
-    /// Of any number of concurrent callers with the same nonce, at most one gets `true`, across every process on the
-    /// database.
+    /// A challenge is named by its expiry and nonce together (both are sealed in it; the challenge text is never
+    /// stored). Of any number of concurrent callers with the same pair, at most one gets `true`, across every process
+    /// on the database.
     ///
     /// - Parameters:
-    ///   - nonce: The challenge's random nonce (its identity; the challenge text is never stored).
-    ///   - expiresAt: The challenge's expiry: the record may be purged after it.
+    ///   - nonce: The challenge's random nonce.
+    ///   - expiresAt: The challenge's expiry (to the millisecond): the record may be purged after it.
     /// - Returns: Whether this call spent it (`false`: it was spent before).
     /// - Throws: ``AttestServiceError`` (`storeFailure`).
     func spendChallenge(nonce: [UInt8], expiresAt: Date) throws -> Bool

@@ -14,7 +14,7 @@ struct SQLStoreTransaction: AttestationStoreTransaction {
         let rows = try execute(
             """
             INSERT INTO rampart_spent_challenges (nonce, expires_at) VALUES (\(nonce), \(expiresAt.storeMilliseconds)) \
-            ON CONFLICT (nonce) DO NOTHING RETURNING 1
+            ON CONFLICT (expires_at, nonce) DO NOTHING RETURNING 1
             """)
         return rows.count == 1
     }
@@ -112,7 +112,7 @@ struct SQLStoreTransaction: AttestationStoreTransaction {
         let rows = try execute(
             """
             WITH spent AS (INSERT INTO rampart_spent_challenges (nonce, expires_at) \
-            VALUES (\(nonce), \(expiresAt.storeMilliseconds)) ON CONFLICT (nonce) DO NOTHING RETURNING 1), \
+            VALUES (\(nonce), \(expiresAt.storeMilliseconds)) ON CONFLICT (expires_at, nonce) DO NOTHING RETURNING 1), \
             advanced AS (UPDATE rampart_keys SET counter = \(value), last_used_at = \(date.storeMilliseconds) \
             WHERE EXISTS (SELECT 1 FROM spent) AND key_id = \(key.keyID) AND counter < \(value) \
             AND public_key = \(key.publicKey) AND subject = \(key.subject) \

@@ -11,7 +11,9 @@ import RampartSQLite
 /// - version 2: the tables have exactly version 2's columns, and are migrated to version 3 (the spent set and the
 ///   stored sealing key replace `rampart_challenges`, whose outstanding challenges are dropped: clients that hold
 ///   one get `challengeUsed` and ask again), then on;
-/// - version 3: the tables are exactly its tables, and `rampart_token_keys` is added (version 4);
+/// - version 3: the tables are exactly its tables, and `rampart_token_keys` is added (version 4), then on;
+/// - version 4: the tables are exactly its tables, and the spent set is rebuilt keyed by (expiry, nonce) with its
+///   spent challenges kept (version 5);
 /// - ``version``: the tables are exactly its tables, with exactly their columns;
 /// - anything else (a foreign `rampart_keys`, a newer version, a half-made schema) is refused with
 ///   ``AttestServiceError/Code/storeFailure`` naming what is wrong, before the service listens, instead of a service
@@ -23,8 +25,12 @@ enum StoreSchema {
     /// on outstanding challenges per subject) and `rampart_schema`. 3: challenges are sealed tokens, so
     /// `rampart_challenges` is gone; `rampart_spent_challenges` (nonce, expiry) records their one use and
     /// `rampart_challenge_keys` holds the sealing key when none is configured. 4: `rampart_token_keys`, the
-    /// access-token signing keys.
-    static let version: Int64 = 4
+    /// access-token signing keys. 5: the spent set's key is (expiry, nonce), in that order, and it has no other
+    /// index: a spend appends to the newest end of one B-tree (one page per commit, however many requests it
+    /// holds, instead of a random page of the nonce index for each request plus the table's and the expiry index's
+    /// pages), and the purge deletes a range at the oldest end. A sealed challenge's expiry and nonce are both sealed,
+    /// so the pair names exactly one challenge, as the nonce alone did.
+    static let version: Int64 = 5
 
     enum Dialect {
         case sqlite
@@ -112,10 +118,11 @@ enum StoreSchema {
                 throw foreign(tables: tables, keys: keys, challenges: challenges)
             }
             try script(dialect == .sqlite ? tokenKeysSQLite : tokenKeysPostgres)
+            try script(dialect == .sqlite ? migrationFrom4SQLite : migrationFrom4Postgres)
             _ = try query("UPDATE rampart_schema SET version = \(version)")
             return
         }
-        guard found == version, tables == tableNames, keys == keyColumns,
+        guard found == 4 || found == version, tables == tableNames, keys == keyColumns,
             spent == spentColumns, sealing == sealingKeyColumns
         else {
             throw foreign(tables: tables, keys: keys, challenges: challenges)
@@ -128,6 +135,10 @@ enum StoreSchema {
                         ? "no rampart_token_keys table"
                         : "rampart_token_keys has columns \(tokenKeys.sorted().joined(separator: ", "))")
                     + "); use another database, or drop those tables if they are a failed earlier setup")
+        }
+        if found == 4 {
+            try script(dialect == .sqlite ? migrationFrom4SQLite : migrationFrom4Postgres)
+            _ = try query("UPDATE rampart_schema SET version = \(version)")
         }
     }
 
@@ -196,8 +207,7 @@ enum StoreSchema {
 
     static let sqlite = """
         CREATE TABLE rampart_schema (version INTEGER NOT NULL);
-        CREATE TABLE rampart_spent_challenges (nonce BLOB PRIMARY KEY, expires_at INTEGER NOT NULL);
-        CREATE INDEX rampart_spent_challenges_expiry ON rampart_spent_challenges (expires_at);
+        \(spentSQLite)
         CREATE TABLE rampart_challenge_keys (
             id INTEGER PRIMARY KEY CHECK (id = 1), secret BLOB NOT NULL, created_at INTEGER NOT NULL);
         CREATE TABLE rampart_keys (
@@ -209,8 +219,7 @@ enum StoreSchema {
 
     static let postgres = """
         CREATE TABLE rampart_schema (version BIGINT NOT NULL);
-        CREATE TABLE rampart_spent_challenges (nonce BYTEA PRIMARY KEY, expires_at BIGINT NOT NULL);
-        CREATE INDEX rampart_spent_challenges_expiry ON rampart_spent_challenges (expires_at);
+        \(spentPostgres)
         CREATE TABLE rampart_challenge_keys (
             id BIGINT PRIMARY KEY CHECK (id = 1), secret BYTEA NOT NULL, created_at BIGINT NOT NULL);
         CREATE TABLE rampart_keys (
@@ -219,6 +228,36 @@ enum StoreSchema {
             registered_at BIGINT NOT NULL, risk_score BIGINT NOT NULL DEFAULT 0, last_used_at BIGINT,
             risk_updated_at BIGINT);
         """ + tokenKeysPostgres
+
+    /// Version 5's spent set (see ``version``). SQLite: `WITHOUT ROWID`, so the key is the table itself.
+    static let spentSQLite = """
+        CREATE TABLE rampart_spent_challenges (
+            nonce BLOB NOT NULL, expires_at INTEGER NOT NULL, PRIMARY KEY (expires_at, nonce)) WITHOUT ROWID;
+        """
+
+    static let spentPostgres = """
+        CREATE TABLE rampart_spent_challenges (
+            nonce BYTEA NOT NULL, expires_at BIGINT NOT NULL, PRIMARY KEY (expires_at, nonce));
+        """
+
+    /// Version 4 to 5: the spent set rebuilt under its new key, its rows kept (a challenge spent before the upgrade
+    /// stays spent).
+    static let migrationFrom4SQLite = """
+        ALTER TABLE rampart_spent_challenges RENAME TO rampart_spent_challenges_4;
+        DROP INDEX rampart_spent_challenges_expiry;
+        \(spentSQLite)
+        INSERT INTO rampart_spent_challenges (nonce, expires_at) SELECT nonce, expires_at FROM rampart_spent_challenges_4;
+        DROP TABLE rampart_spent_challenges_4;
+        """
+
+    static let migrationFrom4Postgres = """
+        ALTER TABLE rampart_spent_challenges RENAME TO rampart_spent_challenges_4;
+        ALTER TABLE rampart_spent_challenges_4 RENAME CONSTRAINT rampart_spent_challenges_pkey TO rampart_spent_challenges_4_pkey;
+        DROP INDEX rampart_spent_challenges_expiry;
+        \(spentPostgres)
+        INSERT INTO rampart_spent_challenges (nonce, expires_at) SELECT nonce, expires_at FROM rampart_spent_challenges_4;
+        DROP TABLE rampart_spent_challenges_4;
+        """
 
     /// Version 4's table: the access-token signing keys (see ``TokenSigningKeyRecord``). `slot` is unique, so of
     /// several processes rotating at once exactly one key is made per rotation period.
