@@ -101,7 +101,7 @@ extension StoreSchemaTests {
             risk_updated_at INTEGER);
         """
 
-    @Test("a version 2 database is migrated through 3 and 4 to 5: keys kept, outstanding challenges dropped, spent set made")
+    @Test("a version 2 database is migrated through 3 and 4 to 5: keys kept, outstanding challenges dropped, spent set")
     func migrationFrom2() async throws {
         let path = try database(
             Self.version2 + """
