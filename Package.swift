@@ -45,12 +45,11 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        // Socket and epoll calls Swift's Glibc module cannot reach (the service's event loop and rampart-load's).
         .systemLibrary(name: "CNetwork", path: "Sources/CNetwork"),
         // libsecret is dlopened when the Secret Service backend is first used (Sources/CSecret/shim.h): no pkg-config
         // flags, so no command maps it (and GLib) at start.
         .systemLibrary(name: "CSecret", providers: [.apt(["libsecret-1-0"])]),
-        // <sys/epoll.h> for rampart-load's event loop (Swift's Glibc module lacks it).
-        .systemLibrary(name: "CLoadEpoll", path: "Sources/CLoadEpoll"),
         .systemLibrary(name: "CArgon2", pkgConfig: "libargon2", providers: [.apt(["libargon2-dev"])]),
 
         // MARK: Shared libraries (app and server)
@@ -203,7 +202,7 @@ let package = Package(
             name: "rampart-load",
             dependencies: [
                 "RampartAppAttest", "RampartCrypto", "RampartRequestSigning",
-                .target(name: "CLoadEpoll", condition: linux),
+                .target(name: "CNetwork", condition: linux),
             ],
             swiftSettings: swiftSettings
         ),
