@@ -160,6 +160,8 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(name: "RampartAudit", dependencies: ["RampartPinning"], swiftSettings: swiftSettings),
+        // What rampart-load prints and rampart-bench service reads (one type for both executables; not a product).
+        .target(name: "RampartLoadReport", swiftSettings: swiftSettings),
         .target(
             name: "RampartCLI",
             dependencies: [
@@ -193,7 +195,7 @@ let package = Package(
             dependencies: [
                 "RampartCrypto", "RampartX509", "RampartPinning", "RampartChainVerification", "RampartAttestService",
                 "RampartVault", "RampartSeal", "RampartAppAttest", "RampartAttestClient", "RampartAttestSimulation",
-                "RampartRequestSigning", "RampartSecretStore", "RampartAudit",
+                "RampartRequestSigning", "RampartSecretStore", "RampartAudit", "RampartLoadReport",
             ],
             swiftSettings: swiftSettings
         ),
@@ -201,7 +203,7 @@ let package = Package(
         .executableTarget(
             name: "rampart-load",
             dependencies: [
-                "RampartAppAttest", "RampartCrypto", "RampartRequestSigning",
+                "RampartAppAttest", "RampartCrypto", "RampartRequestSigning", "RampartLoadReport",
                 .target(name: "CNetwork", condition: linux),
             ],
             swiftSettings: swiftSettings
@@ -435,7 +437,8 @@ let package = Package(
         .testTarget(
             name: "RampartLoadTests",
             dependencies: [
-                "rampart-load", "RampartAttestService", "RampartAppAttest", "RampartCrypto", "RampartRequestSigning",
+                "rampart-load", "RampartLoadReport", "RampartAttestService", "RampartAppAttest", "RampartCrypto",
+                "RampartRequestSigning",
             ],
             swiftSettings: swiftSettings
         ),

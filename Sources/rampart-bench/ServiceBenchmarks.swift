@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import RampartAppAttest
 import RampartCrypto
+import RampartLoadReport
 import Synchronization
 
 #if canImport(Glibc)
@@ -21,7 +22,6 @@ import Glibc
 /// the same run. Each run lasts `--seconds` after a 0.5 s warm-up and is killed past a cap.
 enum ServiceBenchmarks {
     static let concurrencies = [1, 8, 64, 256]
-    static let flows = ["two-round-trips", "one-round-trip"]
     static let teamID = "BENCH12345"
     static let bundleID = "com.rampart.bench"
     static let warmup = 0.5
@@ -31,30 +31,6 @@ enum ServiceBenchmarks {
         let name: String
         let databases: [String]
         let databaseProcess: String?
-    }
-
-    /// The fields of `rampart-load`'s report the bench prints.
-    struct LoadReport: Decodable {
-        struct Latency: Decodable {
-            let p50: Double
-            let p99: Double
-        }
-
-        let flow: String
-        let concurrency: Int
-        let servers: Int
-        let protectedRequests: Int
-        let refused: Int
-        let refusedByCode: [String: Int]
-        let errors: Int
-        let firstError: String?
-        let requestsPerSecond: Double
-        let latencyMs: Latency
-        let connectionsOpened: Int
-        let serverCPUMicrosecondsPerRequest: Double?
-        let stageCPUMicrosecondsPerRequest: [String: Double]?
-        let databaseCPUMicrosecondsPerRequest: Double?
-        let clientCPUMicrosecondsPerRequest: Double
     }
 
     static func run(_ options: BenchOptions) {
@@ -121,7 +97,7 @@ enum ServiceBenchmarks {
                 continue
             }
             defer { for server in servers { server.stop() } }
-            for flow in flows {
+            for flow in LoadFlow.allCases {
                 for concurrency in concurrencies {
                     var arguments = servers.flatMap { ["--server", $0.publicURL, "--admin", $0.adminURL] }
                     arguments += servers.flatMap { ["--server-pid", String($0.pid)] }
@@ -129,9 +105,9 @@ enum ServiceBenchmarks {
                     arguments += [
                         "--simulator", simulator.path, "--team-id", teamID, "--bundle-id", bundleID,
                         "--concurrency", String(concurrency), "--seconds", String(options.seconds),
-                        "--warmup", String(warmup), "--flow", flow,
+                        "--warmup", String(warmup), "--flow", flow.rawValue,
                     ]
-                    let label = "\(setup.name) \(flow) c=\(concurrency)"
+                    let label = "\(setup.name) \(flow.rawValue) c=\(concurrency)"
                     do {
                         let report = try runLoad(load, arguments, cap: options.seconds + warmup + 120)
                         results[label] = report
