@@ -443,6 +443,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "RampartBenchTests",
+            dependencies: ["rampart-bench", "RampartLoadReport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "RampartAuditTests",
             dependencies: ["RampartAudit", "RampartCLI", "RampartPinning"],
             swiftSettings: swiftSettings
