@@ -45,12 +45,11 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        // Socket and epoll calls Swift's Glibc module cannot reach (the service's event loop and rampart-load's).
         .systemLibrary(name: "CNetwork", path: "Sources/CNetwork"),
         // libsecret is dlopened when the Secret Service backend is first used (Sources/CSecret/shim.h): no pkg-config
         // flags, so no command maps it (and GLib) at start.
         .systemLibrary(name: "CSecret", providers: [.apt(["libsecret-1-0"])]),
-        // <sys/epoll.h> for rampart-load's event loop (Swift's Glibc module lacks it).
-        .systemLibrary(name: "CLoadEpoll", path: "Sources/CLoadEpoll"),
         .systemLibrary(name: "CArgon2", pkgConfig: "libargon2", providers: [.apt(["libargon2-dev"])]),
 
         // MARK: Shared libraries (app and server)
@@ -161,6 +160,8 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(name: "RampartAudit", dependencies: ["RampartPinning"], swiftSettings: swiftSettings),
+        // What rampart-load prints and rampart-bench service reads (one type for both executables; not a product).
+        .target(name: "RampartLoadReport", swiftSettings: swiftSettings),
         .target(
             name: "RampartCLI",
             dependencies: [
@@ -194,7 +195,7 @@ let package = Package(
             dependencies: [
                 "RampartCrypto", "RampartX509", "RampartPinning", "RampartChainVerification", "RampartAttestService",
                 "RampartVault", "RampartSeal", "RampartAppAttest", "RampartAttestClient", "RampartAttestSimulation",
-                "RampartRequestSigning", "RampartSecretStore", "RampartAudit",
+                "RampartRequestSigning", "RampartSecretStore", "RampartAudit", "RampartLoadReport",
             ],
             swiftSettings: swiftSettings
         ),
@@ -202,8 +203,8 @@ let package = Package(
         .executableTarget(
             name: "rampart-load",
             dependencies: [
-                "RampartAppAttest", "RampartCrypto", "RampartRequestSigning",
-                .target(name: "CLoadEpoll", condition: linux),
+                "RampartAppAttest", "RampartCrypto", "RampartRequestSigning", "RampartLoadReport",
+                .target(name: "CNetwork", condition: linux),
             ],
             swiftSettings: swiftSettings
         ),
@@ -436,8 +437,14 @@ let package = Package(
         .testTarget(
             name: "RampartLoadTests",
             dependencies: [
-                "rampart-load", "RampartAttestService", "RampartAppAttest", "RampartCrypto", "RampartRequestSigning",
+                "rampart-load", "RampartLoadReport", "RampartAttestService", "RampartAppAttest", "RampartCrypto",
+                "RampartRequestSigning",
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RampartBenchTests",
+            dependencies: ["rampart-bench", "RampartLoadReport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

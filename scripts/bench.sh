@@ -5,6 +5,8 @@
 #   bash scripts/bench.sh               every benchmark
 #   bash scripts/bench.sh seal          1 GiB file encryption against cp, dd and age (RAMPART_BENCH_SEAL_MB to change)
 #   bash scripts/bench.sh service       rampart serve driven by rampart-load (RAMPART_BENCH_POSTGRES_URL for PostgreSQL)
+#   bash scripts/bench.sh service --setup sqlite --flow two-round-trips --concurrency 64
+#                                       one run of its matrix (--setup, --flow, --concurrency: each repeatable)
 #   bash scripts/bench.sh --help        the list
 set -euo pipefail
 cd "$(dirname "$0")/.."

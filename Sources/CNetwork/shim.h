@@ -59,6 +59,19 @@ static inline int CNetwork_epoll_add_edge(int epoll_fd, int fd) {
     return epoll_ctl(epoll_fd, EPOLL_CTL_ADD, fd, &event);
 }
 
+// rampart-load's event loop (Sources/rampart-load/LoadEventLoop.swift) uses this shim too: its sockets are added
+// level-triggered with CNetwork_epoll_add, found again by the fd CNetwork_epoll_wait reports, and watched for output
+// only while a request is left unsent (CNetwork_epoll_modify).
+
+/// Changes the interest of `fd`, already in the set with CNetwork_epoll_add (level-triggered), to `interest`
+/// (CNetwork_EPOLL_IN/OUT). Returns 0 or -1.
+static inline int CNetwork_epoll_modify(int epoll_fd, int fd, int interest) {
+    struct epoll_event event = {0};
+    event.events = CNetwork_epoll_mask(interest);
+    event.data.fd = fd;
+    return epoll_ctl(epoll_fd, EPOLL_CTL_MOD, fd, &event);
+}
+
 /// Removes `fd` from the epoll set. Returns 0 or -1.
 static inline int CNetwork_epoll_remove(int epoll_fd, int fd) { return epoll_ctl(epoll_fd, EPOLL_CTL_DEL, fd, NULL); }
 

@@ -96,6 +96,9 @@ public final class AttestationServer {
                 message: "--demo without a subject configuration: the subject is the X-User-Id header, which any "
                     + "client can set; configure \"subject\" before serving real users")
         }
+        for warning in configuration.warnings {
+            log.write(level: "warning", event: ServiceConfiguration.Warning.logEvent, message: warning.message)
+        }
         log.write(event: "listening", message: Self.url(host: host, port: self.port))
         log.write(event: "adminListening", message: Self.url(host: adminHost, port: self.adminPort))
     }

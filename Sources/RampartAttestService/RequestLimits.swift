@@ -13,7 +13,8 @@ public struct RequestLimits: Sendable, Hashable {
     public var challengesPerSubjectPerMinute: Int
     /// Formerly the most challenges a subject could hold at once (default 16). Challenges are now sealed tokens that
     /// take no storage until used, so nothing is trimmed: their expiry bounds them and the spent set makes each
-    /// one-time. The value is still read and checked (1...1024), but has no effect.
+    /// one-time. The value has no effect; a configuration file that sets `limits.outstandingChallengesPerSubject`
+    /// gets ``ServiceConfiguration/Warning/outstandingChallengesPerSubject`` at start.
     public var outstandingChallengesPerSubject: Int
     /// Unauthenticated failures (bad or used challenges, unknown keys, wrong subjects, signatures that do not verify,
     /// malformed objects) one client address may cause per minute before its requests get 429 (default 30).

@@ -11,7 +11,7 @@ import Foundation
 ///   "challengeLifetimeSeconds": 300, "riskBlockThreshold": 5, "riskDecaySeconds": 86400,
 ///   "counterReorderWindow": 16, "maximumBodyBytes": 65536,
 ///   "limits": { "challengesPerAddressPerMinute": 120, "challengesPerSubjectPerMinute": 60,
-///               "outstandingChallengesPerSubject": 16, "failuresPerAddressPerMinute": 30 },
+///               "failuresPerAddressPerMinute": 30 },
 ///   "subject": { "header": "X-User-Id" },
 ///   "routes": [ { "method": "POST", "path": "/api/points/*", "policy": "require-assertion" },
 ///               { "method": "GET", "path": "/api/catalog/*", "policy": "open" } ],
@@ -21,8 +21,9 @@ import Foundation
 /// ```
 ///
 /// Every value is checked when the file is read: an unknown key, a value of the wrong type, a number out of range
-/// or a route rule that cannot be matched safely is refused with a message naming the key. `rampart serve` refuses
-/// to start without `subject` (``SubjectSource``), except with `--demo`.
+/// or a route rule that cannot be matched safely is refused with a message naming the key. A key that is accepted
+/// but has no effect (`limits.outstandingChallengesPerSubject`) is a ``Warning`` in ``warnings``, logged at start.
+/// `rampart serve` refuses to start without `subject` (``SubjectSource``), except with `--demo`.
 public struct ServiceConfiguration: Hashable, Decodable {
     /// `HOST:PORT` to listen on; IPv6 hosts in brackets, e.g. `[::1]:8080`.
     public var listen: String = "127.0.0.1:8080"
@@ -81,6 +82,8 @@ public struct ServiceConfiguration: Hashable, Decodable {
     public var tokens = TokenSettings()
     /// Whether the demo routes `/v1/demo/points/*` exist (`--demo`; `rampart demo` sets it).
     public var demo = false
+    /// The keys of the file that were accepted but change nothing (``Warning``); ``AttestationServer`` logs them.
+    public private(set) var warnings: [Warning] = []
 
     /// The access-token settings (`"tokens"` in the file).
     public struct TokenSettings: Hashable, Sendable {
@@ -106,8 +109,9 @@ public struct ServiceConfiguration: Hashable, Decodable {
     }
 
     private enum LimitKeys: String, CodingKey, CaseIterable {
-        case challengesPerAddressPerMinute, challengesPerSubjectPerMinute, outstandingChallengesPerSubject
-        case failuresPerAddressPerMinute
+        case challengesPerAddressPerMinute, challengesPerSubjectPerMinute, failuresPerAddressPerMinute
+        /// Accepted (a whole number) and ignored, with ``Warning/outstandingChallengesPerSubject``.
+        case outstandingChallengesPerSubject
     }
 
     /// Decodes a configuration file; absent keys keep their defaults, unknown keys are refused.
@@ -141,7 +145,8 @@ public struct ServiceConfiguration: Hashable, Decodable {
             if let unknown = nested.allKeys.first(where: { LimitKeys(rawValue: $0.stringValue) == nil }) {
                 throw AttestServiceError.invalidConfiguration(
                     "unknown configuration key 'limits.\(unknown.stringValue)'; the limits are "
-                        + LimitKeys.allCases.map(\.rawValue).joined(separator: ", "))
+                        + LimitKeys.allCases.filter { $0 != .outstandingChallengesPerSubject }.map(\.rawValue)
+                        .joined(separator: ", "))
             }
             let limitsContainer = try container.nestedContainer(keyedBy: LimitKeys.self, forKey: .limits)
             func limit(_ key: LimitKeys, _ current: Int) throws -> Int {
@@ -151,10 +156,13 @@ public struct ServiceConfiguration: Hashable, Decodable {
                 .challengesPerAddressPerMinute, limits.challengesPerAddressPerMinute)
             limits.challengesPerSubjectPerMinute = try limit(
                 .challengesPerSubjectPerMinute, limits.challengesPerSubjectPerMinute)
-            limits.outstandingChallengesPerSubject = try limit(
-                .outstandingChallengesPerSubject, limits.outstandingChallengesPerSubject)
             limits.failuresPerAddressPerMinute = try limit(
                 .failuresPerAddressPerMinute, limits.failuresPerAddressPerMinute)
+            if limitsContainer.contains(.outstandingChallengesPerSubject) {
+                // Still a whole number, as before; the value is not used, and the warning says so.
+                _ = try limit(.outstandingChallengesPerSubject, 0)
+                warnings.append(.outstandingChallengesPerSubject)
+            }
         }
         operatorToken = try container.decodeIfPresent(String.self, forKey: .operatorToken)
         if container.contains(.routes) { routes = try Self.decodeRoutes(container) }
@@ -305,9 +313,6 @@ public struct ServiceConfiguration: Hashable, Decodable {
             ("failuresPerAddressPerMinute", limits.failuresPerAddressPerMinute),
         ] where value < 0 || value > 1_000_000 {
             throw AttestServiceError.invalidConfiguration("limits.\(name) must be 0 (no limit)...1000000")
-        }
-        guard limits.outstandingChallengesPerSubject >= 1, limits.outstandingChallengesPerSubject <= 1024 else {
-            throw AttestServiceError.invalidConfiguration("limits.outstandingChallengesPerSubject must be 1...1024")
         }
         _ = try routeTable()
         try subject?.validate()

@@ -9,9 +9,11 @@ struct Benchmark: Sendable {
 }
 
 /// Options shared by every benchmark.
-struct BenchOptions: Sendable {
+struct BenchOptions: Sendable, Equatable {
     /// How long each measured loop runs, in seconds.
     var seconds: Double = 2
+    /// The runs of the service benchmark (`--setup`, `--flow`, `--concurrency`).
+    var service = ServiceBenchmarks.Selection()
 }
 
 enum Bench {
@@ -57,39 +59,79 @@ enum Bench {
     static let help = """
         rampart-bench: measures Rampart against the cost of the OpenSSL primitives it uses, and against peers
 
-        USAGE: rampart-bench [--seconds S] [NAME...]
+        USAGE: rampart-bench [--seconds S] [NAME...] [--setup SETUP]... [--flow FLOW]... [--concurrency N]...
 
         With no NAME every benchmark runs. Benchmarks:
         \(benchmarks.map { "  \($0.name.padding(toLength: 10, withPad: " ", startingAt: 0))\($0.summary)" }.joined(separator: "\n"))
+
+        OPTIONS:
+          --seconds S         how long each measured loop (each service run) lasts, in seconds (default 2)
+        \(ServiceBenchmarks.Selection.help)
         """
 
-    static func main(_ arguments: [String]) -> Int32 {
+    /// What the command line asks for: the options, and the benchmarks to run (empty for every one).
+    struct Invocation: Equatable {
         var options = BenchOptions()
         var names: [String] = []
+    }
+
+    /// Parses the arguments after the program name.
+    ///
+    /// - Parameter arguments: The arguments.
+    /// - Returns: The invocation, or nil for `--help`.
+    /// - Throws: ``BenchError`` saying which argument is wrong and what it takes.
+    static func parse(_ arguments: [String]) throws(BenchError) -> Invocation? {
+        var invocation = Invocation()
         var index = 0
         while index < arguments.count {
             let argument = arguments[index]
             switch argument {
             case "--help", "-h":
-                print(help)
-                return 0
+                return nil
             case "--seconds":
                 guard index + 1 < arguments.count, let value = Double(arguments[index + 1]), value > 0 else {
-                    FileHandle.standardError.write(Data("rampart-bench: --seconds needs a positive number\n".utf8))
-                    return 2
+                    throw BenchError("--seconds needs a positive number")
                 }
-                options.seconds = value
+                invocation.options.seconds = value
                 index += 1
             default:
-                guard benchmarks.contains(where: { $0.name == argument }) else {
-                    FileHandle.standardError.write(
-                        Data("rampart-bench: unknown benchmark '\(argument)'; see --help\n".utf8))
-                    return 2
+                if let option = ServiceBenchmarks.Selection.Option(rawValue: argument) {
+                    index += 1
+                    try invocation.options.service.read(option, index < arguments.count ? arguments[index] : nil)
+                } else if argument.hasPrefix("-") {
+                    throw BenchError("unknown option '\(argument.prefix(80))'; see --help")
+                } else if benchmarks.contains(where: { $0.name == argument }) {
+                    invocation.names.append(argument)
+                } else {
+                    throw BenchError(
+                        "unknown benchmark '\(argument.prefix(80))'; the benchmarks are "
+                            + benchmarks.map(\.name).joined(separator: ", "))
                 }
-                names.append(argument)
             }
             index += 1
         }
+        let names = invocation.names
+        if !invocation.options.service.isEmpty && !names.isEmpty && !names.contains("service") {
+            throw BenchError(
+                "--setup, --flow and --concurrency choose the service benchmark's runs, and it is not among "
+                    + "\(names.joined(separator: ", ")); add service")
+        }
+        return invocation
+    }
+
+    static func main(_ arguments: [String]) -> Int32 {
+        let invocation: Invocation
+        do {
+            guard let parsed = try parse(arguments) else {
+                print(help)
+                return 0
+            }
+            invocation = parsed
+        } catch {
+            FileHandle.standardError.write(Data("rampart-bench: \(error)\n".utf8))
+            return 2
+        }
+        let (options, names) = (invocation.options, invocation.names)
         for benchmark in benchmarks where names.isEmpty || names.contains(benchmark.name) {
             print("== \(benchmark.name): \(benchmark.summary)")
             benchmark.run(options)

@@ -1,6 +1,7 @@
 import Foundation
 import RampartAppAttest
 import RampartCrypto
+import RampartLoadReport
 import RampartRequestSigning
 
 /// One simulated app instance: a user (the subject the proxy would name), its App Attest key, and the next

@@ -1,12 +1,12 @@
-import CLoadEpoll
+import CNetwork
 import RampartAppAttest
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// Drives many workers' connections from one thread: non-blocking sockets under `epoll` (level-triggered), each
-/// connection a ``LoadWorker`` state machine making the steps of ``LoadApp/protectedRequest(_:on:)`` — take or
+/// Drives many workers' connections from one thread: non-blocking sockets under `epoll` (level-triggered, through
+/// the CNetwork shim the service's event loop uses too), each connection a ``LoadWorker`` state machine making the steps of ``LoadApp/protectedRequest(_:on:)`` — take or
 /// fetch the challenge, sign, send, check the answer — so the concurrency costs no thread and no context switch per
 /// connection.
 ///
@@ -22,6 +22,8 @@ final class LoadEventLoop {
     private(set) var tally = LoadTally()
     private let clock = ContinuousClock()
     private let epoll: Int32
+    /// The worker whose connection each watched socket is: `epoll_wait` reports sockets by descriptor.
+    private var workerBySocket: [Int32: LoadWorker] = [:]
     /// Where `recv` reads into; the bytes are then appended to the worker's buffer.
     private var scratch = [UInt8](repeating: 0, count: 64 * 1024)
     /// How many workers are in ``LoadWorker/Phase/waiting``.
@@ -36,7 +38,7 @@ final class LoadEventLoop {
         self.start = start
         self.end = end
         // epoll_create1(2): the descriptor is the caller's, closed with close(2) (in deinit).
-        epoll = CLoadEpoll_create()
+        epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
         guard epoll >= 0 else { throw LoadError("epoll_create1 failed: \(String(cString: strerror(errno)))") }
     }
 
@@ -47,7 +49,7 @@ final class LoadEventLoop {
 
     /// Adds a worker signing with `keys` against `server`.
     func addWorker(server: LoadServerAddress, keys: [LoadKey]) {
-        workers.append(LoadWorker(index: workers.count, server: server, keys: keys, app: app))
+        workers.append(LoadWorker(server: server, keys: keys, app: app))
     }
 
     /// Runs every worker until the window ends; ``tally`` then holds what was counted.
@@ -55,7 +57,7 @@ final class LoadEventLoop {
     /// - Throws: ``LoadError`` when `epoll_wait` fails.
     func run() throws {
         for worker in workers { begin(worker) }
-        var tokens = [UInt32](repeating: 0, count: 64)
+        var sockets = [Int32](repeating: 0, count: 64)
         var ready = [Int32](repeating: 0, count: 64)
         while true {
             let now = clock.now
@@ -74,9 +76,9 @@ final class LoadEventLoop {
             let left = deadline - now
             let timeout = Int32(
                 clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1)
-            let count = tokens.withUnsafeMutableBufferPointer { tokens in
+            let count = sockets.withUnsafeMutableBufferPointer { sockets in
                 ready.withUnsafeMutableBufferPointer { ready in
-                    CLoadEpoll_wait(epoll, tokens.baseAddress, ready.baseAddress, Int32(tokens.count), timeout)
+                    CNetwork_epoll_wait(epoll, sockets.baseAddress, ready.baseAddress, Int32(sockets.count), timeout)
                 }
             }
             if count < 0 {
@@ -84,9 +86,11 @@ final class LoadEventLoop {
                 throw LoadError("epoll_wait failed: \(String(cString: strerror(errno)))")
             }
             for slot in 0..<Int(count) {
-                let worker = workers[Int(tokens[slot])]
-                if ready[slot] & Int32(CLoadEpoll_OUT) != 0 && worker.wantsWritable { write(worker) }
-                if ready[slot] & Int32(CLoadEpoll_IN) != 0 { read(worker) }
+                // A socket closed by an earlier event of this batch has no worker, or (its descriptor reused) the
+                // worker of the new connection, whose non-blocking read then finds nothing yet.
+                guard let worker = workerBySocket[sockets[slot]] else { continue }
+                if ready[slot] & Int32(CNetwork_EPOLL_OUT) != 0 && worker.wantsWritable { write(worker) }
+                if ready[slot] & Int32(CNetwork_EPOLL_IN) != 0 { read(worker) }
             }
         }
         for worker in workers {
@@ -294,20 +298,21 @@ final class LoadEventLoop {
         let flags = fcntl(socket, F_GETFL)
         // epoll(7): the registration ends when the socket is closed (closeSocket, deinit).
         guard flags >= 0, fcntl(socket, F_SETFL, flags | O_NONBLOCK) == 0,
-            CLoadEpoll_add(epoll, socket, UInt32(worker.index), Int32(CLoadEpoll_IN)) == 0
+            CNetwork_epoll_add(epoll, socket, Int32(CNetwork_EPOLL_IN)) == 0
         else {
             let reason = String(cString: strerror(errno))
             _ = Glibc.close(socket)
             throw LoadError("cannot watch the connection to \(worker.server): \(reason)")
         }
         worker.socket = socket
+        workerBySocket[socket] = worker
         worker.connectionsOpened += 1
     }
 
     /// Asks for `EPOLLOUT` too (`wanted`) or no more; false when epoll refused, the exchange then failed.
     private func setWritableInterest(_ worker: LoadWorker, _ wanted: Bool) -> Bool {
-        let interest = Int32(CLoadEpoll_IN) | (wanted ? Int32(CLoadEpoll_OUT) : 0)
-        guard CLoadEpoll_modify(epoll, worker.socket, UInt32(worker.index), interest) == 0 else {
+        let interest = Int32(CNetwork_EPOLL_IN) | (wanted ? Int32(CNetwork_EPOLL_OUT) : 0)
+        guard CNetwork_epoll_modify(epoll, worker.socket, interest) == 0 else {
             exchangeFailed(worker, LoadError("epoll_ctl failed: \(String(cString: strerror(errno)))"))
             return false
         }
@@ -316,7 +321,10 @@ final class LoadEventLoop {
     }
 
     private func closeSocket(_ worker: LoadWorker) {
-        if worker.socket >= 0 { _ = Glibc.close(worker.socket) }
+        if worker.socket >= 0 {
+            workerBySocket[worker.socket] = nil
+            _ = Glibc.close(worker.socket)
+        }
         worker.socket = -1
         worker.received.removeAll(keepingCapacity: true)
         worker.wantsWritable = false

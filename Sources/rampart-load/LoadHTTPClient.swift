@@ -1,3 +1,4 @@
+import CNetwork
 import Foundation
 
 #if canImport(Glibc)

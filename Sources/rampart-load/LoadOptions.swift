@@ -1,13 +1,5 @@
 import Foundation
-
-/// How a protected request gets its challenge.
-enum LoadFlow: String, CaseIterable, Sendable {
-    /// `POST /v1/challenges`, then the signed request: two round trips per protected request.
-    case twoRoundTrips = "two-round-trips"
-    /// The challenge is the `Rampart-Next-Challenge` of the key's previous answer: one round trip (a challenge is
-    /// fetched only when the previous answer carried none).
-    case oneRoundTrip = "one-round-trip"
-}
+import RampartLoadReport
 
 /// Where the signed request goes.
 enum LoadGateway: String, CaseIterable, Sendable {
@@ -134,8 +126,7 @@ struct LoadOptions: Sendable, Equatable {
             case "--flow":
                 let text = try value(argument)
                 guard let flow = LoadFlow(rawValue: text) else {
-                    throw LoadError(
-                        "--flow must be \(LoadFlow.allCases.map(\.rawValue).joined(separator: " or ")) (got \(text))")
+                    throw LoadError("--flow must be \(LoadFlow.names) (got \(text))")
                 }
                 options.flow = flow
             case "--gateway":

@@ -1,53 +1,11 @@
 import Foundation
 import RampartAppAttest
+import RampartLoadReport
 import Synchronization
 
 #if canImport(Glibc)
 import Glibc
 #endif
-
-/// What `rampart-load` prints: one JSON object per run.
-struct LoadReport: Codable, Equatable {
-    struct Latency: Codable, Equatable {
-        var p50: Double
-        var p90: Double
-        var p99: Double
-        var max: Double
-    }
-
-    var flow: String
-    var gateway: String
-    var servers: Int
-    var concurrency: Int
-    var keys: Int
-    /// The measured window, in seconds.
-    var seconds: Double
-    /// Protected requests completed in the window (allowed and refused).
-    var protectedRequests: Int
-    var allowed: Int
-    var refused: Int
-    /// Refused requests by `Rampart-Error` code (or `status-N` without one).
-    var refusedByCode: [String: Int]
-    /// Requests that failed at the HTTP level (connection refused or closed, malformed answer).
-    var errors: Int
-    var firstError: String?
-    /// `POST /v1/challenges` made for protected requests in the window.
-    var challengeRequests: Int
-    /// Allowed protected requests per second.
-    var requestsPerSecond: Double
-    /// Latency of a whole protected request (its challenge round trip included), in milliseconds.
-    var latencyMs: Latency
-    /// TCP connections opened over the run (registration included): about the concurrency when kept alive.
-    var connectionsOpened: Int
-    /// CPU of the `--server-pid` processes in the window, per protected request.
-    var serverCPUMicrosecondsPerRequest: Double?
-    /// The servers' stage counters (`/metrics` of `--admin`) in the window, per protected request.
-    var stageCPUMicrosecondsPerRequest: [String: Double]?
-    /// CPU of the `--database-process` processes in the window, per protected request.
-    var databaseCPUMicrosecondsPerRequest: Double?
-    /// This process's CPU (signing included) in the window, per protected request.
-    var clientCPUMicrosecondsPerRequest: Double
-}
 
 /// One worker's tally.
 struct LoadTally {

@@ -13,8 +13,6 @@ final class LoadWorker {
         case done
     }
 
-    /// The worker's place in its loop (the `epoll` data of its socket).
-    let index: Int
     let server: LoadServerAddress
     /// The keys this worker signs with, in turn, and their request bytes for ``server``.
     var keys: [LoadKey]
@@ -50,8 +48,7 @@ final class LoadWorker {
     /// Whether the exchange was retried.
     var retried = false
 
-    init(index: Int, server: LoadServerAddress, keys: [LoadKey], app: LoadApp) {
-        self.index = index
+    init(server: LoadServerAddress, keys: [LoadKey], app: LoadApp) {
         self.server = server
         self.keys = keys
         requests = keys.map { LoadRequestBytes(key: $0, server: server, app: app) }

@@ -1,4 +1,5 @@
 import Foundation
+import RampartLoadReport
 
 // rampart-load: see LoadOptions.usage. Prints one JSON object (LoadReport) on success; exit 2 for bad usage, 1 when
 // the run could not be made (registration refused, server unreachable).
@@ -15,10 +16,7 @@ do {
     exit(2)
 }
 do {
-    let report = try LoadRun.run(options)
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    print(String(decoding: try encoder.encode(report), as: UTF8.self))
+    print(try LoadRun.run(options).jsonText())
     exit(0)
 } catch {
     FileHandle.standardError.write(Data("rampart-load: \(error)\n".utf8))

@@ -236,7 +236,7 @@ enum GatewayService {
         object["database"] = "sqlite:" + ScratchDirectory.uniquePath("gateway.db")
         object["limits"] = [
             "challengesPerAddressPerMinute": 100_000, "challengesPerSubjectPerMinute": 100_000,
-            "outstandingChallengesPerSubject": 1000, "failuresPerAddressPerMinute": 100_000,
+            "failuresPerAddressPerMinute": 100_000,
         ]
         object["riskBlockThreshold"] = 1000
         object["connectionsPerAddress"] = 0

@@ -111,6 +111,61 @@ struct ServiceConfigurationTests {
         configuration.database = "sqlite:"
         #expect(throws: AttestServiceError.invalidConfiguration("")) { try configuration.openStore() }
     }
+
+    @Test(
+        "limits.outstandingChallengesPerSubject: accepted with a warning that it has no effect, its value unused",
+        arguments: ["4", "0", "16", "5000", "null"])
+    func outstandingChallengesPerSubjectWarns(value: String) throws {
+        let path = try write(#"{"limits":{"outstandingChallengesPerSubject":\#(value)}}"#)
+        let configuration = try ServiceConfiguration.load(path: path)
+        try configuration.validate()
+        #expect(configuration.warnings == [.outstandingChallengesPerSubject])
+        #expect(configuration.limits == RequestLimits.default)
+        #expect(
+            configuration.warnings.map(\.message) == [
+                "limits.outstandingChallengesPerSubject has no effect since challenges are sealed tokens (they take "
+                    + "no storage until used: challengeLifetimeSeconds bounds them and the spent set makes each "
+                    + "one-time); remove it"
+            ])
+        #expect(configuration.warnings.map(\.key) == ["limits.outstandingChallengesPerSubject"])
+        let other = try write(#"{"limits":{"failuresPerAddressPerMinute":3}}"#)
+        #expect(try ServiceConfiguration.load(path: other).warnings == [])
+        #expect(ServiceConfiguration().warnings == [])
+    }
+
+    @Test("a service whose configuration sets an ignored key logs the warning as it starts, and serves")
+    func ignoredKeyIsLoggedAtStart() async throws {
+        let path = try write(
+            #"""
+            {"listen":"127.0.0.1:0","adminListen":"127.0.0.1:0","database":"sqlite:\#(temporarySQLitePath())",
+             "teamId":"ABCDE12345","bundleId":"com.example.app","subject":{"header":"X-User-Id"},
+             "limits":{"challengesPerAddressPerMinute":120,"outstandingChallengesPerSubject":16}}
+            """#)
+        let configuration = try ServiceConfiguration.load(path: path)
+        let lines = LogLines()
+        let server = try AttestationServer(
+            configuration: configuration, verifier: FakeVerifier(), log: ServiceLog(sink: lines.append))
+        #expect(server.port != 0)
+        let health = await RawHTTP.request(port: server.adminPort, "GET", "/healthz")
+        let challenge = await RawHTTP.request(
+            port: server.port, "POST", "/v1/challenges", body: Array(#"{"purpose":"attestation"}"#.utf8),
+            headers: ["X-User-Id": "alice", "Content-Type": "application/json"])
+        await server.stop()
+        #expect(health?.status == 200)
+        #expect(challenge?.status == 200)
+        let events = lines.all.compactMap { line -> [String: String]? in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: String]
+        }
+        let warning = try #require(events.first { $0["event"] == "ignoredConfigurationKey" }, "\(lines.all)")
+        #expect(warning["level"] == "warning")
+        #expect(warning["message"] == ServiceConfiguration.Warning.outstandingChallengesPerSubject.message)
+        #expect(events.filter { $0["event"] == "ignoredConfigurationKey" }.count == 1)
+        // Said before the service says it listens, so it is the first thing an operator reads.
+        let order = events.compactMap { $0["event"] }
+        let warned = try #require(order.firstIndex(of: "ignoredConfigurationKey"))
+        let listening = try #require(order.firstIndex(of: "listening"))
+        #expect(warned < listening)
+    }
 }
 
 /// Item 9 of the hardening issue: a configuration says exactly what is wrong with it.
@@ -202,14 +257,27 @@ struct ConfigurationMessageTests {
         ).write(to: URL(fileURLWithPath: path))
         let configuration = try ServiceConfiguration.load(path: path)
         #expect(configuration.limits.challengesPerAddressPerMinute == 10)
-        #expect(configuration.limits.outstandingChallengesPerSubject == 4)
         #expect(configuration.limits.failuresPerAddressPerMinute == RequestLimits.default.failuresPerAddressPerMinute)
         #expect(configuration.serviceConfiguration.riskDecayInterval == nil)
-        #expect(try message(#"{"limits":{"challengesPerMinute":1}}"#)?.contains("'limits.challengesPerMinute'") == true)
-        #expect(try message(#"{"limits":{"outstandingChallengesPerSubject":0}}"#) != nil)
+        #expect(
+            try message(#"{"limits":{"challengesPerMinute":1}}"#)
+                == "unknown configuration key 'limits.challengesPerMinute'; the limits are "
+                + "challengesPerAddressPerMinute, challengesPerSubjectPerMinute, failuresPerAddressPerMinute")
         #expect(try message(#"{"limits":{"failuresPerAddressPerMinute":-1}}"#) != nil)
         #expect(try message(#"{"riskDecaySeconds":0.5}"#) != nil)
         #expect(try message(#"{"counterReorderWindow":5000}"#) != nil)
+    }
+
+    @Test("limits.outstandingChallengesPerSubject must still be a whole number")
+    func outstandingChallengesPerSubjectType() throws {
+        #expect(
+            try message(#"{"limits":{"outstandingChallengesPerSubject":2.5}}"#)
+                == "'limits.outstandingChallengesPerSubject' must be a whole number in range (got 2.5); see "
+                + "`rampart serve --help`")
+        #expect(
+            try message(#"{"limits":{"outstandingChallengesPerSubject":"16"}}"#)?.hasSuffix(
+                ": 'limits.outstandingChallengesPerSubject' has the wrong type or value; see `rampart serve --help` "
+                    + "for each key's type") == true)
     }
 
     @Test("syntax errors and non-objects say which")

@@ -1,6 +1,7 @@
 import Foundation
 import RampartAppAttest
 import RampartAttestService
+import RampartLoadReport
 import RampartRequestSigning
 import Testing
 

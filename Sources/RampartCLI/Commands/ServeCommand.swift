@@ -54,9 +54,9 @@ public enum ServeCommand: Command {
                                environment, root, subject, routes, defaultPolicy, tokens {issuer, audience,
                                lifetimeSeconds}, challengeLifetimeSeconds, riskBlockThreshold, riskDecaySeconds,
                                counterReorderWindow, limits {challengesPerAddressPerMinute,
-                               challengesPerSubjectPerMinute, outstandingChallengesPerSubject,
-                               failuresPerAddressPerMinute}, maximumBodyBytes, postgresPoolSize, operatorToken,
-                               connectionLimit, connectionsPerAddress, requestTimeoutSeconds, trustedProxies
+                               challengesPerSubjectPerMinute, failuresPerAddressPerMinute}, maximumBodyBytes,
+                               postgresPoolSize, operatorToken, connectionLimit, connectionsPerAddress,
+                               requestTimeoutSeconds, trustedProxies
                        (gateway addresses whose X-Forwarded-For is believed; default loopback), challenges
                        {sealingKeys}); flags override it;
                                every key is checked
