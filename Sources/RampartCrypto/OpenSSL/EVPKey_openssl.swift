@@ -235,8 +235,8 @@ private final class SignatureContext {
 
 /// Verifies `signature` over `message` (hashed with `digest`; nil for one-shot schemes such as Ed25519).
 ///
-/// ECDSA with a digest goes through the key's reusable contexts (``verifyECDSAWithReusedContext(_:digest:signature:message:)``);
-/// every other scheme, and any caller that must configure the context, takes
+/// ECDSA with a digest goes through the key's reusable contexts (`verifyECDSAWithReusedContext`); every other
+/// scheme, and any caller that must configure the context, takes
 /// ``verifySignatureWithFreshContext(_:digest:signature:message:configure:)``.
 func verifySignature(
     _ key: EVPKey,
@@ -290,8 +290,8 @@ private func verifyECDSAWithReusedContext(
     signature: some ContiguousBytes,
     message: some ContiguousBytes
 ) -> Bool {
-    // The same fetched EVP_MD the fresh path's provider would hash with; the context was set to `digest`, so
-    // EVP_PKEY_verify also checks that exactly `digest.byteCount` bytes are given.
+    // Hashed by the default provider's SHA-2, the implementation the fresh path's ECDSA provider fetches by name; the
+    // context was set to `digest`, so EVP_PKEY_verify also insists on exactly `digest.byteCount` bytes.
     let messageDigest = message.withUnsafeBytes { digestOneShot(digest, $0) }
     guard let context = key.ecdsaVerifyContexts.take(key.pointer, for: digest) else { return false }
     let status = signature.withUnsafeBytes { sig in
