@@ -105,6 +105,27 @@ public struct ECPublicKey: Sendable {
         verifySignature(key, digest: digest ?? curve.defaultDigest, signature: signature, message: message)
     }
 
+    /// The same check as ``isValidSignature(_:for:digest:)``, through a verification context made for this call alone.
+    ///
+    /// The OpenSSL backend keeps initialised verification contexts with each key and reuses them; this runs the
+    /// one-shot `EVP_DigestVerifyInit` + `EVP_DigestVerify` path instead, so that the benchmarks' floor stays the cost
+    /// of the plain OpenSSL primitive and tests can hold both paths to the same verdicts. The CryptoKit backend has
+    /// no contexts and verifies as ``isValidSignature(_:for:digest:)`` does.
+    ///
+    /// - Parameters:
+    ///   - signature: The DER signature.
+    ///   - message: The signed message; it is hashed with `digest` here.
+    ///   - digest: The hash; the curve's ``ECCurve/defaultDigest`` when nil.
+    /// - Returns: `true` when the signature is valid.
+    package func isValidSignatureWithFreshContext(
+        _ signature: some ContiguousBytes,
+        for message: some ContiguousBytes,
+        digest: DigestAlgorithm? = nil
+    ) -> Bool {
+        verifySignatureWithFreshContext(
+            key, digest: digest ?? curve.defaultDigest, signature: signature, message: message)
+    }
+
     /// Checks an IEEE P1363 signature: `r ‖ s`, each left-padded to ``ECCurve/coordinateByteCount`` bytes (the
     /// form of JOSE/WebAuthn ES256 and of CryptoKit's `rawRepresentation`).
     ///

@@ -42,8 +42,18 @@ enum AppAttestBenchmarks {
         }
         let p256Public = p256.publicKey
         let p384Public = p384.publicKey
-        let p256Rate = measure(seconds: options.seconds) { _ = p256Public.isValidSignature(sig256, for: message) }
-        let p384Rate = measure(seconds: options.seconds) { _ = p384Public.isValidSignature(sig384, for: message) }
+        // Each floor is one plain EVP_DigestVerify (a context made per call), the OpenSSL primitive's own cost; the
+        // chain's certificate signatures are checked that way. An assertion verifies through the key's reused
+        // contexts, so it can beat its floor: the reused rate is printed beside it.
+        let p256Rate = measure(seconds: options.seconds) {
+            _ = p256Public.isValidSignatureWithFreshContext(sig256, for: message)
+        }
+        let p384Rate = measure(seconds: options.seconds) {
+            _ = p384Public.isValidSignatureWithFreshContext(sig384, for: message)
+        }
+        let p256ReusedRate = measure(seconds: options.seconds) {
+            _ = p256Public.isValidSignature(sig256, for: message)
+        }
 
         let cold = measure(seconds: options.seconds) {
             verifier.clearIntermediateCache()
@@ -66,6 +76,8 @@ enum AppAttestBenchmarks {
             ("assertion", assertions, p256Rate, "1 x P-256 verify"),
         ]
         print("  floors: P-384 verify \(formatRate(p384Rate)) ops/s, P-256 verify \(formatRate(p256Rate)) ops/s")
+        print(
+            "  P-256 verify on a reused context \(formatRate(p256ReusedRate)) ops/s (what an assertion's check costs)")
         for (name, rate, floor, what) in rows {
             let ratio = String(format: "%.2f", rate / floor)
             print(

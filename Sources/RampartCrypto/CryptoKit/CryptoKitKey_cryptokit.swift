@@ -203,6 +203,16 @@ func verifySignature(
     return publicKey.isValidSignature(parsed, for: message.withUnsafeBytes { Array($0) })
 }
 
+/// CryptoKit keeps no verification contexts to reuse, so the "fresh context" path is the only path.
+func verifySignatureWithFreshContext(
+    _ key: CryptoKitKey,
+    digest: DigestAlgorithm?,
+    signature: some ContiguousBytes,
+    message: some ContiguousBytes
+) -> Bool {
+    verifySignature(key, digest: digest, signature: signature, message: message)
+}
+
 /// Verifies an RFC 8032 Ed25519 signature with CryptoKit's `Curve25519.Signing.PublicKey` (verification is
 /// deterministic, so CryptoKit's randomized signing does not matter here); anything but 64 bytes is a rejection.
 func verifyEd25519(_ key: CryptoKitKey, signature: some ContiguousBytes, message: some ContiguousBytes) -> Bool {

@@ -1,18 +1,55 @@
 #if canImport(COpenSSL)
 internal import COpenSSL
 
-extension DigestAlgorithm {
-    /// The OpenSSL message digest. The returned `EVP_MD` is a static object owned by OpenSSL and is never freed.
-    var evpMD: OpaquePointer {
-        let md: OpaquePointer? =
-            switch self {
-            case .sha256: EVP_sha256()
-            case .sha384: EVP_sha384()
-            case .sha512: EVP_sha512()
-            }
-        guard let md else { preconditionFailure("OpenSSL has no \(self); the library is broken") }
-        return md
+/// One `EVP_MD` fetched from the default provider when first used and kept for the life of the process.
+///
+/// `EVP_sha256()` and friends return legacy static objects: every `EVP_DigestInit_ex`, `EVP_DigestVerifyInit` or
+/// `HMAC` given one fetches the provider implementation again (a method-store lookup under a read-write lock).
+/// A fetched `EVP_MD` is used as is; `EVP_DigestInit_ex` only takes a reference to it.
+///
+/// `@unchecked Sendable`: the fetched `EVP_MD` is immutable and reference-counted with atomics, and OpenSSL allows it
+/// to be shared by any number of threads (openssl-threads(7)); the wrapper never changes after `init`.
+private struct FetchedDigest: @unchecked Sendable {
+    let pointer: OpaquePointer
+
+    init(_ algorithm: DigestAlgorithm) {
+        // EVP_MD_fetch returns a reference the caller owns. It is never freed: these are process-wide singletons.
+        guard let md = EVP_MD_fetch(nil, algorithm.openSSLName, nil) else {
+            preconditionFailure("OpenSSL has no \(algorithm): \(drainOpenSSLErrors())")
+        }
+        pointer = md
     }
+}
+
+// Global lets are initialised once, on first use, under swift_once: a thread-safe one-time fetch.
+private let fetchedSHA256 = FetchedDigest(.sha256)
+private let fetchedSHA384 = FetchedDigest(.sha384)
+private let fetchedSHA512 = FetchedDigest(.sha512)
+
+extension DigestAlgorithm {
+    /// The OpenSSL message digest, fetched once per process (see `FetchedDigest`); never freed by callers.
+    var evpMD: OpaquePointer {
+        switch self {
+        case .sha256: fetchedSHA256.pointer
+        case .sha384: fetchedSHA384.pointer
+        case .sha512: fetchedSHA512.pointer
+        }
+    }
+}
+
+/// Hashes `bytes` in one call (`EVP_Digest`, which runs its own short-lived `EVP_MD_CTX`), for callers that need no
+/// incremental state.
+func digestOneShot(_ algorithm: DigestAlgorithm, _ bytes: UnsafeRawBufferPointer) -> [UInt8] {
+    var out = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+    var length: UInt32 = 0
+    let empty: [UInt8] = [0]
+    let status = empty.withUnsafeBytes { emptyBuffer in
+        // EVP_Digest reads `count` bytes from a non-null pointer; an empty input gets a valid one-byte buffer.
+        EVP_Digest(
+            bytes.baseAddress ?? emptyBuffer.baseAddress, bytes.count, &out, &length, algorithm.evpMD, nil)
+    }
+    guard status == 1 else { preconditionFailure("EVP_Digest failed: \(drainOpenSSLErrors())") }
+    return Array(out.prefix(Int(length)))
 }
 
 /// Owns one `EVP_MD_CTX`; freed in `deinit`.

@@ -176,4 +176,10 @@ func deriveSharedSecret(privateKey: EVPKey, peer: EVPKey) throws -> [UInt8] {
     defer { secret.withUnsafeMutableBytes { cleanse($0) } }
     return Array(secret.prefix(length))
 }
+
+extension ECPublicKey {
+    /// How many initialised verification contexts the key holds idle, at most ``ECDSAVerifyContexts/capacity``
+    /// (OpenSSL backend only; tests use it to see the reuse path taken and failed contexts dropped).
+    package var idleVerificationContextCount: Int { key.ecdsaVerifyContexts.idleCount }
+}
 #endif

@@ -5,15 +5,20 @@ internal import Foundation
 /// The OpenSSL backend's key: the neutral types (``ECPublicKey``, ``PublicKey``, …) hold a ``BackendKey``.
 typealias BackendKey = EVPKey
 
-/// Owns one `EVP_PKEY`, released with `EVP_PKEY_free` in `deinit`.
+/// Owns one `EVP_PKEY`, released with `EVP_PKEY_free` in `deinit`, and the ECDSA verification contexts made for it.
 ///
 /// `@unchecked Sendable`: the key is never mutated after `init`; OpenSSL allows concurrent use of a const `EVP_PKEY`
-/// for signing and verification from several threads.
+/// for signing and verification from several threads. The only mutable state, the idle verification contexts, sits
+/// behind the mutex in ``ECDSAVerifyContexts`` and each context is used by one thread at a time.
 final class EVPKey: @unchecked Sendable {
     let pointer: OpaquePointer
+    /// Idle `EVP_PKEY_CTX`s initialised for ECDSA verification with this key (empty for other key types).
+    let ecdsaVerifyContexts = ECDSAVerifyContexts()
 
     init(taking pointer: OpaquePointer) { self.pointer = pointer }
 
+    // The contexts are freed after this body, when the stored properties are destroyed; each holds its own reference
+    // to the EVP_PKEY, so the key itself is released by whichever free comes last.
     deinit { EVP_PKEY_free(pointer) }
 
     /// The curve of an EC key on a supported named curve; nil for anything else.
@@ -229,7 +234,27 @@ private final class SignatureContext {
 }
 
 /// Verifies `signature` over `message` (hashed with `digest`; nil for one-shot schemes such as Ed25519).
+///
+/// ECDSA with a digest goes through the key's reusable contexts (`verifyECDSAWithReusedContext`); every other
+/// scheme, and any caller that must configure the context, takes
+/// ``verifySignatureWithFreshContext(_:digest:signature:message:configure:)``.
 func verifySignature(
+    _ key: EVPKey,
+    digest: DigestAlgorithm?,
+    signature: some ContiguousBytes,
+    message: some ContiguousBytes
+) -> Bool {
+    if let digest, key.baseID == EVP_PKEY_EC {
+        return verifyECDSAWithReusedContext(key, digest: digest, signature: signature, message: message)
+    }
+    return verifySignatureWithFreshContext(key, digest: digest, signature: signature, message: message)
+}
+
+/// Verifies `signature` with a new `EVP_DigestVerifyInit` context made and freed for this one call.
+///
+/// This is the reference path: `configure` may set padding (RSA) on the key context before the check, and the
+/// benchmarks' OpenSSL floor measures exactly this.
+func verifySignatureWithFreshContext(
     _ key: EVPKey,
     digest: DigestAlgorithm?,
     signature: some ContiguousBytes,
@@ -255,6 +280,36 @@ func verifySignature(
     // 1 = valid, 0 = invalid, negative = malformed or error: anything but 1 is a rejection.
     if status != 1 { _ = drainOpenSSLErrors() }
     return status == 1
+}
+
+/// Verifies an ECDSA signature over the `digest` hash of `message` with `EVP_PKEY_verify` on one of the key's
+/// pre-initialised contexts (see ``ECDSAVerifyContexts`` for why the verdict is the fresh path's).
+private func verifyECDSAWithReusedContext(
+    _ key: EVPKey,
+    digest: DigestAlgorithm,
+    signature: some ContiguousBytes,
+    message: some ContiguousBytes
+) -> Bool {
+    // Hashed by the default provider's SHA-2, the implementation the fresh path's ECDSA provider fetches by name; the
+    // context was set to `digest`, so EVP_PKEY_verify also insists on exactly `digest.byteCount` bytes.
+    let messageDigest = message.withUnsafeBytes { digestOneShot(digest, $0) }
+    guard let context = key.ecdsaVerifyContexts.take(key.pointer, for: digest) else { return false }
+    let status = signature.withUnsafeBytes { sig in
+        messageDigest.withUnsafeBufferPointer { tbs in
+            EVP_PKEY_verify(
+                context.pointer, sig.baseAddress?.assumingMemoryBound(to: UInt8.self), sig.count, tbs.baseAddress,
+                tbs.count)
+        }
+    }
+    // 1 = valid, 0 = invalid, negative = malformed or error: anything but 1 is a rejection, and the context that saw
+    // it is freed rather than returned, so no state from a failure can reach a later verification.
+    guard status == 1 else {
+        _ = drainOpenSSLErrors()
+        key.ecdsaVerifyContexts.discard(context)
+        return false
+    }
+    key.ecdsaVerifyContexts.giveBack(context)
+    return true
 }
 
 func signMessage(

@@ -168,21 +168,62 @@ func hkdf(
     }
 }
 
-func hmac(_ algorithm: DigestAlgorithm, key: UnsafeRawBufferPointer, data: UnsafeRawBufferPointer) -> [UInt8] {
-    var out = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
-    var length: UInt32 = 0
-    let empty: [UInt8] = [0]
-    let result = empty.withUnsafeBufferPointer { emptyBuffer -> UnsafeMutablePointer<UInt8>? in
-        guard let emptyPointer = emptyBuffer.baseAddress else { return nil }
-        // HMAC() is OpenSSL 3's non-deprecated one-shot; it writes at most EVP_MAX_MD_SIZE bytes into `out`.
-        return COpenSSL.HMAC(
-            algorithm.evpMD,
-            key.baseAddress ?? UnsafeRawPointer(emptyPointer), Int32(key.count),
-            data.baseAddress?.assumingMemoryBound(to: UInt8.self) ?? emptyPointer, data.count,
-            &out, &length)
+/// OpenSSL's HMAC implementation, fetched once per process.
+///
+/// `HMAC()` is `EVP_Q_mac` underneath, which fetches the `HMAC` method again on every call; fetching it once and
+/// making a context per call skips that lookup (about 0.3 µs of a 1.3 µs HMAC over 64 bytes, measured with OpenSSL
+/// 3.0). The digest is still named in the parameters, as `EVP_Q_mac` names it, so the computation is unchanged.
+///
+/// `@unchecked Sendable`: a fetched `EVP_MAC` is an immutable, reference-counted method object that any number of
+/// threads may use to create contexts; the wrapper never changes after `init`.
+private struct FetchedMAC: @unchecked Sendable {
+    let pointer: OpaquePointer
+
+    init(_ name: String) {
+        // EVP_MAC_fetch returns a reference the caller owns; never freed, it lives as long as the process.
+        guard let mac = EVP_MAC_fetch(nil, name, nil) else {
+            preconditionFailure("OpenSSL has no \(name): \(drainOpenSSLErrors())")
+        }
+        pointer = mac
     }
-    guard result != nil else { preconditionFailure("HMAC failed: \(drainOpenSSLErrors())") }
-    return Array(out.prefix(Int(length)))
+}
+
+// Initialised once, on first use, under swift_once.
+private let fetchedHMAC = FetchedMAC("HMAC")
+
+func hmac(_ algorithm: DigestAlgorithm, key: UnsafeRawBufferPointer, data: UnsafeRawBufferPointer) -> [UInt8] {
+    // EVP_MAC_CTX_new returns an owned context (it takes its own reference to the EVP_MAC), freed below; freeing it
+    // cleanses the keyed state.
+    guard let context = EVP_MAC_CTX_new(fetchedHMAC.pointer) else {
+        preconditionFailure("EVP_MAC_CTX_new failed: \(drainOpenSSLErrors())")
+    }
+    defer { EVP_MAC_CTX_free(context) }
+    let capacity = Int(EVP_MAX_MD_SIZE)
+    var out = [UInt8](repeating: 0, count: capacity)
+    var length = 0
+    let empty: [UInt8] = [0]
+    let status = empty.withUnsafeBytes { emptyBuffer -> Int32 in
+        // An empty key or message still gets a valid pointer (OpenSSL treats a NULL key as "keep the previous key").
+        let keyPointer = (key.baseAddress ?? emptyBuffer.baseAddress)?.assumingMemoryBound(to: UInt8.self)
+        let dataPointer = (data.baseAddress ?? emptyBuffer.baseAddress)?.assumingMemoryBound(to: UInt8.self)
+        return algorithm.openSSLName.withCString { digestName in
+            OSSL_MAC_PARAM_DIGEST.withCString { parameterName in
+                // OSSL_PARAM records the two C-string pointers without copying; both outlive EVP_MAC_init, which
+                // reads them (the digest is looked up by name, as HMAC()/EVP_Q_mac does).
+                var parameters = [
+                    OSSL_PARAM_construct_utf8_string(parameterName, UnsafeMutablePointer(mutating: digestName), 0),
+                    OSSL_PARAM_construct_end(),
+                ]
+                guard EVP_MAC_init(context, keyPointer, key.count, &parameters) == 1,
+                    EVP_MAC_update(context, dataPointer, data.count) == 1
+                else { return 0 }
+                // EVP_MAC_final writes at most `capacity` (EVP_MAX_MD_SIZE) bytes and reports how many.
+                return EVP_MAC_final(context, &out, &length, capacity)
+            }
+        }
+    }
+    guard status == 1 else { preconditionFailure("HMAC failed: \(drainOpenSSLErrors())") }
+    return Array(out.prefix(length))
 }
 
 extension DigestAlgorithm {

@@ -14,14 +14,16 @@ func verifyWithAlgorithm(
         return verifySignature(key, digest: digest, signature: signature, message: message)
     case (.rsa, .rsaPKCS1v15(let digest)):
         guard key.bitCount >= RSAPublicKey.minimumVerificationBitCount else { return false }
-        return verifySignature(key, digest: digest, signature: signature, message: message) { context in
+        return verifySignatureWithFreshContext(key, digest: digest, signature: signature, message: message) {
+            context in
             EVP_PKEY_CTX_set_rsa_padding(context, RSA_PKCS1_PADDING) == 1
         }
     case (.rsa, .rsaPSS(let digest, let mgf1Digest, let saltByteCount)),
         (.rsaPSS, .rsaPSS(let digest, let mgf1Digest, let saltByteCount)):
         guard key.bitCount >= RSAPublicKey.minimumVerificationBitCount, let salt = Int32(exactly: saltByteCount)
         else { return false }
-        return verifySignature(key, digest: digest, signature: signature, message: message) { context in
+        return verifySignatureWithFreshContext(key, digest: digest, signature: signature, message: message) {
+            context in
             configurePSS(context, key: key, mgf1Digest: mgf1Digest, saltByteCount: salt)
         }
     case (.ed25519, .ed25519), (.ed448, .ed448):
