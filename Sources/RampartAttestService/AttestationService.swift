@@ -71,6 +71,11 @@ public final class AttestationService {
     private let failuresByAddress: RateLimiter
     private let configuredSealingKeys: ChallengeSealingKeys?
     private let storedSealingKeys = Mutex<ChallengeSealingKeys?>(nil)
+    /// The keys this process last saw accepted, as stored then (see ``authorize(_:)``).
+    private let keySnapshots = BoundedCache<String, RegisteredKey>(capacity: keySnapshotCapacity)
+
+    /// The most keys ``authorize(_:)`` holds as last accepted (each a few KB with its receipt).
+    static let keySnapshotCapacity = 1024
 
     /// Creates the service.
     ///
@@ -331,8 +336,7 @@ public final class AttestationService {
             let spent = try await store.transaction { try Self.spend(token, now: now, in: $0) }
             checked = .done(.unauthenticated(spent ? Self.mismatch(.assertion) : Self.challengeUsed))
         case .usable(let token):
-            let snapshot = try await store.read { try $0.key(id: keyID) }
-            let prepared = try prepareAssertion(submission, key: snapshot, now: now)
+            let prepared = try await prepareAssertion(submission, keyID: keyID, now: now)
             checked = try await store.transaction { transaction -> Checked<AssertionVerdict> in
                 if case .verified(.valid(let counter), let verifiedKey) = prepared, counter > verifiedKey.counter {
                     // The common case in one write: spend the challenge and compare-and-set the counter of the key
@@ -361,6 +365,12 @@ public final class AttestationService {
                             in: transaction))
                 }
             }
+        }
+        // Only an accepted key is held, as the transaction left it; anything else is read again next time.
+        if case .done(.accepted(let key)) = checked {
+            keySnapshots.insert(key, for: keyID)
+        } else {
+            keySnapshots.remove(keyID)
         }
         let verdict: AssertionVerdict
         switch checked {
@@ -398,15 +408,43 @@ public final class AttestationService {
         case verified(AssertionCheck, RegisteredKey)
     }
 
-    /// Checks the key as read and verifies the assertion against it, holding no lock.
+    /// Checks the key and verifies the assertion against it, holding no lock: against the key as this process last
+    /// saw it accepted when that verifies with a greater counter, else against the key as read from the store now.
+    ///
+    /// The snapshot spares a key in use a store read per request, and it can only ever lead to an acceptance
+    /// through the transaction's compare-and-set, which advances the counter only if the stored row still has the
+    /// snapshot's public key, subject, environment, registration time and risk (``AttestationStoreTransaction/
+    /// advanceCounter(of:to:usedAt:)``): a key another process advanced, blocked, replaced or deleted meanwhile is
+    /// then judged as stored, exactly as a key changed between a read and the transaction is. Every other answer
+    /// (a refusal, a counter not above the snapshot's) comes from the store's key, read now, so a stale snapshot
+    /// never refuses a request the stored key would accept. The signature is checked once: a check made against
+    /// the snapshot stands for the stored key when its public key is the same bytes.
     private func prepareAssertion(
-        _ submission: AssertionSubmission, key: RegisteredKey?, now: Date
+        _ submission: AssertionSubmission, keyID: String, now: Date
+    ) async throws -> PreparedAssertion {
+        var earlier: (publicKey: [UInt8], check: AssertionCheck)?
+        if let snapshot = keySnapshots.value(for: keyID) {
+            let prepared = try prepareAssertion(submission, key: snapshot, now: now, checked: nil)
+            if case .verified(let check, _) = prepared {
+                if case .valid(let counter) = check, counter > snapshot.counter { return prepared }
+                earlier = (snapshot.publicKey, check)
+            }
+        }
+        let stored = try await store.read { try $0.key(id: keyID) }
+        return try prepareAssertion(submission, key: stored, now: now, checked: earlier)
+    }
+
+    /// Checks `key` and verifies the assertion against it (or takes `checked`, made against the same public key).
+    private func prepareAssertion(
+        _ submission: AssertionSubmission, key: RegisteredKey?, now: Date,
+        checked: (publicKey: [UInt8], check: AssertionCheck)?
     ) throws -> PreparedAssertion {
         guard let key else { return .decided(.unauthenticated(Self.unknownKey)) }
         if let blocked = blockedRefusal(key, now: now) { return .decided(.blocked(blocked)) }
         guard Self.sameBytes(key.subject, submission.subject) else {
             return .decided(.unauthenticated(Refusal(.wrongSubject, "this key is registered to another subject")))
         }
+        if let checked, checked.publicKey == key.publicKey { return .verified(checked.check, key) }
         do {
             let check = try verifier.verifyAssertion(
                 submission.assertion, clientDataHash: SHA256.hash(submission.clientData), publicKey: key.publicKey,

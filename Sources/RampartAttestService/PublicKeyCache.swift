@@ -1,5 +1,4 @@
 import RampartCrypto
-import Synchronization
 
 /// The stored credential keys already imported into the crypto backend, keyed by their X9.63 bytes.
 ///
@@ -13,12 +12,7 @@ final class PublicKeyCache: Sendable {
     /// The most keys held.
     static let capacity = 1024
 
-    private struct Generations {
-        var current: [[UInt8]: ECPublicKey] = [:]
-        var previous: [[UInt8]: ECPublicKey] = [:]
-    }
-
-    private let state = Mutex(Generations())
+    private let keys = BoundedCache<[UInt8], ECPublicKey>(capacity: capacity)
 
     /// The P-256 key of `x963Representation`, imported once.
     ///
@@ -27,27 +21,13 @@ final class PublicKeyCache: Sendable {
     /// - Throws: As ``ECPublicKey/init(x963Representation:curve:)`` when the bytes are not a P-256 point (never
     ///   cached).
     func p256Key(_ x963Representation: [UInt8]) throws -> ECPublicKey {
-        let found = state.withLock { state -> ECPublicKey? in
-            if let key = state.current[x963Representation] { return key }
-            guard let key = state.previous.removeValue(forKey: x963Representation) else { return nil }
-            Self.insert(key, for: x963Representation, into: &state)
-            return key
-        }
-        if let found { return found }
+        if let found = keys.value(for: x963Representation) { return found }
         // Imported outside the lock: two requests racing on a new key each import it, and the last insert wins.
         let key = try ECPublicKey(x963Representation: x963Representation, curve: .p256)
-        state.withLock { Self.insert(key, for: x963Representation, into: &$0) }
+        keys.insert(key, for: x963Representation)
         return key
     }
 
     /// How many keys are held (for tests).
-    var count: Int { state.withLock { $0.current.count + $0.previous.count } }
-
-    private static func insert(_ key: ECPublicKey, for bytes: [UInt8], into state: inout Generations) {
-        if state.current.count >= capacity / 2 {
-            state.previous = state.current
-            state.current = [:]
-        }
-        state.current[bytes] = key
-    }
+    var count: Int { keys.count }
 }

@@ -10,6 +10,10 @@ import Testing
 final class InterposingStore: AttestationStore {
     let base: any AttestationStore
     private let hook = Mutex<(@Sendable () async throws -> Void)?>(nil)
+    private let readCount = Atomic<Int>(0)
+
+    /// How many reads ran.
+    var reads: Int { readCount.load(ordering: .relaxed) }
 
     init(_ base: any AttestationStore) { self.base = base }
 
@@ -23,6 +27,7 @@ final class InterposingStore: AttestationStore {
         _ body: @escaping @Sendable (any AttestationStoreTransaction) throws -> T
     ) async throws -> T {
         let value = try await base.read(body)
+        readCount.add(1, ordering: .relaxed)
         if let action = hook.withLock({ current -> (@Sendable () async throws -> Void)? in
             defer { current = nil }
             return current
@@ -51,11 +56,11 @@ struct AssertionRaceTests {
             clock: { clock.now })
     }
 
-    func assertion(_ keyID: [UInt8], counter: UInt32) async throws -> AssertionSubmission {
-        let challenge = try await service.issueChallenge(purpose: .assertion, subject: "alice").challenge
+    func assertion(_ keyID: [UInt8], counter: UInt32, subject: String = "alice") async throws -> AssertionSubmission {
+        let challenge = try await service.issueChallenge(purpose: .assertion, subject: subject).challenge
         let clientData = Array("{\"challenge\":\"\(challenge)\",\"payload\":{}}".utf8)
         return AssertionSubmission(
-            subject: "alice", keyID: keyID,
+            subject: subject, keyID: keyID,
             assertion: FakeVerifier.assertion(counter: counter, clientData: clientData, keyID: keyID),
             challenge: challenge, clientData: clientData)
     }
@@ -169,5 +174,90 @@ struct AssertionRaceTests {
         let key = try await service.key(id: keyID)
         #expect(key?.counter == 16)
         #expect(key?.riskScore == 0)
+    }
+
+    // MARK: The key as last accepted
+
+    /// Registers a key and has one assertion (counter 1) accepted, so the service holds the key as last accepted.
+    func keyInUse() async throws -> [UInt8] {
+        let keyID = try await service.registerFakeKey(subject: "alice")
+        #expect(reason(try await service.authorize(try await assertion(keyID, counter: 1))) == nil)
+        return keyID
+    }
+
+    /// Runs `sql` on the database from another connection: what another process on it would do.
+    func elsewhere(_ sql: SQLQuery) throws { _ = try SQLiteConnection(path: path).run(sql) }
+
+    @Test("a key in use is read from the store once, then verified against the key as last accepted")
+    func heldWhileInUse() async throws {
+        let keyID = try await keyInUse()
+        let reads = store.reads
+        for counter in 2...4 {
+            #expect(reason(try await service.authorize(try await assertion(keyID, counter: UInt32(counter)))) == nil)
+        }
+        #expect(store.reads == reads)
+        #expect(try await service.key(id: keyID)?.counter == 4)
+    }
+
+    @Test("held, then advanced elsewhere: a counter below the stored one is counterReplay, no risk; above it, accepted")
+    func heldThenAdvancedElsewhere() async throws {
+        let keyID = try await keyInUse()
+        try elsewhere("UPDATE rampart_keys SET counter = \(Int64(5)) WHERE key_id = \(id(keyID))")
+        #expect(reason(try await service.authorize(try await assertion(keyID, counter: 3))) == .counterReplay)
+        #expect(try await service.key(id: keyID)?.riskScore == 0)
+        let outcome = try await service.authorize(try await assertion(keyID, counter: 6))
+        guard case .accepted(let key) = outcome else { return #expect(Bool(false), "refused: \(outcome)") }
+        #expect(key.counter == 6)
+        #expect(try await service.key(id: keyID)?.counter == 6)
+    }
+
+    @Test("held, then blocked elsewhere: keyBlocked, and the counter stays")
+    func heldThenBlockedElsewhere() async throws {
+        let keyID = try await keyInUse()
+        try elsewhere("UPDATE rampart_keys SET risk_score = \(Int64(3)) WHERE key_id = \(id(keyID))")
+        #expect(reason(try await service.authorize(try await assertion(keyID, counter: 2))) == .keyBlocked)
+        #expect(try await service.key(id: keyID)?.counter == 1)
+    }
+
+    @Test("a key refused as blocked is not held: unblocked elsewhere, its next request is accepted")
+    func blockedThenUnblockedElsewhere() async throws {
+        let keyID = try await keyInUse()
+        try elsewhere("UPDATE rampart_keys SET risk_score = \(Int64(3)) WHERE key_id = \(id(keyID))")
+        #expect(reason(try await service.authorize(try await assertion(keyID, counter: 2))) == .keyBlocked)
+        try elsewhere("UPDATE rampart_keys SET risk_score = \(Int64(0)) WHERE key_id = \(id(keyID))")
+        #expect(reason(try await service.authorize(try await assertion(keyID, counter: 3))) == nil)
+    }
+
+    @Test("held, then deleted elsewhere: unknownKey, and nothing is written for it")
+    func heldThenDeletedElsewhere() async throws {
+        let keyID = try await keyInUse()
+        try elsewhere("DELETE FROM rampart_keys WHERE key_id = \(id(keyID))")
+        #expect(reason(try await service.authorize(try await assertion(keyID, counter: 2))) == .unknownKey)
+        #expect(try await service.key(id: keyID) == nil)
+    }
+
+    @Test("held, then registered again elsewhere (another environment and time): accepted as stored now")
+    func heldThenRegisteredAgainElsewhere() async throws {
+        let keyID = try await keyInUse()
+        try elsewhere(
+            """
+            UPDATE rampart_keys SET environment = 'development', registered_at = registered_at + \(Int64(1000)) \
+            WHERE key_id = \(id(keyID))
+            """)
+        let stored = try #require(try await service.key(id: keyID))
+        let outcome = try await service.authorize(try await assertion(keyID, counter: 2))
+        guard case .accepted(let key) = outcome else { return #expect(Bool(false), "refused: \(outcome)") }
+        #expect(key.environment == "development")
+        #expect(key.registeredAt == stored.registeredAt)
+    }
+
+    @Test("held for one subject, registered to another elsewhere: the new subject's request is accepted, not refused")
+    func heldThenOtherSubjectElsewhere() async throws {
+        let keyID = try await keyInUse()
+        try elsewhere("UPDATE rampart_keys SET subject = 'bob' WHERE key_id = \(id(keyID))")
+        let outcome = try await service.authorize(try await assertion(keyID, counter: 2, subject: "bob"))
+        guard case .accepted(let key) = outcome else { return #expect(Bool(false), "refused: \(outcome)") }
+        #expect(key.subject == "bob")
+        #expect(reason(try await service.authorize(try await assertion(keyID, counter: 3))) == .wrongSubject)
     }
 }

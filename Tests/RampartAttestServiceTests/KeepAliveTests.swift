@@ -211,6 +211,15 @@ struct KeepAliveTests {
     /// CPU seconds used so far by the event-loop thread of the server on `port` (named `http:<port>`; other suites'
     /// servers run in the same process at the same time); nil when no such thread exists.
     static func loopCPUSeconds(port: UInt16) -> Double? {
+        // Listing /proc/self/task can fail while the parallel suites start and end threads: list it again then.
+        for _ in 0..<20 {
+            if let seconds = loopCPUSecondsOnce(port: port) { return seconds }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        return nil
+    }
+
+    private static func loopCPUSecondsOnce(port: UInt16) -> Double? {
         let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
         var ticks: Int?
         for task in tasks {

@@ -118,8 +118,9 @@ public protocol AttestationStoreTransaction {
     func advanceCounter(keyID: String, to counter: UInt32, usedAt date: Date) throws -> Bool
 
     /// Sets the key's counter to `counter` if, and only if, the stored counter is smaller and the key is still as
-    /// `key` shows it: the same public key and subject, and the same risk score and risk change time (so a decision
-    /// made on `key`'s risk still holds). One statement: a compare-and-set against the key as read.
+    /// `key` shows it: the same public key, subject, environment and registration time (the same registration),
+    /// and the same risk score and risk change time (so a decision made on `key`'s risk still holds). One
+    /// statement: a compare-and-set against the key as read.
     ///
     /// - Parameters:
     ///   - key: The key as read before the transaction.
@@ -295,6 +296,10 @@ extension Date {
 
     /// The date for a stored millisecond count.
     init(storeMilliseconds: Int64) { self.init(timeIntervalSince1970: Double(storeMilliseconds) / 1000) }
+
+    /// The stored millisecond count of a date read from the store, rounded to the nearest: it was made from that
+    /// count, and rounding down could land one below it (for comparing with the stored column).
+    var storeMillisecondsRounded: Int64 { Int64((timeIntervalSince1970 * 1000).rounded()) }
 }
 
 extension ChallengePurpose: Sendable {}

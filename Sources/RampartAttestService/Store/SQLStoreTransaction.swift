@@ -84,14 +84,13 @@ struct SQLStoreTransaction: AttestationStoreTransaction {
 
     func advanceCounter(of key: RegisteredKey, to counter: UInt32, usedAt date: Date) throws -> Bool {
         let value = Int64(counter)
-        // The read's time, rounded to the nearest millisecond: it was made from a stored millisecond count, and
-        // rounding down could land one below it.
-        let riskUpdated = key.riskUpdatedAt.map { Int64(($0.timeIntervalSince1970 * 1000).rounded()) } ?? -1
+        let riskUpdated = key.riskUpdatedAt?.storeMillisecondsRounded ?? -1
         let rows = try execute(
             """
             UPDATE rampart_keys SET counter = \(value), last_used_at = \(date.storeMilliseconds) \
             WHERE key_id = \(key.keyID) AND counter < \(value) AND public_key = \(key.publicKey) \
-            AND subject = \(key.subject) AND risk_score = \(Int64(key.riskScore)) \
+            AND subject = \(key.subject) AND environment = \(key.environment) \
+            AND registered_at = \(key.registeredAt.storeMillisecondsRounded) AND risk_score = \(Int64(key.riskScore)) \
             AND COALESCE(risk_updated_at, -1) = \(riskUpdated) RETURNING counter
             """)
         return rows.count == 1
@@ -105,7 +104,7 @@ struct SQLStoreTransaction: AttestationStoreTransaction {
             return (true, try advanceCounter(of: key, to: counter, usedAt: date))
         }
         let value = Int64(counter)
-        let riskUpdated = key.riskUpdatedAt.map { Int64(($0.timeIntervalSince1970 * 1000).rounded()) } ?? -1
+        let riskUpdated = key.riskUpdatedAt?.storeMillisecondsRounded ?? -1
         // The two statements above in one: the UPDATE runs only when the INSERT spent the challenge (EXISTS over its
         // RETURNING rows), and both see one snapshot; a concurrent spender of the nonce waits for this transaction
         // and then inserts nothing, a concurrent advance of the counter is re-checked against the row it left.
@@ -115,7 +114,8 @@ struct SQLStoreTransaction: AttestationStoreTransaction {
             VALUES (\(nonce), \(expiresAt.storeMilliseconds)) ON CONFLICT (expires_at, nonce) DO NOTHING RETURNING 1), \
             advanced AS (UPDATE rampart_keys SET counter = \(value), last_used_at = \(date.storeMilliseconds) \
             WHERE EXISTS (SELECT 1 FROM spent) AND key_id = \(key.keyID) AND counter < \(value) \
-            AND public_key = \(key.publicKey) AND subject = \(key.subject) \
+            AND public_key = \(key.publicKey) AND subject = \(key.subject) AND environment = \(key.environment) \
+            AND registered_at = \(key.registeredAt.storeMillisecondsRounded) \
             AND risk_score = \(Int64(key.riskScore)) AND COALESCE(risk_updated_at, -1) = \(riskUpdated) \
             RETURNING 1) \
             SELECT (SELECT count(*) FROM spent), (SELECT count(*) FROM advanced)
