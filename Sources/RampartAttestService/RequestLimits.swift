@@ -11,11 +11,16 @@ public struct RequestLimits: Sendable, Hashable {
     public var challengesPerAddressPerMinute: Int
     /// Challenges one subject may be issued per minute, from all addresses together (default 60).
     public var challengesPerSubjectPerMinute: Int
-    /// Formerly the most challenges a subject could hold at once (default 16). Challenges are now sealed tokens that
-    /// take no storage until used, so nothing is trimmed: their expiry bounds them and the spent set makes each
-    /// one-time. The value has no effect; a configuration file that sets `limits.outstandingChallengesPerSubject`
-    /// gets ``ServiceConfiguration/Warning/outstandingChallengesPerSubject`` at start.
-    public var outstandingChallengesPerSubject: Int
+    /// Formerly the most challenges a subject could hold at once. Challenges are now sealed tokens that take no
+    /// storage until used, so nothing is trimmed: their expiry bounds them and the spent set makes each one-time.
+    /// It is always 16 and setting it does nothing; a configuration file that sets
+    /// `limits.outstandingChallengesPerSubject` gets ``ServiceConfiguration/Warning/outstandingChallengesPerSubject``
+    /// at start.
+    @available(*, deprecated, message: "has no effect since challenges are sealed tokens; remove it")
+    public var outstandingChallengesPerSubject: Int {
+        get { 16 }
+        set {}  // Ignored: nothing reads it.
+    }
     /// Unauthenticated failures (bad or used challenges, unknown keys, wrong subjects, signatures that do not verify,
     /// malformed objects) one client address may cause per minute before its requests get 429 (default 30).
     public var failuresPerAddressPerMinute: Int
@@ -28,15 +33,27 @@ public struct RequestLimits: Sendable, Hashable {
     /// - Parameters:
     ///   - challengesPerAddressPerMinute: Issuance per address.
     ///   - challengesPerSubjectPerMinute: Issuance per subject.
-    ///   - outstandingChallengesPerSubject: Outstanding challenges per subject (at least 1).
     ///   - failuresPerAddressPerMinute: Unauthenticated failures per address.
     public init(
         challengesPerAddressPerMinute: Int = 120, challengesPerSubjectPerMinute: Int = 60,
-        outstandingChallengesPerSubject: Int = 16, failuresPerAddressPerMinute: Int = 30
+        failuresPerAddressPerMinute: Int = 30
     ) {
         self.challengesPerAddressPerMinute = challengesPerAddressPerMinute
         self.challengesPerSubjectPerMinute = challengesPerSubjectPerMinute
-        self.outstandingChallengesPerSubject = outstandingChallengesPerSubject
         self.failuresPerAddressPerMinute = failuresPerAddressPerMinute
+    }
+
+    /// Creates limits; `outstandingChallengesPerSubject` is ignored (see the property).
+    @available(
+        *, deprecated, message: "outstandingChallengesPerSubject has no effect since challenges are sealed tokens"
+    )
+    public init(
+        challengesPerAddressPerMinute: Int = 120, challengesPerSubjectPerMinute: Int = 60,
+        outstandingChallengesPerSubject: Int, failuresPerAddressPerMinute: Int = 30
+    ) {
+        self.init(
+            challengesPerAddressPerMinute: challengesPerAddressPerMinute,
+            challengesPerSubjectPerMinute: challengesPerSubjectPerMinute,
+            failuresPerAddressPerMinute: failuresPerAddressPerMinute)
     }
 }

@@ -210,7 +210,7 @@ struct RiskModelTests {
     @Test(
         "outstanding challenges cost no storage: each stays usable once until its expiry (no per-subject trimming)")
     func outstandingChallengesAreBoundedByExpiry() async throws {
-        let service = try RiskModelTests(limits: RequestLimits(outstandingChallengesPerSubject: 3)).service
+        let service = try RiskModelTests(limits: RequestLimits()).service
         var issued: [String] = []
         for _ in 0..<6 {
             issued.append(try await service.issueChallenge(purpose: .attestation, subject: "alice").challenge)
