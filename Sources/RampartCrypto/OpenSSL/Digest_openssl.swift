@@ -37,21 +37,6 @@ extension DigestAlgorithm {
     }
 }
 
-/// Hashes `bytes` in one call (`EVP_Digest`, which runs its own short-lived `EVP_MD_CTX`), for callers that need no
-/// incremental state.
-func digestOneShot(_ algorithm: DigestAlgorithm, _ bytes: UnsafeRawBufferPointer) -> [UInt8] {
-    var out = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
-    var length: UInt32 = 0
-    let empty: [UInt8] = [0]
-    let status = empty.withUnsafeBytes { emptyBuffer in
-        // EVP_Digest reads `count` bytes from a non-null pointer; an empty input gets a valid one-byte buffer.
-        EVP_Digest(
-            bytes.baseAddress ?? emptyBuffer.baseAddress, bytes.count, &out, &length, algorithm.evpMD, nil)
-    }
-    guard status == 1 else { preconditionFailure("EVP_Digest failed: \(drainOpenSSLErrors())") }
-    return Array(out.prefix(Int(length)))
-}
-
 /// Owns one `EVP_MD_CTX`; freed in `deinit`.
 final class DigestContext {
     private let ctx: OpaquePointer

@@ -292,7 +292,7 @@ private func verifyECDSAWithReusedContext(
 ) -> Bool {
     // Hashed by the default provider's SHA-2, the implementation the fresh path's ECDSA provider fetches by name; the
     // context was set to `digest`, so EVP_PKEY_verify also insists on exactly `digest.byteCount` bytes.
-    let messageDigest = message.withUnsafeBytes { digestOneShot(digest, $0) }
+    let messageDigest = digest.hash(message)
     guard let context = key.ecdsaVerifyContexts.take(key.pointer, for: digest) else { return false }
     let status = signature.withUnsafeBytes { sig in
         messageDigest.withUnsafeBufferPointer { tbs in
