@@ -79,6 +79,15 @@ package struct SQLQuery: Sendable, Hashable, ExpressibleByStringInterpolation {
             appendLiteral(fragment.description)
         }
 
+        /// Appends another query in place: its text, and its bindings in their order (a condition several
+        /// statements share, kept in one place).
+        package mutating func appendInterpolation(_ query: SQLQuery) {
+            for (index, fragment) in query.fragments.enumerated() {
+                if index > 0 { appendInterpolation(query.bindings[index - 1]) }
+                appendLiteral(fragment)
+            }
+        }
+
         /// Appends a bind parameter.
         ///
         /// - Parameter value: The value.

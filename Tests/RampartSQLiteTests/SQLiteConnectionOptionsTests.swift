@@ -227,4 +227,22 @@ struct SQLiteConnectionOptionsTests {
         let row = try connection.query("SELECT \([UInt8]?.none), \(false), \(Int64?.none), \([UInt8]?([1]))").first
         #expect(row?.values == [.null, .integer(0), .null, .blob([1])])
     }
+
+    @Test("a query interpolated into another keeps its text in place and its bindings in order")
+    func nestedQuery() throws {
+        let condition: SQLQuery = "b = \(Int64(2)) AND c = \("x")"
+        let query: SQLQuery = "SELECT a FROM t WHERE a = \(Int64(1)) AND \(condition) AND d = \([UInt8]([3]))"
+        #expect(query.text { "$\($0)" } == "SELECT a FROM t WHERE a = $1 AND b = $2 AND c = $3 AND d = $4")
+        #expect(query.bindings == [.integer(1), .integer(2), .text("x"), .blob([3])])
+        let bare: SQLQuery = "SELECT \(SQLQuery("1 + 1"))"
+        #expect(bare.text { _ in "?" } == "SELECT 1 + 1")
+        #expect(bare.bindings.isEmpty)
+        // Bound by position: the nested values land on their own placeholders.
+        let connection = try SQLiteConnection(path: ":memory:")
+        let nested: SQLQuery = "\(Int64(2)) = 2 AND \("x") = 'x'"
+        #expect(
+            try connection.query("SELECT \(Int64(1)) WHERE \(nested) AND \(Int64(3)) = 3").first?.values == [
+                .integer(1)
+            ])
+    }
 }

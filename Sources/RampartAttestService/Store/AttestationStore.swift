@@ -211,6 +211,14 @@ extension AttestationStoreTransaction {
     public func spendChallengeAndAdvanceCounter(
         nonce: [UInt8], expiresAt: Date, of key: RegisteredKey, to counter: UInt32, usedAt date: Date
     ) throws -> (spent: Bool, advanced: Bool) {
+        try spendChallengeThenAdvanceCounter(nonce: nonce, expiresAt: expiresAt, of: key, to: counter, usedAt: date)
+    }
+
+    /// The two statements of ``spendChallengeAndAdvanceCounter(nonce:expiresAt:of:to:usedAt:)``, for a store that
+    /// cannot run them as one.
+    func spendChallengeThenAdvanceCounter(
+        nonce: [UInt8], expiresAt: Date, of key: RegisteredKey, to counter: UInt32, usedAt date: Date
+    ) throws -> (spent: Bool, advanced: Bool) {
         guard try spendChallenge(nonce: nonce, expiresAt: expiresAt) else { return (false, false) }
         return (true, try advanceCounter(of: key, to: counter, usedAt: date))
     }

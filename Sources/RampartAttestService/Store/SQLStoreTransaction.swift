@@ -84,27 +84,35 @@ struct SQLStoreTransaction: AttestationStoreTransaction {
 
     func advanceCounter(of key: RegisteredKey, to counter: UInt32, usedAt date: Date) throws -> Bool {
         let value = Int64(counter)
-        let riskUpdated = key.riskUpdatedAt?.storeMillisecondsRounded ?? -1
         let rows = try execute(
             """
             UPDATE rampart_keys SET counter = \(value), last_used_at = \(date.storeMilliseconds) \
-            WHERE key_id = \(key.keyID) AND counter < \(value) AND public_key = \(key.publicKey) \
-            AND subject = \(key.subject) AND environment = \(key.environment) \
-            AND registered_at = \(key.registeredAt.storeMillisecondsRounded) AND risk_score = \(Int64(key.riskScore)) \
-            AND COALESCE(risk_updated_at, -1) = \(riskUpdated) RETURNING counter
+            WHERE \(Self.stillAsRead(key)) AND counter < \(value) RETURNING counter
             """)
         return rows.count == 1
+    }
+
+    /// The condition that a `rampart_keys` row is still `key` as it was read: the same id, public key, subject,
+    /// environment and registration time (the same registration), and the same risk score and risk change time.
+    /// Both compare-and-sets of a counter use it, so they cannot drift apart.
+    private static func stillAsRead(_ key: RegisteredKey) -> SQLQuery {
+        // Times as read: made from stored millisecond counts, so they round back to them.
+        """
+        key_id = \(key.keyID) AND public_key = \(key.publicKey) AND subject = \(key.subject) \
+        AND environment = \(key.environment) AND registered_at = \(key.registeredAt.storeMillisecondsRounded) \
+        AND risk_score = \(Int64(key.riskScore)) \
+        AND COALESCE(risk_updated_at, -1) = \(key.riskUpdatedAt?.storeMillisecondsRounded ?? -1)
+        """
     }
 
     func spendChallengeAndAdvanceCounter(
         nonce: [UInt8], expiresAt: Date, of key: RegisteredKey, to counter: UInt32, usedAt date: Date
     ) throws -> (spent: Bool, advanced: Bool) {
         guard modifiesInCommonTableExpressions else {
-            guard try spendChallenge(nonce: nonce, expiresAt: expiresAt) else { return (false, false) }
-            return (true, try advanceCounter(of: key, to: counter, usedAt: date))
+            return try spendChallengeThenAdvanceCounter(
+                nonce: nonce, expiresAt: expiresAt, of: key, to: counter, usedAt: date)
         }
         let value = Int64(counter)
-        let riskUpdated = key.riskUpdatedAt?.storeMillisecondsRounded ?? -1
         // The two statements above in one: the UPDATE runs only when the INSERT spent the challenge (EXISTS over its
         // RETURNING rows), and both see one snapshot; a concurrent spender of the nonce waits for this transaction
         // and then inserts nothing, a concurrent advance of the counter is re-checked against the row it left.
@@ -113,11 +121,7 @@ struct SQLStoreTransaction: AttestationStoreTransaction {
             WITH spent AS (INSERT INTO rampart_spent_challenges (nonce, expires_at) \
             VALUES (\(nonce), \(expiresAt.storeMilliseconds)) ON CONFLICT (expires_at, nonce) DO NOTHING RETURNING 1), \
             advanced AS (UPDATE rampart_keys SET counter = \(value), last_used_at = \(date.storeMilliseconds) \
-            WHERE EXISTS (SELECT 1 FROM spent) AND key_id = \(key.keyID) AND counter < \(value) \
-            AND public_key = \(key.publicKey) AND subject = \(key.subject) AND environment = \(key.environment) \
-            AND registered_at = \(key.registeredAt.storeMillisecondsRounded) \
-            AND risk_score = \(Int64(key.riskScore)) AND COALESCE(risk_updated_at, -1) = \(riskUpdated) \
-            RETURNING 1) \
+            WHERE EXISTS (SELECT 1 FROM spent) AND \(Self.stillAsRead(key)) AND counter < \(value) RETURNING 1) \
             SELECT (SELECT count(*) FROM spent), (SELECT count(*) FROM advanced)
             """)
         guard let row = rows.first, rows.count == 1, let spent = row.integer(0), let advanced = row.integer(1),
