@@ -118,9 +118,8 @@ enum StoreSchema {
                 throw foreign(tables: tables, keys: keys, challenges: challenges)
             }
             try script(dialect == .sqlite ? tokenKeysSQLite : tokenKeysPostgres)
-            try script(dialect == .sqlite ? migrationFrom4SQLite : migrationFrom4Postgres)
-            _ = try query("UPDATE rampart_schema SET version = \(version)")
-            return
+            tables = tableNames
+            found = 4
         }
         guard found == 4 || found == version, tables == tableNames, keys == keyColumns,
             spent == spentColumns, sealing == sealingKeyColumns
