@@ -13,6 +13,10 @@ import Foundation
 ///  "stageCPUMicrosecondsPerRequest":{"cbor":6.1,"ecdsa":92.4}}
 /// ```
 package struct LoadReport: Codable, Equatable, Sendable {
+    /// The concurrencies a run may have: what `rampart-load --concurrency` and `rampart-bench service
+    /// --concurrency` accept.
+    package static let concurrencyRange = 1...4096
+
     /// Latencies of a whole protected request, in milliseconds.
     package struct Latency: Codable, Equatable, Sendable {
         package var p50: Double

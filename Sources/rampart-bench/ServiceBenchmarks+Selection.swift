@@ -43,7 +43,7 @@ extension ServiceBenchmarks {
         }
 
         /// The concurrencies `--concurrency` accepts (those of `rampart-load --concurrency`).
-        static let concurrencyRange = 1...4096
+        static let concurrencyRange = LoadReport.concurrencyRange
 
         /// The lines `rampart-bench --help` shows for the options.
         static let help = [

@@ -119,7 +119,7 @@ struct LoadOptions: Sendable, Equatable {
             case "--team-id": options.teamID = try value(argument)
             case "--bundle-id": options.bundleID = try value(argument)
             case "--keys": options.keys = try integer(argument, 1...100_000)
-            case "--concurrency": options.concurrency = try integer(argument, 1...4096)
+            case "--concurrency": options.concurrency = try integer(argument, LoadReport.concurrencyRange)
             case "--threads": options.threads = try integer(argument, 1...256)
             case "--seconds": options.seconds = try number(argument, 0.1...600)
             case "--warmup": options.warmup = try number(argument, 0...60)
