@@ -259,27 +259,27 @@ final class PostgresConnection {
         var prepareIndex: Int?
         var statementIndex: Int?
         if failure == nil, let statement {
+            var queued = true
             if let text = statement.text {
                 // PQsendPrepare: "the statement is … prepared for later execution with PQsendQueryPrepared"; the
                 // parameter types are fixed here, the values travel with each execution.
-                if PQsendPrepare(handle, statement.name, text, Int32(statement.types.count), statement.types) == 1 {
+                queued = PQsendPrepare(handle, statement.name, text, Int32(statement.types.count), statement.types) == 1
+                if queued {
                     prepareIndex = sent
                     sent += 1
-                } else {
-                    failure = AttestServiceError.storeFailure(
-                        "libpq could not send a statement; nothing was acknowledged",
-                        detail: Self.message(PQerrorMessage(handle)))
                 }
             }
-            if failure == nil {
-                if statement.send(handle) == 1 {
+            if queued {
+                queued = statement.send(handle) == 1
+                if queued {
                     statementIndex = sent
                     sent += 1
-                } else {
-                    failure = AttestServiceError.storeFailure(
-                        "libpq could not send a statement; nothing was acknowledged",
-                        detail: Self.message(PQerrorMessage(handle)))
                 }
+            }
+            if !queued {
+                failure = AttestServiceError.storeFailure(
+                    "libpq could not send a statement; nothing was acknowledged",
+                    detail: Self.message(PQerrorMessage(handle)))
             }
         }
         guard PQpipelineSync(handle) == 1 else {
