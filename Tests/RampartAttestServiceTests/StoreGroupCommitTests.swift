@@ -150,6 +150,35 @@ enum StoreGroupCommit {
     }
 }
 
+@Suite struct PostgresWriterChoiceTests {
+    typealias Load = (draining: Bool, pending: Int)
+
+    @Test("the first busy connection still gathering is chosen, before any idle one")
+    func gatheringFirst() {
+        let loads: [Load] = [(false, 0), (true, 16), (true, 3), (true, 0)]
+        #expect(PostgresAttestationStore.writerIndex(among: loads) == 2)
+    }
+
+    @Test("with every busy connection's next batch full, the first idle connection is chosen")
+    func idleWhenFull() {
+        let loads: [Load] = [(true, 16), (false, 0), (true, 40), (false, 0)]
+        #expect(PostgresAttestationStore.writerIndex(among: loads) == 1)
+    }
+
+    @Test("with no connection idle or gathering, the least backlog is chosen (the first of equals)")
+    func leastBacklogOtherwise() {
+        let loads: [Load] = [(true, 30), (true, 17), (true, 17), (true, 90)]
+        #expect(PostgresAttestationStore.writerIndex(among: loads) == 1)
+    }
+
+    @Test("an idle pool starts on its first connection")
+    func idlePool() {
+        let loads: [Load] = [(false, 0), (false, 0)]
+        #expect(PostgresAttestationStore.writerIndex(among: loads) == 0)
+        #expect(PostgresAttestationStore.writerIndex(among: [(false, 0)]) == 0)
+    }
+}
+
 struct SQLiteGroupCommitTests {
     @Test("a statement SQLite refuses mid-batch fails only its own transaction")
     func failingStatement() async throws {
@@ -229,6 +258,36 @@ struct PostgresGroupCommitTests {
     func failingStatement() async throws {
         try await StoreGroupCommit.aFailingStatementFailsOnlyItsTransaction(
             PostgresAttestationStore(url: url, poolSize: 2))
+    }
+
+    @Test("a new transaction joins a busy connection's next batch until 16 wait, then an idle connection takes one")
+    func fillsABatchBeforeSpreading() async throws {
+        let store = try PostgresAttestationStore(url: url, poolSize: 4)
+        let (gate, held) = await StoreGroupCommit.holdWriter(of: store)
+        #expect(store.writerBacklogs == [1, 0, 0, 0])
+        let gathered = (0..<PostgresAttestationStore.gatheringBeforeSpreading).map { _ in
+            let nonce = StoreContract.nonce()
+            return (
+                nonce,
+                Task {
+                    try await store.transaction { try $0.spendChallenge(nonce: nonce, expiresAt: StoreContract.future) }
+                }
+            )
+        }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while store.writerBacklogs.reduce(0, +) < 17 && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(store.writerBacklogs == [17, 0, 0, 0])  // every one joined the held connection's next batch
+        // The 17th finds that batch full and goes to an idle connection: it commits while the first is still held.
+        let overflow = StoreContract.nonce()
+        #expect(try await store.transaction { try $0.spendChallenge(nonce: overflow, expiresAt: StoreContract.future) })
+        #expect(store.writerBacklogs[0] == 17)
+        gate.signal()
+        try await held.value
+        for (_, task) in gathered { #expect(try await task.value) }
+        #expect(try await StoreGroupCommit.spentNonces(gathered.map(\.0) + [overflow], in: store).allSatisfy { $0 })
+        await store.close()
     }
 
     @Test("two pools on one database (two instances): a challenge is spent by exactly one, the sealing key shared")

@@ -95,8 +95,12 @@ final class GroupCommitQueue: Sendable {
         if start { queue.async { self.drain() } }
     }
 
-    /// How many transactions wait for the writer (for choosing among several writers).
+    /// How many transactions wait for the writer, plus one while it runs a batch.
     var backlog: Int { state.withLock { $0.pending.count + ($0.draining ? 1 : 0) } }
+
+    /// Whether the writer is running a batch, and how many transactions wait for the next one (for choosing among
+    /// several writers).
+    var load: (draining: Bool, pending: Int) { state.withLock { ($0.draining, $0.pending.count) } }
 
     /// How many batches ran and how many transactions they held, since the writer started.
     var statistics: (batches: Int, transactions: Int) {
