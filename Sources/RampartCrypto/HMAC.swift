@@ -75,3 +75,37 @@ public enum HKDF {
         }
     }
 }
+
+/// An HMAC key prepared for many authentication codes, such as a service's token-sealing key.
+///
+/// ``HMAC/authenticationCode(for:key:using:)`` keys a new HMAC for every call: it hashes the key's inner and outer
+/// pads, two compression-function blocks, before the message. An `HMACKey` keeps up to four keyed contexts ready
+/// and only restarts one per code, which for a short message is about a third of the work. The codes are the same
+/// bytes for every input.
+///
+/// The kept contexts hold the padded key's hash states, which are as secret as the key itself and live exactly as
+/// long as this object; OpenSSL wipes them when the object goes away (`EVP_MAC_CTX_free`). Safe to use from any
+/// number of threads: each context has one user at a time.
+public final class HMACKey: Sendable {
+    /// The hash function.
+    public let algorithm: DigestAlgorithm
+    private let prepared: PreparedHMAC
+
+    /// Prepares `key` for HMAC over `algorithm`.
+    ///
+    /// - Parameters:
+    ///   - key: The MAC key (any length).
+    ///   - algorithm: The hash function; SHA-256 by default.
+    public init(_ key: SymmetricKey, using algorithm: DigestAlgorithm = .sha256) {
+        self.algorithm = algorithm
+        prepared = PreparedHMAC(key: key, algorithm: algorithm)
+    }
+
+    /// Computes the authentication code of `data` under this key.
+    ///
+    /// - Parameter data: The message.
+    /// - Returns: The full-length tag (`algorithm.byteCount` bytes).
+    public func authenticationCode(for data: some ContiguousBytes) -> [UInt8] {
+        data.withUnsafeBytes { prepared.authenticationCode(for: $0) }
+    }
+}

@@ -47,6 +47,67 @@ struct KDFTests {
         #expect(!HMAC.isValidAuthenticationCode(Array(tag.prefix(8)), for: data, key: key))
         #expect(!HMAC.isValidAuthenticationCode(tag, for: data + [0], key: key))
     }
+
+    @Test("HMACKey: RFC 4231 test case 2 with SHA-256, -384 and -512, codes in a row on reused contexts")
+    func preparedKey() {
+        let key = SymmetricKey(bytes: Array("Jefe".utf8))
+        let data = Array("what do ya want for nothing?".utf8)
+        let expected: [(DigestAlgorithm, String)] = [
+            (.sha256, "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"),
+            (
+                .sha384,
+                "af45d2e376484031617f78d2b58a6b1b9c7ef464f5a01b47e42ec3736322445e8e2240ca5e69e2c78b3239ecfab21649"
+            ),
+            (
+                .sha512,
+                "164b7a7bfcf819e2e395fbe73b56e0a387bd64222e831fd610270cd7ea2505549758bf75c05a994a6d034f65f8f0e6fd"
+                    + "caeab1a34d4a6b4b636e070a38bce737"
+            ),
+        ]
+        for (algorithm, hex) in expected {
+            let prepared = HMACKey(key, using: algorithm)
+            #expect(prepared.algorithm == algorithm)
+            // Another message between two codes of `data`: a restarted context keeps the key, not the last message.
+            #expect(Hex.encode(prepared.authenticationCode(for: data)) == hex)
+            #expect(
+                prepared.authenticationCode(for: data + [0])
+                    == HMAC.authenticationCode(
+                        for: data + [0], key: key, using: algorithm))
+            #expect(Hex.encode(prepared.authenticationCode(for: data)) == hex)
+        }
+    }
+
+    @Test("HMACKey: an empty key and an empty message give the one-shot codes")
+    func preparedKeyEmpty() {
+        let empty = SymmetricKey(bytes: [UInt8]())
+        #expect(
+            HMACKey(empty).authenticationCode(for: [UInt8]()) == HMAC.authenticationCode(for: [UInt8](), key: empty))
+        let key = SymmetricKey()
+        #expect(HMACKey(key).authenticationCode(for: [UInt8]()) == HMAC.authenticationCode(for: [UInt8](), key: key))
+    }
+
+    @Test("HMACKey from 8 tasks at once: every code equals the one-shot code of its message")
+    func preparedKeyConcurrent() async {
+        let key = SymmetricKey()
+        let prepared = HMACKey(key)
+        let mismatches = await withTaskGroup(of: Int.self) { group in
+            for _ in 0..<8 {
+                group.addTask {
+                    var wrong = 0
+                    for _ in 0..<300 {
+                        let message = SecureRandom.bytes(count: Int.random(in: 0...200))
+                        if prepared.authenticationCode(for: message) != HMAC.authenticationCode(for: message, key: key)
+                        {
+                            wrong += 1
+                        }
+                    }
+                    return wrong
+                }
+            }
+            return await group.reduce(0, +)
+        }
+        #expect(mismatches == 0)
+    }
 }
 
 struct PasswordKDFTests {

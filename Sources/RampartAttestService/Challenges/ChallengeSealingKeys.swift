@@ -22,10 +22,11 @@ public struct ChallengeSealingKeys {
     /// The most keys that may be listed (each presented challenge is checked against one, by its key id).
     public static let maximumCount = 8
 
-    /// A key with its 4-byte id (the first bytes of HMAC(key, "rampart-challenge-key-id-v1")).
+    /// A key with its 4-byte id (the first bytes of HMAC(key, "rampart-challenge-key-id-v1")), prepared for the
+    /// MACs of every challenge it seals or opens.
     struct Entry {
         let id: [UInt8]
-        let key: SymmetricKey
+        let key: HMACKey
     }
 
     /// The keys, the sealing one first.
@@ -56,13 +57,14 @@ public struct ChallengeSealingKeys {
                         + "\(Self.minimumByteCount)...\(Self.maximumByteCount) random bytes (make one with "
                         + "`openssl rand -base64 32`)")
             }
-            let id = Array(HMAC.authenticationCode(for: Array("rampart-challenge-key-id-v1".utf8), key: key).prefix(4))
+            let prepared = HMACKey(key)
+            let id = Array(prepared.authenticationCode(for: Array("rampart-challenge-key-id-v1".utf8)).prefix(4))
             guard !entries.contains(where: { ConstantTime.isEqual($0.id, id) }) else {
                 throw AttestServiceError.invalidConfiguration(
                     "challenge sealing key \(index + 1) is listed twice (or its id collides with another's); list "
                         + "each key once")
             }
-            entries.append(Entry(id: id, key: key))
+            entries.append(Entry(id: id, key: prepared))
         }
         self.entries = entries
     }

@@ -67,7 +67,7 @@ struct ChallengeToken {
     struct Opened {
         let token: ChallengeToken
         let subjectTag: [UInt8]
-        let key: SymmetricKey
+        let key: HMACKey
 
         /// Why the challenge cannot be used for `purpose` by `subject` at `now`, or nil when it can: expired first,
         /// then another purpose or subject (the tag, compared in constant time).
@@ -117,12 +117,12 @@ struct ChallengeToken {
     private static let macContext = Array("rampart-challenge-v1".utf8) + [0]
     private static let subjectContext = Array("rampart-challenge-subject-v1".utf8) + [0]
 
-    private static func mac(_ body: [UInt8], key: SymmetricKey) -> [UInt8] {
-        HMAC.authenticationCode(for: macContext + body, key: key)
+    private static func mac(_ body: [UInt8], key: HMACKey) -> [UInt8] {
+        key.authenticationCode(for: macContext + body)
     }
 
-    private static func subjectTag(_ subject: String, key: SymmetricKey) -> [UInt8] {
-        Array(HMAC.authenticationCode(for: subjectContext + Array(subject.utf8), key: key).prefix(subjectTagByteCount))
+    private static func subjectTag(_ subject: String, key: HMACKey) -> [UInt8] {
+        Array(key.authenticationCode(for: subjectContext + Array(subject.utf8)).prefix(subjectTagByteCount))
     }
 }
 

@@ -15,6 +15,22 @@ func hmac(_ algorithm: DigestAlgorithm, key: UnsafeRawBufferPointer, data: Unsaf
     }
 }
 
+/// The key behind an ``HMACKey`` on the CryptoKit backend, which computes each code with the one-shot
+/// `HMAC.authenticationCode(for:using:)` (the same bytes as the OpenSSL backend's kept contexts).
+final class PreparedHMAC: Sendable {
+    private let key: SymmetricKey
+    private let algorithm: DigestAlgorithm
+
+    init(key: SymmetricKey, algorithm: DigestAlgorithm) {
+        self.key = key
+        self.algorithm = algorithm
+    }
+
+    func authenticationCode(for data: UnsafeRawBufferPointer) -> [UInt8] {
+        key.withUnsafeBytes { hmac(algorithm, key: $0, data: data) }
+    }
+}
+
 /// HKDF through CryptoKit (RFC 5869; an empty salt is a string of zeros as long as the hash, as in the RFC). The
 /// neutral ``HKDF`` has already checked `length` against 1…255 × hash length, which CryptoKit would trap on.
 func hkdf(_ algorithm: DigestAlgorithm, key: [UInt8], salt: [UInt8], info: [UInt8], length: Int) throws -> [UInt8] {

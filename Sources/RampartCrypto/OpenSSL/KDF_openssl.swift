@@ -1,5 +1,6 @@
 #if canImport(COpenSSL)
 internal import COpenSSL
+internal import Synchronization
 
 /// Builds an `OSSL_PARAM` array. Every pushed value is copied into memory the builder owns, so no Swift pointer has
 /// to outlive a closure; `OSSL_PARAM_BLD_to_param` copies again into the returned block.
@@ -224,6 +225,102 @@ func hmac(_ algorithm: DigestAlgorithm, key: UnsafeRawBufferPointer, data: Unsaf
     }
     guard status == 1 else { preconditionFailure("HMAC failed: \(drainOpenSSLErrors())") }
     return Array(out.prefix(length))
+}
+
+/// The keyed HMAC contexts behind an ``HMACKey``: `EVP_MAC_CTX`s initialised once with the key and the digest, and
+/// restarted for each code by `EVP_MAC_init(ctx, NULL, 0, NULL)`. For HMAC a NULL key re-initialises the context with
+/// the key it already holds (the provider runs `HMAC_Init_ex(ctx, NULL, 0, NULL, NULL)`, which restores the keyed
+/// inner state); OpenSSL made every provided MAC honour that reinitialisation in 3.0.3
+/// (https://github.com/openssl/openssl/pull/18100). The tests compare every code with the one-shot path's, on one
+/// context used many times over.
+///
+/// An `EVP_MAC_CTX` is not safe for concurrent use, so each has one user at a time: a code takes one out of the list
+/// under the mutex (or makes one) and puts it back after a successful computation.
+final class PreparedHMAC: Sendable {
+    /// How many idle contexts one key keeps (more than one per core computing buys nothing).
+    static let capacity = 4
+
+    /// One keyed context, owned by whoever holds this value.
+    ///
+    /// `@unchecked Sendable`: the pointer is never shared; it moves from the list under the mutex to a single
+    /// computation and back, so only one thread touches it at a time.
+    private struct Context: @unchecked Sendable {
+        let pointer: OpaquePointer
+    }
+
+    private let key: SymmetricKey
+    private let algorithm: DigestAlgorithm
+    private let idle = Mutex<[Context]>([])
+
+    init(key: SymmetricKey, algorithm: DigestAlgorithm) {
+        self.key = key
+        self.algorithm = algorithm
+    }
+
+    deinit {
+        // EVP_MAC_CTX_free cleanses the keyed state.
+        idle.withLock { contexts in
+            for context in contexts { EVP_MAC_CTX_free(context.pointer) }
+            contexts.removeAll()
+        }
+    }
+
+    func authenticationCode(for data: UnsafeRawBufferPointer) -> [UInt8] {
+        let context = idle.withLock { $0.popLast() } ?? makeContext()
+        let capacity = Int(EVP_MAX_MD_SIZE)
+        var out = [UInt8](repeating: 0, count: capacity)
+        var length = 0
+        let empty: [UInt8] = [0]
+        let status = empty.withUnsafeBytes { emptyBuffer -> Int32 in
+            // An empty message still gets a valid pointer.
+            let dataPointer = (data.baseAddress ?? emptyBuffer.baseAddress)?.assumingMemoryBound(to: UInt8.self)
+            // A NULL key restarts the context with the key it holds (see the type).
+            guard EVP_MAC_init(context.pointer, nil, 0, nil) == 1,
+                EVP_MAC_update(context.pointer, dataPointer, data.count) == 1
+            else { return 0 }
+            return EVP_MAC_final(context.pointer, &out, &length, capacity)
+        }
+        guard status == 1 else { preconditionFailure("HMAC failed: \(drainOpenSSLErrors())") }
+        let kept = idle.withLock { contexts -> Bool in
+            guard contexts.count < Self.capacity else { return false }
+            contexts.append(context)
+            return true
+        }
+        if !kept { EVP_MAC_CTX_free(context.pointer) }
+        return Array(out.prefix(length))
+    }
+
+    /// A new context keyed with ``key`` for ``algorithm``.
+    private func makeContext() -> Context {
+        // EVP_MAC_CTX_new returns an owned context (it takes its own reference to the EVP_MAC), kept in `idle` or
+        // freed.
+        guard let pointer = EVP_MAC_CTX_new(fetchedHMAC.pointer) else {
+            preconditionFailure("EVP_MAC_CTX_new failed: \(drainOpenSSLErrors())")
+        }
+        let empty: [UInt8] = [0]
+        let status = key.withUnsafeBytes { key in
+            empty.withUnsafeBytes { emptyBuffer -> Int32 in
+                // An empty key still gets a valid pointer (a NULL key would mean "keep the previous key").
+                let keyPointer = (key.baseAddress ?? emptyBuffer.baseAddress)?.assumingMemoryBound(to: UInt8.self)
+                return algorithm.openSSLName.withCString { digestName in
+                    OSSL_MAC_PARAM_DIGEST.withCString { parameterName in
+                        // OSSL_PARAM records the two C-string pointers without copying; both outlive EVP_MAC_init.
+                        var parameters = [
+                            OSSL_PARAM_construct_utf8_string(
+                                parameterName, UnsafeMutablePointer(mutating: digestName), 0),
+                            OSSL_PARAM_construct_end(),
+                        ]
+                        return EVP_MAC_init(pointer, keyPointer, key.count, &parameters)
+                    }
+                }
+            }
+        }
+        guard status == 1 else {
+            EVP_MAC_CTX_free(pointer)
+            preconditionFailure("HMAC could not be keyed: \(drainOpenSSLErrors())")
+        }
+        return Context(pointer: pointer)
+    }
 }
 
 extension DigestAlgorithm {
