@@ -123,9 +123,10 @@ enum StoreGroupCommit {
     /// Three transactions gathered behind a held writer, the middle one spending the first one's nonce when
     /// `conflict`: without a failure each body runs once (no savepoints); with one, the batch runs again with a
     /// savepoint each, and only the middle member fails (storeFailure). `queued` is the store's writer backlog;
-    /// `afterBatch` runs once the batch is answered, before the nonces are read back.
+    /// `afterBatch` runs once the batch is answered, before the nonces are read back. `probed`: the store probes
+    /// each body once for its first statement before the batch runs (PostgreSQL's prefetch), one more call each.
     static func aConflictingMemberFailsOnlyItself(
-        _ store: any AttestationStore, conflict: Bool, queued: @escaping @Sendable () -> Int,
+        _ store: any AttestationStore, conflict: Bool, queued: @escaping @Sendable () -> Int, probed: Bool = false,
         afterBatch: () -> Void = {}
     ) async throws {
         let (gate, held) = await holdWriter(of: store)
@@ -134,7 +135,8 @@ enum StoreGroupCommit {
         try await held.value
         let codes = await outcomes.value
         #expect(codes == (conflict ? [nil, .storeFailure, nil] : [nil, nil, nil]))
-        #expect(counts.values == (conflict ? [2, 2, 1] : [1, 1, 1]))
+        let probes = probed ? 1 : 0
+        #expect(counts.values == (conflict ? [2, 2, 1] : [1, 1, 1]).map { $0 + probes })
         afterBatch()
         #expect(try await spentNonces(nonces, in: store) == [true, !conflict, true])
     }
@@ -340,6 +342,100 @@ struct PostgresGroupCommitTests {
         #expect(key?.riskScore == 0)
     }
 
+    /// Gathers `bodies` into one batch behind a held writer of a one-connection store, runs it, and returns each
+    /// body's outcome (nil, or the error code) and the round trips the batch took.
+    static func gatheredBatch(
+        _ store: PostgresAttestationStore,
+        _ bodies: [@Sendable (any AttestationStoreTransaction) throws -> Void]
+    ) async throws -> (codes: [AttestServiceError.Code?], roundTrips: Int) {
+        let (gate, held) = await StoreGroupCommit.holdWriter(of: store)
+        var tasks: [Task<AttestServiceError.Code?, Never>] = []
+        for (index, body) in bodies.enumerated() {
+            tasks.append(
+                Task {
+                    do {
+                        try await store.transaction(body)
+                        return nil
+                    } catch let error as AttestServiceError {
+                        return error.code
+                    } catch {
+                        Issue.record("not an AttestServiceError: \(error)")
+                        return nil
+                    }
+                })
+            while store.writerBacklog < index + 2 { try await Task.sleep(for: .milliseconds(2)) }  // in order
+        }
+        let before = store.roundTrips.value  // the held batch sends nothing: it ran no statement
+        gate.signal()
+        try await held.value
+        var codes: [AttestServiceError.Code?] = []
+        for task in tasks { codes.append(await task.value) }
+        return (codes, store.roundTrips.value - before)
+    }
+
+    @Test("a batch's first statements travel in one pipeline: 10 spends cost 2 round trips (them with BEGIN, COMMIT)")
+    func prefetchedBatch() async throws {
+        let store = try PostgresAttestationStore(url: url, poolSize: 1)
+        let nonces = (0..<10).map { _ in StoreContract.nonce() }
+        let bodies = nonces.map { nonce -> @Sendable (any AttestationStoreTransaction) throws -> Void in
+            { transaction in
+                guard try transaction.spendChallenge(nonce: nonce, expiresAt: StoreContract.future) else {
+                    throw AttestServiceError.storeFailure("spent twice")
+                }
+            }
+        }
+        let (codes, roundTrips) = try await Self.gatheredBatch(store, bodies)
+        #expect(codes == Array(repeating: nil, count: 10))
+        #expect(roundTrips == 2)
+        #expect(try await StoreGroupCommit.spentNonces(nonces, in: store) == Array(repeating: true, count: 10))
+        await store.close()
+    }
+
+    @Test("a member asking for another first statement than probed: the batch rolls back, what ran unasked is undone")
+    func prefetchMismatch() async throws {
+        let store = try PostgresAttestationStore(url: url, poolSize: 1)
+        let probedOnly = StoreContract.nonce()
+        let asked = StoreContract.nonce()
+        let calls = Mutex(0)
+        let plain = StoreContract.nonce()
+        let bodies: [@Sendable (any AttestationStoreTransaction) throws -> Void] = [
+            { _ = try $0.spendChallenge(nonce: plain, expiresAt: StoreContract.future) },
+            { transaction in
+                // Not what a body may do (compute from anything but what it reads): its probe asks for one nonce,
+                // every later run for another.
+                let first = calls.withLock { count in
+                    count += 1
+                    return count == 1
+                }
+                _ = try transaction.spendChallenge(nonce: first ? probedOnly : asked, expiresAt: StoreContract.future)
+            },
+        ]
+        let (codes, _) = try await Self.gatheredBatch(store, bodies)
+        #expect(codes == [nil, nil])
+        #expect(calls.withLock { $0 } == 3)  // probe, the refused run, the run with savepoints
+        #expect(try await StoreGroupCommit.spentNonces([plain, asked, probedOnly], in: store) == [true, true, false])
+        await store.close()
+    }
+
+    @Test("a prefetched first statement PostgreSQL refuses fails only its member; the others commit, with savepoints")
+    func prefetchedStatementRefused() async throws {
+        let store = try PostgresAttestationStore(url: url, poolSize: 1)
+        let kept = [StoreContract.nonce(), StoreContract.nonce()]
+        let bodies: [@Sendable (any AttestationStoreTransaction) throws -> Void] = [
+            { _ = try $0.spendChallenge(nonce: kept[0], expiresAt: StoreContract.future) },
+            { transaction in
+                if let sql = transaction as? SQLStoreTransaction {
+                    _ = try sql.execute("SELECT missing_column FROM rampart_keys")
+                }
+            },
+            { _ = try $0.spendChallenge(nonce: kept[1], expiresAt: StoreContract.future) },
+        ]
+        let (codes, _) = try await Self.gatheredBatch(store, bodies)
+        #expect(codes == [nil, .storeFailure, nil])
+        #expect(try await StoreGroupCommit.spentNonces(kept, in: store) == [true, true])
+        await store.close()
+    }
+
     /// Starts a transaction that holds `store`'s only writer until `gate` is signalled, so the transactions
     /// submitted meanwhile gather into one batch; returns once it holds the writer.
     @Test("the last member of a batch failing rolls back only itself: the batch before it still commits")
@@ -375,12 +471,12 @@ struct PostgresGroupCommitTests {
         await store.close()
     }
 
-    @Test("a batch where no body throws runs each body once; a unique violation mid-batch fails only its member")
+    @Test("a batch where no body throws runs each body once after its probe; a unique violation fails only its member")
     func conflictingMember() async throws {
         for conflict in [false, true] {
             let store = try PostgresAttestationStore(url: url, poolSize: 1)
             try await StoreGroupCommit.aConflictingMemberFailsOnlyItself(
-                store, conflict: conflict, queued: { store.writerBacklog })
+                store, conflict: conflict, queued: { store.writerBacklog }, probed: true)
             await store.close()
         }
     }

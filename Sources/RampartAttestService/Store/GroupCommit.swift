@@ -6,14 +6,17 @@ final class PendingTransaction: Sendable {
     /// Whether the body only reads: a writer that supports it runs such members outside the batch's transaction.
     let readOnly: Bool
     private let runBody: @Sendable (any AttestationStoreTransaction) -> Bool
+    private let probeBody: @Sendable (any AttestationStoreTransaction) -> Void
     private let complete: @Sendable ((any Error)?) -> Void
 
     private init(
         readOnly: Bool, run: @escaping @Sendable (any AttestationStoreTransaction) -> Bool,
+        probe: @escaping @Sendable (any AttestationStoreTransaction) -> Void,
         complete: @escaping @Sendable ((any Error)?) -> Void
     ) {
         self.readOnly = readOnly
         runBody = run
+        probeBody = probe
         self.complete = complete
     }
 
@@ -35,6 +38,7 @@ final class PendingTransaction: Sendable {
                     return false
                 }
             },
+            probe: { transaction in _ = try? body(transaction) },
             complete: { failure in
                 let result = outcome.value.withLock { $0 }
                 switch (result, failure) {
@@ -49,6 +53,11 @@ final class PendingTransaction: Sendable {
 
     /// Runs the body; whether it returned (rather than threw).
     func run(_ transaction: any AttestationStoreTransaction) -> Bool { runBody(transaction) }
+
+    /// Runs the body and forgets what it returned or threw: for a store that learns which statement a body starts
+    /// with (see ``GroupCommitStatements/prefetch``). Bodies only compute from what the transaction reads, so this
+    /// changes nothing but what `transaction` does.
+    func probe(_ transaction: any AttestationStoreTransaction) { probeBody(transaction) }
 
     /// Answers the caller: the body's error if it threw, else `failure` if the commit failed, else its value.
     func complete(failure: (any Error)?) { complete(failure) }
@@ -141,6 +150,22 @@ struct GroupCommitStatements {
     /// Whether the transaction is gone although it was begun: SQLite drops it by itself on some I/O errors, and a
     /// PostgreSQL connection that dropped takes it along.
     var isTransactionLost: () -> Bool = { false }
+    /// Runs the first statement of each member of a batch up front, all together, just after `begin` (PostgreSQL:
+    /// one pipeline, one round trip, instead of one per member); nil when the store runs statements one by one.
+    var prefetch: ((ArraySlice<PendingTransaction>) -> PrefetchedBatch)?
+
+    /// What ``prefetch`` made of a batch.
+    enum PrefetchedBatch {
+        /// Nothing was sent: the members run on the batch's transaction as they are.
+        case none
+        /// One transaction per member, in order, each answering its member's first statement from what was run up
+        /// front. `allConsumed` tells, after the members ran, whether each one asked exactly for its prefetched
+        /// statement first; if not, the batch is rolled back (something ran that no member asked for).
+        case ready([any AttestationStoreTransaction], allConsumed: () -> Bool)
+        /// A prefetched statement failed, which aborts the transaction: the batch is rolled back and runs again
+        /// with savepoints, without a prefetch.
+        case failed
+    }
 
     /// Runs `batch` as one transaction and completes every member after the commit (or its failure).
     ///
@@ -153,6 +178,13 @@ struct GroupCommitStatements {
     /// `COMMIT`, or a transaction the database dropped), every member in it is answered with that failure: nothing
     /// of it was committed. Members after a dropped transaction run in a new one. A batch of one runs without
     /// savepoints.
+    ///
+    /// With a ``prefetch``, the run without savepoints starts by running every member's first statement at once;
+    /// each member then gets its own statement's answer and runs the rest of its statements as usual. So the
+    /// members' first statements all run before any member's second: the interleaving that another process's
+    /// transactions could cause anyway, which every body tolerates, since each statement is a self-contained check
+    /// (a spend, a compare-and-set). If a prefetched statement fails, or a member does not ask for its own first,
+    /// the batch is rolled back and runs with savepoints, without a prefetch.
     ///
     /// - Parameters:
     ///   - batch: The members, in submission order.
@@ -173,8 +205,26 @@ struct GroupCommitStatements {
                 return
             }
             if remaining.count > 1 && !withSavepoints {
-                switch runWithoutSavepoints(remaining, transaction: transaction) {
+                var transactions: [any AttestationStoreTransaction]?
+                var allConsumed: () -> Bool = { true }
+                switch prefetch?(remaining) ?? .none {
+                case .none:
+                    break
+                case .ready(let prepared, let consumed):
+                    transactions = prepared
+                    allConsumed = consumed
+                case .failed:
+                    rollback()
+                    withSavepoints = true
+                    continue
+                }
+                switch runWithoutSavepoints(remaining, transaction: { transactions?[$0] ?? transaction }) {
                 case .completed:
+                    guard allConsumed() else {
+                        rollback()
+                        withSavepoints = true
+                        continue
+                    }
                     commitAndAnswer(remaining, failure: failure)
                     return
                 case .memberFailed:
@@ -243,11 +293,11 @@ struct GroupCommitStatements {
     }
 
     private func runWithoutSavepoints(
-        _ members: ArraySlice<PendingTransaction>, transaction: any AttestationStoreTransaction
+        _ members: ArraySlice<PendingTransaction>, transaction: (Int) -> any AttestationStoreTransaction
     ) -> UnprotectedRun {
         var count = 0
         for member in members {
-            let succeeded = member.run(transaction)
+            let succeeded = member.run(transaction(count))
             count += 1
             if isTransactionLost() { return .lost(count: count) }
             if !succeeded { return .memberFailed }

@@ -1,6 +1,17 @@
 internal import CPostgres
 import Foundation
 import RampartSQLite
+import Synchronization
+
+/// A count of round trips to PostgreSQL, shared by a pool's connections (for tests: how many a batch took).
+final class RoundTripCount: Sendable {
+    private let count = Atomic<Int>(0)
+
+    /// The round trips so far.
+    var value: Int { count.load(ordering: .relaxed) }
+
+    func add() { count.add(1, ordering: .relaxed) }
+}
 
 /// One libpq connection, used by one thread at a time. Parameters and results travel in binary format, so values
 /// are never spliced into SQL text and bytes arrive as sent.
@@ -17,6 +28,8 @@ final class PostgresConnection {
     /// server session shared between clients (a pooler in transaction mode) then answers "does not exist" (26000),
     /// which is handled, instead of running another client's statement of the same name.
     private let namePrefix = "rampart_" + String(UInt64.random(in: 0...UInt64.max), radix: 36) + "_"
+    /// Counts this connection's round trips (pipelines and `PQexec`s).
+    private let roundTrips: RoundTripCount
 
     // Type OIDs from PostgreSQL's pg_type.h.
     private static let int2OID: Oid = 21
@@ -26,8 +39,10 @@ final class PostgresConnection {
     private static let varcharOID: Oid = 1043
     private static let byteaOID: Oid = 17
 
-    /// Connects to `url` (`postgres://user:password@host:port/database` or a libpq keyword string).
-    init(url: String) throws {
+    /// Connects to `url` (`postgres://user:password@host:port/database` or a libpq keyword string), counting its
+    /// round trips in `roundTrips`.
+    init(url: String, roundTrips: RoundTripCount = RoundTripCount()) throws {
+        self.roundTrips = roundTrips
         // PQconnectdb: "a PGconn pointer is returned … even if the connection attempt fails … PQfinish should be
         // called to free the memory used by the PGconn object".
         guard let connection = PQconnectdb(url) else {
@@ -64,6 +79,7 @@ final class PostgresConnection {
     /// - Warning: Only for trusted constant SQL (schema, `BEGIN`, `COMMIT`).
     func execute(unsafeScript script: String) throws {
         // PQexec: "the PGresult … should be freed with PQclear when it is no longer needed".
+        roundTrips.add()
         let result = PQexec(handle, script)
         defer { if let result { PQclear(result) } }
         try check(result, doing: "run \(script.prefix(40))")
@@ -112,7 +128,7 @@ final class PostgresConnection {
         }
         let commands = deferred + ["COMMIT"]
         deferred.removeAll()
-        _ = try pipeline(commands, then: nil) { result in
+        _ = try pipeline(commands, then: []) { result in
             // "COMMIT" on a failed transaction succeeds with the tag ROLLBACK: nothing was committed.
             let tag = PQcmdStatus(result).map { String(cString: $0) } ?? ""
             guard tag == "COMMIT" else {
@@ -142,45 +158,90 @@ final class PostgresConnection {
         try run(query, mayPrepareAgain: true)
     }
 
+    /// Runs `queries` one after another in one pipeline, after the deferred commands, and returns each one's rows:
+    /// one round trip for all of them. The first error fails the call (after the pipeline is read), and in a
+    /// transaction it aborts the transaction, as a failed ``query(_:)`` would.
+    ///
+    /// - Throws: ``AttestServiceError`` (`storeFailure`), also before sending anything when a text parameter holds a
+    ///   NUL (PostgreSQL `text` cannot hold one).
+    func queries(_ queries: [SQLQuery]) throws -> [[SQLRow]] {
+        var statements: [Statement] = []
+        var names: [PreparedKey: String] = [:]
+        for query in queries {
+            try query.refuseNULInText()
+            // A text used twice in one pipeline is prepared once, by its first use.
+            let key = Self.preparedKey(query)
+            let statement = makeStatement(query, key: key, preparedEarlier: names[key])
+            names[key] = statement.name
+            statements.append(statement)
+        }
+        let commands = deferred
+        deferred.removeAll()
+        do {
+            return try pipeline(commands, then: statements) { try self.rows($0) }
+        } catch let error as PreparedStatementFailure {
+            throw error.underlying
+        }
+    }
+
     private func run(_ query: SQLQuery, mayPrepareAgain: Bool) throws -> [SQLRow] {
         try query.refuseNULInText()
-        let text = query.text { "$\($0)" }
-        var types: [Oid] = []
+        let statement = makeStatement(query, key: Self.preparedKey(query), preparedEarlier: nil)
+        let commands = deferred
+        deferred.removeAll()
+        // Outside a transaction with nothing sent before it, a statement the server refused as stale ran nothing.
+        let alone = commands.isEmpty && PQtransactionStatus(handle) == PQTRANS_IDLE
+        do {
+            return try pipeline(commands, then: [statement]) { try self.rows($0) }.first ?? []
+        } catch let error as PreparedStatementFailure {
+            // The server refused the prepared statement itself (dropped by `DEALLOCATE`, or its result columns
+            // changed with the schema); the pipeline forgot it, so the next use prepares it again under a new name.
+            // Alone, nothing ran and no transaction is affected: prepare it again and run it now. In a transaction,
+            // which the error aborted, the caller fails; the next use prepares it again.
+            guard alone && mayPrepareAgain else { throw error.underlying }
+            return try run(query, mayPrepareAgain: false)
+        }
+    }
+
+    /// The text (with `$n` placeholders) and parameter types of `query`.
+    private static func preparedKey(_ query: SQLQuery) -> PreparedKey {
+        PreparedKey(
+            text: query.text { "$\($0)" },
+            types: query.bindings.map { value in
+                switch value {
+                case .null: 0
+                case .integer: int8OID
+                case .text: textOID
+                case .blob: byteaOID
+                }
+            })
+    }
+
+    /// The execution of `query` as a pipeline statement: under its prepared name (a new one, with its text to
+    /// prepare, the first time), with its values in binary format. `preparedEarlier` names a statement that an
+    /// earlier statement of the same pipeline prepares.
+    private func makeStatement(_ query: SQLQuery, key: PreparedKey, preparedEarlier: String?) -> Statement {
         var lengths: [Int32] = []
         var formats: [Int32] = []
         var storage: [[UInt8]?] = []
-        types.reserveCapacity(query.bindings.count)
         lengths.reserveCapacity(query.bindings.count)
         formats.reserveCapacity(query.bindings.count)
         storage.reserveCapacity(query.bindings.count)
         for value in query.bindings {
             switch value {
-            case .null:
-                types.append(0)
-                storage.append(nil)
-            case .integer(let integer):
-                types.append(Self.int8OID)
-                storage.append(withUnsafeBytes(of: integer.bigEndian) { Array($0) })
-            case .text(let string):
-                types.append(Self.textOID)
-                storage.append(Array(string.utf8))
-            case .blob(let bytes):
-                types.append(Self.byteaOID)
-                storage.append(bytes)
+            case .null: storage.append(nil)
+            case .integer(let integer): storage.append(withUnsafeBytes(of: integer.bigEndian) { Array($0) })
+            case .text(let string): storage.append(Array(string.utf8))
+            case .blob(let bytes): storage.append(bytes)
             }
             lengths.append(Int32(clamping: storage.last??.count ?? 0))
             formats.append(1)
         }
-        let key = PreparedKey(text: text, types: types)
-        let known = prepared[key]
+        let known = prepared[key] ?? preparedEarlier
         let name = known ?? namePrefix + String(preparedCount)
         if known == nil { preparedCount += 1 }
-        let commands = deferred
-        deferred.removeAll()
-        // Outside a transaction with nothing sent before it, a statement the server refused as stale ran nothing.
-        let alone = commands.isEmpty && PQtransactionStatus(handle) == PQTRANS_IDLE
-        let statement = Statement(
-            name: name, text: known == nil ? text : nil, types: types,
+        return Statement(
+            name: name, key: key, prepares: known == nil,
             send: { handle in
                 Self.withCStringPointers(storage) { pointers in
                     // PQsendQueryPrepared with resultFormat 1: binary results. The parameter buffers only need to
@@ -188,18 +249,6 @@ final class PostgresConnection {
                     PQsendQueryPrepared(handle, name, Int32(storage.count), pointers, lengths, formats, 1)
                 }
             })
-        do {
-            let rows = try pipeline(commands, then: statement) { try self.rows($0) } ?? []
-            return rows
-        } catch let error as PreparedStatementFailure {
-            // The server refused the prepared statement itself (dropped by `DEALLOCATE`, or its result columns
-            // changed with the schema): forget it, so the next use prepares it again under a new name.
-            prepared[key] = nil
-            // Alone, nothing ran and no transaction is affected: prepare it again and run it now. In a transaction,
-            // which the error aborted, the caller fails; the next use prepares it again.
-            guard alone && mayPrepareAgain else { throw error.underlying }
-            return try run(query, mayPrepareAgain: false)
-        }
     }
 
     /// A statement text with its parameter types: one named prepared statement on the server.
@@ -208,12 +257,12 @@ final class PostgresConnection {
         let types: [Oid]
     }
 
-    /// The statement a pipeline ends with: its prepared name, its text when the pipeline must prepare it first, and
-    /// the call that queues its execution.
+    /// A statement a pipeline runs: its prepared name, its text and types, whether the pipeline must prepare it
+    /// first, and the call that queues its execution.
     private struct Statement {
         let name: String
-        let text: String?
-        let types: [Oid]
+        let key: PreparedKey
+        let prepares: Bool
         let send: (OpaquePointer) -> Int32
     }
 
@@ -227,22 +276,25 @@ final class PostgresConnection {
     // type", after a schema change).
     private static let staleStatementStates: Set<String> = ["26000", "0A000"]
 
-    /// Sends `commands` (no parameters) and then `statement` (its `Parse` first when it is not yet prepared), in one
-    /// pipeline ending in a sync, reads every result, and hands the statement's to `last`.
+    /// Sends `commands` (no parameters) and then `statements` (each one's `Parse` first when it is not yet
+    /// prepared), in one pipeline ending in a sync, reads every result, and returns `each` of every statement's
+    /// result, in order; with no statements, `each` of the last command's result.
     ///
     /// libpq's pipeline mode (PostgreSQL 14+): "the application must … call PQpipelineSync … results are returned
     /// in order … after an error, the server skips the remaining queries up to the sync (PGRES_PIPELINE_ABORTED)".
     /// Every PGresult is freed with PQclear; each query's results end with a null pointer, the sync with
-    /// PGRES_PIPELINE_SYNC. The first error is thrown, after the pipeline is fully read, so the connection stays usable.
+    /// PGRES_PIPELINE_SYNC. The first error is thrown, after the pipeline is fully read, so the connection stays usable;
+    /// a prepared statement the server no longer knows is forgotten and reported as ``PreparedStatementFailure``.
     private func pipeline<R>(
-        _ commands: [String], then statement: Statement?, last: (OpaquePointer) throws -> R
-    ) throws -> R? {
+        _ commands: [String], then statements: [Statement], each: (OpaquePointer) throws -> R
+    ) throws -> [R] {
         guard PQenterPipelineMode(handle) == 1 else {
             throw AttestServiceError.storeFailure(
                 "libpq could not enter pipeline mode; nothing was acknowledged",
                 detail: Self.message(PQerrorMessage(handle)))
         }
         defer { PQexitPipelineMode(handle) }
+        roundTrips.add()
         var sent = 0
         var failure: (any Error)?
         for command in commands {
@@ -255,24 +307,26 @@ final class PostgresConnection {
             }
             sent += 1
         }
-        // The index of the statement's Parse result and of its execution result, when sent.
-        var prepareIndex: Int?
-        var statementIndex: Int?
-        if failure == nil, let statement {
+        // Which statement each result index belongs to, and whether it is its Parse or its execution.
+        var roles: [Int: (statement: Int, isPrepare: Bool)] = [:]
+        for (index, statement) in statements.enumerated() where failure == nil {
             var queued = true
-            if let text = statement.text {
+            if statement.prepares {
                 // PQsendPrepare: "the statement is … prepared for later execution with PQsendQueryPrepared"; the
                 // parameter types are fixed here, the values travel with each execution.
-                queued = PQsendPrepare(handle, statement.name, text, Int32(statement.types.count), statement.types) == 1
+                queued =
+                    PQsendPrepare(
+                        handle, statement.name, statement.key.text, Int32(statement.key.types.count),
+                        statement.key.types) == 1
                 if queued {
-                    prepareIndex = sent
+                    roles[sent] = (index, true)
                     sent += 1
                 }
             }
             if queued {
                 queued = statement.send(handle) == 1
                 if queued {
-                    statementIndex = sent
+                    roles[sent] = (index, false)
                     sent += 1
                 }
             }
@@ -287,33 +341,32 @@ final class PostgresConnection {
                 "libpq could not send the pipeline (connection lost?); nothing was acknowledged",
                 detail: Self.message(PQerrorMessage(handle)))
         }
-        var value: R?
-        var prepareSucceeded = false
+        var values: [R] = []
         var stale = false
         for index in 0..<sent {
             // One result per query (our statements return no row sets in single-row mode), then a null pointer.
             let result = PQgetResult(handle)
+            let role = roles[index]
             do {
                 try check(result, doing: "run a pipelined statement", abortedIsError: failure == nil)
-                if index == prepareIndex { prepareSucceeded = true }
-                if let result, index == sent - 1, statementIndex != nil || statement == nil {
-                    value = try last(result)
+                if let role, role.isPrepare {
+                    prepared[statements[role.statement].key] = statements[role.statement].name
+                } else if let result, role != nil || (statements.isEmpty && index == sent - 1) {
+                    values.append(try each(result))
                 }
             } catch {
                 if failure == nil {
                     failure = error
-                    if index == statementIndex, let result,
-                        Self.staleStatementStates.contains(Self.sqlState(result))
+                    if let role, !role.isPrepare, let result, Self.staleStatementStates.contains(Self.sqlState(result))
                     {
+                        // Forgotten, so the next use prepares it again under a new name.
+                        prepared[statements[role.statement].key] = nil
                         stale = true
                     }
                 }
             }
             if let result { PQclear(result) }
             while let extra = PQgetResult(handle) { PQclear(extra) }
-        }
-        if let statement, prepareSucceeded, let text = statement.text {
-            prepared[PreparedKey(text: text, types: statement.types)] = statement.name
         }
         // The sync's own result.
         var synced = false
@@ -328,7 +381,7 @@ final class PostgresConnection {
                 "PostgreSQL did not finish the pipeline (connection lost?); nothing was acknowledged",
                 detail: Self.message(PQerrorMessage(handle)))
         }
-        return value
+        return values
     }
 
     private static func sqlState(_ result: OpaquePointer) -> String {
