@@ -97,11 +97,12 @@ struct SlowClientTests {
         }
         // Starved, /healthz would wait behind the tricklers for their 120 s request time; answered, it takes
         // milliseconds on an idle machine (about 10 ms; a benchmark, not this test, measures speed). The bounds only
-        // tell the two apart while the rest of the suite keeps both cores busy: a fresh-clone CI run saw a 1.7 s
-        // median with nothing wrong.
+        // tell the two apart while the rest of the suite keeps both cores busy: runs of the whole suite in parallel
+        // saw medians of 1.7, 3.3 and 4.7 s with nothing wrong (the test alone: 10 ms), so they sit well below the
+        // 120 s of starvation and well above what load alone does.
         let sorted = latencies.sorted()
-        #expect(sorted[2] < 3.0, "median /healthz took \(sorted[2]) s (all: \(latencies))")
-        #expect(sorted[4] < 8.0, "slowest /healthz took \(sorted[4]) s (all: \(latencies))")
+        #expect(sorted[2] < 30.0, "median /healthz took \(sorted[2]) s (all: \(latencies))")
+        #expect(sorted[4] < 60.0, "slowest /healthz took \(sorted[4]) s (all: \(latencies))")
         #expect(tricklers.closedByServer() == 0)
     }
 
