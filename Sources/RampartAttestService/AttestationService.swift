@@ -124,6 +124,17 @@ public final class AttestationService {
     public func issueChallenge(
         purpose: ChallengePurpose, subject: String, clientAddress: String? = nil, chargingLimits: Bool = true
     ) async throws -> IssuedChallenge {
+        try issueChallenge(
+            purpose: purpose, subject: subject, clientAddress: clientAddress, chargingLimits: chargingLimits,
+            sealingWith: try await sealingKeys())
+    }
+
+    /// ``issueChallenge(purpose:subject:clientAddress:chargingLimits:)`` with the sealing keys at hand (see
+    /// ``loadedSealingKeys``): it never waits, so the HTTP loop may answer with it on its own thread.
+    func issueChallenge(
+        purpose: ChallengePurpose, subject: String, clientAddress: String?, chargingLimits: Bool,
+        sealingWith keys: ChallengeSealingKeys
+    ) throws -> IssuedChallenge {
         try Self.checkSubject(subject)
         let now = clock()
         let limits = configuration.limits
@@ -140,15 +151,17 @@ public final class AttestationService {
         }
         let sealed = ChallengeToken.seal(
             purpose: purpose, subject: subject, expiresAt: now.addingTimeInterval(configuration.challengeLifetime),
-            with: try await sealingKeys())
+            with: keys)
         metrics.recordVerdict(kind: "challenge", reason: "issued")
         return IssuedChallenge(challenge: sealed.text, expiresAt: sealed.expiresAt)
     }
 
+    /// The sealing keys when no store read is needed for them: configured, or read from the store already.
+    var loadedSealingKeys: ChallengeSealingKeys? { configuredSealingKeys ?? storedSealingKeys.withLock { $0 } }
+
     /// The configured sealing keys, or the one kept in the store (read once, then cached).
     func sealingKeys() async throws -> ChallengeSealingKeys {
-        if let configuredSealingKeys { return configuredSealingKeys }
-        if let cached = storedSealingKeys.withLock({ $0 }) { return cached }
+        if let loadedSealingKeys { return loadedSealingKeys }
         let candidate = SecureRandom.bytes(count: ChallengeSealingKeys.minimumByteCount)
         let secret = try await store.transaction { try $0.challengeSealingKey(proposing: candidate) }
         let keys: ChallengeSealingKeys

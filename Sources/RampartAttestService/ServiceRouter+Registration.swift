@@ -26,6 +26,13 @@ extension ServiceRouter {
 
     /// `POST /v1/challenges`.
     func challenge(_ request: HTTPRequest, _ outcome: inout Outcome) async throws -> HTTPResponse {
+        try challenge(request, &outcome, sealingWith: try await service.sealingKeys())
+    }
+
+    /// `POST /v1/challenges` with the sealing keys at hand: it never waits.
+    func challenge(
+        _ request: HTTPRequest, _ outcome: inout Outcome, sealingWith keys: ChallengeSealingKeys
+    ) throws -> HTTPResponse {
         let fields = try RequestFields(body: request.body)
         let subject: String
         switch try registrationSubject(fields, request) {
@@ -37,9 +44,10 @@ extension ServiceRouter {
         try fields.refuseUnknownFields(
             allowing: listener == .admin ? RegistrationFields.internalChallenge : RegistrationFields.publicChallenge)
         // The backend asks on behalf of all its users: only the per-subject limits apply to it.
-        let issued = try await service.issueChallenge(
+        let issued = try service.issueChallenge(
             purpose: fields.purpose(), subject: subject,
-            clientAddress: listener == .admin ? nil : forwardedClient(request))
+            clientAddress: listener == .admin ? nil : forwardedClient(request), chargingLimits: true,
+            sealingWith: keys)
         outcome.code = "issued"
         return JSONBody.response(status: 200, ChallengeBody(challenge: issued.challenge, expiresAt: issued.expiresAt))
     }

@@ -193,12 +193,48 @@ public final class ServiceRouter: HTTPResponder {
     /// - Parameter request: The request.
     /// - Returns: The response.
     public func respond(to request: HTTPRequest) async -> HTTPResponse {
-        let clock = ContinuousClock()
-        let start = clock.now
+        let start = ContinuousClock.now
         var outcome = Outcome(route: "unmatched")
+        let result: Result<HTTPResponse, any Error>
+        do {
+            result = .success(try await dispatch(request, &outcome))
+        } catch {
+            result = .failure(error)
+        }
+        return finish(request, result, outcome, since: start)
+    }
+
+    /// Answers `POST /v1/challenges` on the public listener without waiting, once the sealing keys are loaded (the
+    /// common case: after the first challenge): it only seals a token, so the HTTP loop answers it on its own
+    /// thread rather than in a task. Every other request, and a challenge before the keys are loaded, is nil.
+    ///
+    /// - Parameter request: The request.
+    /// - Returns: The response, exactly as ``respond(to:)`` would give it, or nil.
+    public func respondWithoutWaiting(to request: HTTPRequest) -> HTTPResponse? {
+        guard listener == .publicAPI, request.method.utf8.elementsEqual("POST".utf8),
+            request.path.utf8.elementsEqual("/v1/challenges".utf8), let keys = service.loadedSealingKeys
+        else { return nil }
+        let start = ContinuousClock.now
+        var outcome = Outcome(route: "/v1/challenges")
+        let result: Result<HTTPResponse, any Error>
+        do {
+            result = .success(try challenge(request, &outcome, sealingWith: keys))
+        } catch {
+            result = .failure(error)
+        }
+        return finish(request, result, outcome, since: start)
+    }
+
+    /// The response for what answering `request` gave (an error becomes its JSON body), counted in the metrics
+    /// and written to the access log.
+    private func finish(
+        _ request: HTTPRequest, _ result: Result<HTTPResponse, any Error>, _ outcome: Outcome,
+        since start: ContinuousClock.Instant
+    ) -> HTTPResponse {
+        var outcome = outcome
         var response: HTTPResponse
         do {
-            response = try await dispatch(request, &outcome)
+            response = try result.get()
         } catch let error as AttestServiceError {
             outcome.code = error.code.description
             response = HTTPResponseError.response(for: error)
@@ -211,7 +247,7 @@ public final class ServiceRouter: HTTPResponder {
             log.write(level: "error", event: "internalError", message: String(describing: type(of: error)))
         }
         if response.status >= 400, let code = outcome.code { response.headers["Rampart-Error"] = code }
-        let elapsed = clock.now - start
+        let elapsed = ContinuousClock.now - start
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         service.metrics.recordRequest(route: outcome.route, status: response.status, seconds: seconds)
         log.write(

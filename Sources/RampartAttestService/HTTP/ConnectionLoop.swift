@@ -481,6 +481,10 @@ final class ConnectionLoop: Sendable {
             let responder = loop.responder
             let (id, socket) = (link.id, link.socket)
             let direct = link.input.isEmpty && link.pendingOutput == 0
+            // Answered at once (a challenge): the same path as a task's answer, its note taken next iteration.
+            if let response = responder.respondWithoutWaiting(to: request) {
+                return loop.finish(response, id: id, socket: socket, exchange: exchange, direct: direct)
+            }
             Task(priority: .high) {
                 let response = await responder.respond(to: request)
                 loop.finish(response, id: id, socket: socket, exchange: exchange, direct: direct)

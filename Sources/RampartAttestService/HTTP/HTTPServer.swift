@@ -4,7 +4,8 @@ import Synchronization
 
 /// The HTTP/1.1 server under `rampart serve`: one epoll event loop (``ConnectionLoop``) that checks and parses every
 /// request head once, on kept-alive and pipelined connections too, bounds slow clients, caps bodies before they are
-/// read, answers on Swift tasks without a thread per connection, and stops gracefully.
+/// read, answers on Swift tasks without a thread per connection (or at once on the loop, for what its
+/// ``HTTPResponder/respondWithoutWaiting(to:)`` answers), and stops gracefully.
 ///
 /// The server reads a request (refusing a body larger than ``Configuration/maximumBodyByteCount`` with 413 before
 /// reading it), hands it to its ``HTTPResponder``, and writes the answer. It never interprets a body itself.
