@@ -281,14 +281,39 @@ public struct ServiceLog {
     }
 
     /// RFC 3339 UTC time with milliseconds, e.g. `2026-12-01T11:53:09.743Z`, from `gmtime_r` (Foundation's
-    /// formatter costs microseconds, on every request).
+    /// formatter costs microseconds, on every request); the digits are written into one buffer, with no string
+    /// per field.
     static func timestamp(_ date: Date = Date()) -> String {
         let since1970 = date.timeIntervalSince1970
         guard since1970.isFinite, abs(since1970) < 1e15 else { return "1970-01-01T00:00:00.000Z" }
         var seconds = time_t(since1970.rounded(.down))
-        let milliseconds = min(999, max(0, Int((since1970 - Double(seconds)) * 1000)))
+        // The fraction to the nearest microsecond first, so that .999 stored as .99899… is still 999 ms.
+        let microseconds = ((since1970 - Double(seconds)) * 1_000_000).rounded()
+        let milliseconds = min(999, max(0, Int(microseconds) / 1000))
         var parts = tm()
         guard gmtime_r(&seconds, &parts) != nil else { return "1970-01-01T00:00:00.000Z" }
+        let year = Int(parts.tm_year) + 1900
+        guard (0...9999).contains(year) else { return wideTimestamp(parts, milliseconds: milliseconds) }
+        var text = Array("0000-00-00T00:00:00.000Z".utf8)
+        func put(_ value: Int, at offset: Int, width: Int) {
+            var rest = value
+            for index in stride(from: offset + width - 1, through: offset, by: -1) {
+                text[index] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+            }
+        }
+        put(year, at: 0, width: 4)
+        put(Int(parts.tm_mon) + 1, at: 5, width: 2)
+        put(Int(parts.tm_mday), at: 8, width: 2)
+        put(Int(parts.tm_hour), at: 11, width: 2)
+        put(Int(parts.tm_min), at: 14, width: 2)
+        put(Int(parts.tm_sec), at: 17, width: 2)
+        put(milliseconds, at: 20, width: 3)
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// ``timestamp(_:)`` for a year outside 0…9999, with as many year digits as it has.
+    private static func wideTimestamp(_ parts: tm, milliseconds: Int) -> String {
         func digits(_ value: Int32, _ count: Int) -> String {
             let text = String(value)
             return text.count >= count ? text : String(repeating: "0", count: count - text.count) + text
