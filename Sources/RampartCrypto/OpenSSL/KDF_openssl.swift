@@ -193,20 +193,22 @@ private struct FetchedMAC: @unchecked Sendable {
 private let fetchedHMAC = FetchedMAC("HMAC")
 
 func hmac(_ algorithm: DigestAlgorithm, key: UnsafeRawBufferPointer, data: UnsafeRawBufferPointer) -> [UInt8] {
-    // EVP_MAC_CTX_new returns an owned context (it takes its own reference to the EVP_MAC), freed below; freeing it
-    // cleanses the keyed state.
+    let context = keyedHMACContext(algorithm, key: key)
+    // Freeing the context cleanses the keyed state.
+    defer { EVP_MAC_CTX_free(context) }
+    return hmacCode(context, data: data)
+}
+
+/// A new HMAC context keyed with `key` for `algorithm`, owned by the caller (free it with `EVP_MAC_CTX_free`).
+private func keyedHMACContext(_ algorithm: DigestAlgorithm, key: UnsafeRawBufferPointer) -> OpaquePointer {
+    // EVP_MAC_CTX_new returns an owned context (it takes its own reference to the EVP_MAC).
     guard let context = EVP_MAC_CTX_new(fetchedHMAC.pointer) else {
         preconditionFailure("EVP_MAC_CTX_new failed: \(drainOpenSSLErrors())")
     }
-    defer { EVP_MAC_CTX_free(context) }
-    let capacity = Int(EVP_MAX_MD_SIZE)
-    var out = [UInt8](repeating: 0, count: capacity)
-    var length = 0
     let empty: [UInt8] = [0]
     let status = empty.withUnsafeBytes { emptyBuffer -> Int32 in
-        // An empty key or message still gets a valid pointer (OpenSSL treats a NULL key as "keep the previous key").
+        // An empty key still gets a valid pointer (OpenSSL treats a NULL key as "keep the previous key").
         let keyPointer = (key.baseAddress ?? emptyBuffer.baseAddress)?.assumingMemoryBound(to: UInt8.self)
-        let dataPointer = (data.baseAddress ?? emptyBuffer.baseAddress)?.assumingMemoryBound(to: UInt8.self)
         return algorithm.openSSLName.withCString { digestName in
             OSSL_MAC_PARAM_DIGEST.withCString { parameterName in
                 // OSSL_PARAM records the two C-string pointers without copying; both outlive EVP_MAC_init, which
@@ -215,13 +217,29 @@ func hmac(_ algorithm: DigestAlgorithm, key: UnsafeRawBufferPointer, data: Unsaf
                     OSSL_PARAM_construct_utf8_string(parameterName, UnsafeMutablePointer(mutating: digestName), 0),
                     OSSL_PARAM_construct_end(),
                 ]
-                guard EVP_MAC_init(context, keyPointer, key.count, &parameters) == 1,
-                    EVP_MAC_update(context, dataPointer, data.count) == 1
-                else { return 0 }
-                // EVP_MAC_final writes at most `capacity` (EVP_MAX_MD_SIZE) bytes and reports how many.
-                return EVP_MAC_final(context, &out, &length, capacity)
+                return EVP_MAC_init(context, keyPointer, key.count, &parameters)
             }
         }
+    }
+    guard status == 1 else {
+        EVP_MAC_CTX_free(context)
+        preconditionFailure("HMAC could not be keyed: \(drainOpenSSLErrors())")
+    }
+    return context
+}
+
+/// The code of `data` from a context just keyed or restarted.
+private func hmacCode(_ context: OpaquePointer, data: UnsafeRawBufferPointer) -> [UInt8] {
+    let capacity = Int(EVP_MAX_MD_SIZE)
+    var out = [UInt8](repeating: 0, count: capacity)
+    var length = 0
+    let empty: [UInt8] = [0]
+    let status = empty.withUnsafeBytes { emptyBuffer -> Int32 in
+        // An empty message still gets a valid pointer.
+        let dataPointer = (data.baseAddress ?? emptyBuffer.baseAddress)?.assumingMemoryBound(to: UInt8.self)
+        guard EVP_MAC_update(context, dataPointer, data.count) == 1 else { return 0 }
+        // EVP_MAC_final writes at most `capacity` (EVP_MAX_MD_SIZE) bytes and reports how many.
+        return EVP_MAC_final(context, &out, &length, capacity)
     }
     guard status == 1 else { preconditionFailure("HMAC failed: \(drainOpenSSLErrors())") }
     return Array(out.prefix(length))
@@ -267,59 +285,22 @@ final class PreparedHMAC: Sendable {
 
     func authenticationCode(for data: UnsafeRawBufferPointer) -> [UInt8] {
         let context = idle.withLock { $0.popLast() } ?? makeContext()
-        let capacity = Int(EVP_MAX_MD_SIZE)
-        var out = [UInt8](repeating: 0, count: capacity)
-        var length = 0
-        let empty: [UInt8] = [0]
-        let status = empty.withUnsafeBytes { emptyBuffer -> Int32 in
-            // An empty message still gets a valid pointer.
-            let dataPointer = (data.baseAddress ?? emptyBuffer.baseAddress)?.assumingMemoryBound(to: UInt8.self)
-            // A NULL key restarts the context with the key it holds (see the type).
-            guard EVP_MAC_init(context.pointer, nil, 0, nil) == 1,
-                EVP_MAC_update(context.pointer, dataPointer, data.count) == 1
-            else { return 0 }
-            return EVP_MAC_final(context.pointer, &out, &length, capacity)
+        // A NULL key restarts the context with the key it holds (see the type).
+        guard EVP_MAC_init(context.pointer, nil, 0, nil) == 1 else {
+            preconditionFailure("HMAC could not restart: \(drainOpenSSLErrors())")
         }
-        guard status == 1 else { preconditionFailure("HMAC failed: \(drainOpenSSLErrors())") }
+        let code = hmacCode(context.pointer, data: data)
         let kept = idle.withLock { contexts -> Bool in
             guard contexts.count < Self.capacity else { return false }
             contexts.append(context)
             return true
         }
         if !kept { EVP_MAC_CTX_free(context.pointer) }
-        return Array(out.prefix(length))
+        return code
     }
 
-    /// A new context keyed with ``key`` for ``algorithm``.
     private func makeContext() -> Context {
-        // EVP_MAC_CTX_new returns an owned context (it takes its own reference to the EVP_MAC), kept in `idle` or
-        // freed.
-        guard let pointer = EVP_MAC_CTX_new(fetchedHMAC.pointer) else {
-            preconditionFailure("EVP_MAC_CTX_new failed: \(drainOpenSSLErrors())")
-        }
-        let empty: [UInt8] = [0]
-        let status = key.withUnsafeBytes { key in
-            empty.withUnsafeBytes { emptyBuffer -> Int32 in
-                // An empty key still gets a valid pointer (a NULL key would mean "keep the previous key").
-                let keyPointer = (key.baseAddress ?? emptyBuffer.baseAddress)?.assumingMemoryBound(to: UInt8.self)
-                return algorithm.openSSLName.withCString { digestName in
-                    OSSL_MAC_PARAM_DIGEST.withCString { parameterName in
-                        // OSSL_PARAM records the two C-string pointers without copying; both outlive EVP_MAC_init.
-                        var parameters = [
-                            OSSL_PARAM_construct_utf8_string(
-                                parameterName, UnsafeMutablePointer(mutating: digestName), 0),
-                            OSSL_PARAM_construct_end(),
-                        ]
-                        return EVP_MAC_init(pointer, keyPointer, key.count, &parameters)
-                    }
-                }
-            }
-        }
-        guard status == 1 else {
-            EVP_MAC_CTX_free(pointer)
-            preconditionFailure("HMAC could not be keyed: \(drainOpenSSLErrors())")
-        }
-        return Context(pointer: pointer)
+        Context(pointer: key.withUnsafeBytes { keyedHMACContext(algorithm, key: $0) })
     }
 }
 
