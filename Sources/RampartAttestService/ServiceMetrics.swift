@@ -136,6 +136,10 @@ public struct ServiceLog {
     /// A log that drops everything.
     public static let disabled = ServiceLog()
 
+    /// Whether writing never waits for the sink: the log is buffered (lines queue for its writer thread) or
+    /// disabled. A synchronous sink (``init(sink:)``) may block, e.g. on a full pipe.
+    var writesWithoutWaiting: Bool { buffer != nil || sink == nil }
+
     /// A log whose lines a writer thread sends to `sink` in batches, off the request path.
     ///
     /// - Parameters:

@@ -206,12 +206,13 @@ public final class ServiceRouter: HTTPResponder {
 
     /// Answers `POST /v1/challenges` on the public listener without waiting, once the sealing keys are loaded (the
     /// common case: after the first challenge): it only seals a token, so the HTTP loop answers it on its own
-    /// thread rather than in a task. Every other request, and a challenge before the keys are loaded, is nil.
+    /// thread rather than in a task. Every other request, a challenge before the keys are loaded, and every request
+    /// of a router whose log writes synchronously (``ServiceLog/init(sink:)``, whose sink may block), is nil.
     ///
     /// - Parameter request: The request.
     /// - Returns: The response, exactly as ``respond(to:)`` would give it, or nil.
     public func respondWithoutWaiting(to request: HTTPRequest) -> HTTPResponse? {
-        guard listener == .publicAPI, request.method.utf8.elementsEqual("POST".utf8),
+        guard log.writesWithoutWaiting, listener == .publicAPI, request.method.utf8.elementsEqual("POST".utf8),
             request.path.utf8.elementsEqual("/v1/challenges".utf8), let keys = service.loadedSealingKeys
         else { return nil }
         let start = ContinuousClock.now

@@ -78,6 +78,20 @@ struct RespondWithoutWaitingTests {
         #expect(atOnce.headers["Rampart-Error"] == code)
     }
 
+    @Test("a router whose log writes synchronously waits (its sink may block); a buffered log does not")
+    func synchronousLogWaits() async throws {
+        let service = AttestationService(
+            store: try SQLiteAttestationStore(path: temporarySQLitePath()), verifier: FakeVerifier(),
+            sealingKeys: try ChallengeSealingKeys(keys: [SymmetricKey()]))
+        let synchronous = ServiceRouter(
+            service: service, subjectSource: .header(subjectHeader), log: ServiceLog(sink: { _ in }))
+        #expect(synchronous.respondWithoutWaiting(to: Self.challengeRequest()) == nil)
+        #expect(await synchronous.respond(to: Self.challengeRequest()).status == 200)
+        let buffered = ServiceRouter(
+            service: service, subjectSource: .header(subjectHeader), log: .buffered(sink: { _ in }))
+        #expect(buffered.respondWithoutWaiting(to: Self.challengeRequest())?.status == 200)
+    }
+
     @Test("everything else waits: other routes and methods, and the internal listener's challenges")
     func othersWait() throws {
         let keyed = try RespondWithoutWaitingTests(sealingKeys: ChallengeSealingKeys(keys: [SymmetricKey()]))
