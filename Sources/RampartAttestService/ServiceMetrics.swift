@@ -296,35 +296,25 @@ public struct ServiceLog {
         let milliseconds = min(999, max(0, Int(microseconds) / 1000))
         var parts = tm()
         guard gmtime_r(&seconds, &parts) != nil else { return "1970-01-01T00:00:00.000Z" }
-        let year = Int(parts.tm_year) + 1900
-        guard (0...9999).contains(year) else { return wideTimestamp(parts, milliseconds: milliseconds) }
-        var text = Array("0000-00-00T00:00:00.000Z".utf8)
+        // The year with at least four digits (more past 9999), then the fixed-width fields after it.
+        let year = String(parts.tm_year + 1900)
+        var text = Array(String(repeating: "0", count: max(0, 4 - year.utf8.count)).utf8) + Array(year.utf8)
+        let start = text.count
+        text += "-00-00T00:00:00.000Z".utf8
         func put(_ value: Int, at offset: Int, width: Int) {
             var rest = value
-            for index in stride(from: offset + width - 1, through: offset, by: -1) {
+            for index in stride(from: start + offset + width - 1, through: start + offset, by: -1) {
                 text[index] = UInt8(ascii: "0") + UInt8(rest % 10)
                 rest /= 10
             }
         }
-        put(year, at: 0, width: 4)
-        put(Int(parts.tm_mon) + 1, at: 5, width: 2)
-        put(Int(parts.tm_mday), at: 8, width: 2)
-        put(Int(parts.tm_hour), at: 11, width: 2)
-        put(Int(parts.tm_min), at: 14, width: 2)
-        put(Int(parts.tm_sec), at: 17, width: 2)
-        put(milliseconds, at: 20, width: 3)
+        put(Int(parts.tm_mon) + 1, at: 1, width: 2)
+        put(Int(parts.tm_mday), at: 4, width: 2)
+        put(Int(parts.tm_hour), at: 7, width: 2)
+        put(Int(parts.tm_min), at: 10, width: 2)
+        put(Int(parts.tm_sec), at: 13, width: 2)
+        put(milliseconds, at: 16, width: 3)
         return String(decoding: text, as: UTF8.self)
-    }
-
-    /// ``timestamp(_:)`` for a year outside 0…9999, with as many year digits as it has.
-    private static func wideTimestamp(_ parts: tm, milliseconds: Int) -> String {
-        func digits(_ value: Int32, _ count: Int) -> String {
-            let text = String(value)
-            return text.count >= count ? text : String(repeating: "0", count: count - text.count) + text
-        }
-        return digits(parts.tm_year + 1900, 4) + "-" + digits(parts.tm_mon + 1, 2) + "-" + digits(parts.tm_mday, 2)
-            + "T" + digits(parts.tm_hour, 2) + ":" + digits(parts.tm_min, 2) + ":" + digits(parts.tm_sec, 2) + "."
-            + digits(Int32(milliseconds), 3) + "Z"
     }
 }
 
