@@ -134,6 +134,7 @@ public final class PostgresAttestationStore: AttestationStore {
         }
         return .ready(transactions, allConsumed: { prefetched.allSatisfy(\.isConsumed) })
     }
+
     /// How many transactions wait for the pool's writers, plus one for each writer running a batch.
     var writerBacklog: Int { writers.reduce(0) { $0 + $1.backlog } }
 
@@ -151,9 +152,10 @@ public final class PostgresAttestationStore: AttestationStore {
     /// only when the busy ones have a batch's worth waiting, so a slow database (a long round trip or flush) still
     /// gets parallel connections as the load needs them.
     ///
-    /// - Parameter loads: Each writer's state, in pool order; not empty.
+    /// - Parameter loads: Each writer's state, in pool order; not empty. Read lazily: the first writer still
+    ///   gathering is chosen without reading the ones after it.
     /// - Returns: An index into `loads`.
-    static func writerIndex(among loads: [(draining: Bool, pending: Int)]) -> Int {
+    static func writerIndex(among loads: some Sequence<(draining: Bool, pending: Int)>) -> Int {
         var idle: Int?
         var best = 0
         var bestBacklog = Int.max
@@ -178,7 +180,7 @@ public final class PostgresAttestationStore: AttestationStore {
     /// How many transactions wait for each writer, plus one for a writer running a batch, in pool order.
     var writerBacklogs: [Int] { writers.map(\.backlog) }
 
-    private var chosenWriter: GroupCommitQueue { writers[Self.writerIndex(among: writers.map(\.load))] }
+    private var chosenWriter: GroupCommitQueue { writers[Self.writerIndex(among: writers.lazy.map(\.load))] }
 
     /// Runs `body` in the next group commit of a pooled connection: a busy one still gathering, else an idle one.
     ///
