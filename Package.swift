@@ -444,9 +444,10 @@ let package = Package(
         ),
         .testTarget(
             name: "RampartBenchTests",
-            dependencies: ["rampart-bench", "RampartLoadReport"],
+            dependencies: ["rampart-bench", "RampartLoadReport", "TestSupport"],
             swiftSettings: swiftSettings
         ),
+        .testTarget(name: "TestSupportTests", dependencies: ["TestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "RampartAuditTests",
             dependencies: ["RampartAudit", "RampartCLI", "RampartPinning"],

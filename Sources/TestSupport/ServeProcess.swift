@@ -1,3 +1,7 @@
+// Process-spawning test support is Linux's: the tests that run on Apple platforms (RampartCryptoTests,
+// RampartRequestSigningTests) start no child process, and SpawnedProcess uses glibc's posix_spawn extensions.
+#if os(Linux)
+
 public import Foundation
 
 #if canImport(Glibc)
@@ -9,10 +13,9 @@ internal import Glibc
 ///
 /// Starting (reading the startup line) and stopping (waiting for exit) block, so they run on their own threads,
 /// never on the cooperative pool the in-process code needs.
-public final class ServeProcess: @unchecked Sendable {
-    // @unchecked: every stored property is a let, and Process is safe to query from any thread.
+public final class ServeProcess: Sendable {
     /// The child process.
-    public let process = Process()
+    public let process: SpawnedProcess
     /// The port of the public listener.
     public let port: UInt16
     /// The port of the admin listener.
@@ -46,16 +49,15 @@ public final class ServeProcess: @unchecked Sendable {
 
     private init(_ arguments: [String]) throws {
         guard let binary = Self.binary else { throw ServeProcessError("the rampart binary was not built") }
-        process.executableURL = binary
-        process.arguments = ["serve", "--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0", "--json"] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        process = try SpawnedProcess(
+            binary.path,
+            arguments: ["serve", "--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0", "--json"] + arguments,
+            standardOutput: .pipe)
+        guard let output = process.standardOutput else { throw ServeProcessError("no pipe from rampart serve") }
         // The startup line is pretty-printed JSON; read until its closing brace.
         var text = ""
         while !text.contains("}") {
-            let chunk = output.fileHandleForReading.availableData
+            let chunk = output.availableData
             if chunk.isEmpty { throw ServeProcessError("rampart serve exited before listening") }
             text += String(decoding: chunk, as: UTF8.self)
         }
@@ -88,20 +90,15 @@ public final class ServeProcess: @unchecked Sendable {
     /// Sends `signal` and waits for the process to end.
     ///
     /// - Parameter signal: For example `SIGKILL`.
-    /// - Returns: The exit status.
+    /// - Returns: The exit status, or the number of the signal that ended it.
     @discardableResult
     public func stop(signal: Int32) async -> Int32 {
-        let process = process
-        return await withCheckedContinuation { continuation in
-            Thread {
-                if process.isRunning { kill(process.processIdentifier, signal) }
-                process.waitUntilExit()
-                continuation.resume(returning: process.terminationStatus)
-            }.start()
+        process.signal(signal)
+        return switch await process.exited() {
+        case .exited(let code): code
+        case .signalled(let number): number
         }
     }
-
-    deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
 }
 
 /// A child process that did not start as a test needed.
@@ -114,3 +111,5 @@ public struct ServeProcessError: Error, CustomStringConvertible {
     /// - Parameter description: What failed.
     public init(_ description: String) { self.description = description }
 }
+
+#endif

@@ -1,3 +1,7 @@
+// Process-spawning test support is Linux's: the tests that run on Apple platforms (RampartCryptoTests,
+// RampartRequestSigningTests) start no child process, and SpawnedProcess uses glibc's posix_spawn extensions.
+#if os(Linux)
+
 public import Foundation
 
 /// A throw-away public-key infrastructure made with the `openssl` command-line tool, reproducing the certificate
@@ -179,18 +183,9 @@ public final class TestPKI: Sendable {
     }
 
     private func openssl(_ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        process.arguments = arguments
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let message = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw PKIError(
-                message: "openssl \(arguments.first ?? "") failed: \(String(decoding: message, as: UTF8.self))")
+        let result = try SpawnedProcess.run("/usr/bin/openssl", arguments)
+        guard result.termination == .exited(0) else {
+            throw PKIError(message: "openssl \(arguments.first ?? "") failed: \(result.errorText)")
         }
     }
 }
@@ -207,3 +202,5 @@ public struct PKIError: Error, CustomStringConvertible {
     /// - Parameter message: What failed.
     public init(message: String) { self.message = message }
 }
+
+#endif

@@ -1,3 +1,7 @@
+// Process-spawning test support is Linux's: the tests that run on Apple platforms (RampartCryptoTests,
+// RampartRequestSigningTests) start no child process, and SpawnedProcess uses glibc's posix_spawn extensions.
+#if os(Linux)
+
 internal import Foundation
 
 #if canImport(Glibc)
@@ -10,10 +14,10 @@ internal import Glibc
 /// It cannot hang a test run: it runs under `timeout -s KILL` (in its own process group, killed whole after
 /// `lifetime` seconds), exits by itself after ``connections`` handshakes (`-naccept`), and ``stop()`` (also called from
 /// `deinit`) sends SIGKILL to the group — a signal that a mask inherited from a Dispatch thread cannot block.
-public final class TestTLSServer: @unchecked Sendable {
+public final class TestTLSServer: Sendable {
     /// The port it listens on.
     public let port: UInt16
-    private let process: Process
+    private let process: SpawnedProcess
 
     /// Starts a server presenting `certificate` (and `chain`, the intermediates) with `key`.
     ///
@@ -29,27 +33,19 @@ public final class TestTLSServer: @unchecked Sendable {
     )
         throws
     {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
         var arguments = [
             "-s", "KILL", "\(lifetime)", "/usr/bin/openssl", "s_server", "-accept", "127.0.0.1:0", "-cert", certificate,
             "-key", key,
             "-naccept", "\(connections)", "-www",
         ]
         if let chain { arguments += ["-cert_chain", chain] }
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        let process = try SpawnedProcess("/usr/bin/timeout", arguments: arguments, standardOutput: .pipe)
         self.process = process
         // s_server prints "ACCEPT 127.0.0.1:PORT" once it listens; EOF means it exited.
         var text = ""
-        let reader = output.fileHandleForReading
         var found: UInt16?
         while found == nil {
-            let chunk = reader.availableData
+            guard let chunk = process.standardOutput?.availableData else { break }
             if chunk.isEmpty { break }
             text += String(decoding: chunk, as: UTF8.self)
             if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("ACCEPT ") }),
@@ -68,13 +64,14 @@ public final class TestTLSServer: @unchecked Sendable {
     /// Kills the server.
     public func stop() { Self.kill(process) }
 
-    private static func kill(_ process: Process) {
-        guard process.isRunning else { return }
+    private static func kill(_ process: SpawnedProcess) {
         // `timeout` made itself the leader of a new process group, so its pid names the group with openssl in it.
-        _ = Glibc.kill(-process.processIdentifier, SIGKILL)
-        _ = Glibc.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        process.signalGroup(SIGKILL)
+        process.signal(SIGKILL)
+        _ = process.wait()
     }
 
     deinit { stop() }
 }
+
+#endif

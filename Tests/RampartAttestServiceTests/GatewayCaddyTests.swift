@@ -54,16 +54,10 @@ struct CaddyGateway: ProxyGateway {
     /// The bcrypt hash of the test password `secret`, made once by `caddy hash-password`.
     static let passwordHash: String? = {
         guard let binary else { return nil }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = ["hash-password", "--plaintext", "secret"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return nil }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let result = try? SpawnedProcess.run(binary, ["hash-password", "--plaintext", "secret"]),
+            result.termination == .exited(0)
+        else { return nil }
+        return result.text.trimmingCharacters(in: .whitespacesAndNewlines)
     }()
 
     static func start(rampartPort: UInt16, upstreamPort: UInt16) async throws -> CaddyGateway {

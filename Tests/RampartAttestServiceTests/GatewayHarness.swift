@@ -93,8 +93,8 @@ private let runningChildren: Mutex<Set<pid_t>> = {
 
 /// A gateway, upstream or other helper process the test started, with its own scratch directory; stopped with
 /// SIGTERM (then SIGKILL) when the test ends, and killed at the latest when the test process exits.
-final class ChildProcess: @unchecked Sendable {
-    let process = Process()
+final class ChildProcess: Sendable {
+    let process: SpawnedProcess
     let directory: URL
     let name: String
 
@@ -109,21 +109,15 @@ final class ChildProcess: @unchecked Sendable {
             directory ?? URL(fileURLWithPath: ScratchDirectory.uniquePath(name), isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         self.directory = directory
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.currentDirectoryURL = directory
         var inherited = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("RAMPART_") }
         inherited["HOME"] = directory.path
         inherited["XDG_DATA_HOME"] = directory.appendingPathComponent("data").path
         inherited["XDG_CONFIG_HOME"] = directory.appendingPathComponent("config").path
-        process.environment = inherited.merging(environment) { $1 }
-        _ = FileManager.default.createFile(atPath: directory.appendingPathComponent("stdout.log").path, contents: nil)
-        _ = FileManager.default.createFile(atPath: directory.appendingPathComponent("stderr.log").path, contents: nil)
-        process.standardOutput = try FileHandle(forWritingTo: directory.appendingPathComponent("stdout.log"))
-        process.standardError = try FileHandle(forWritingTo: directory.appendingPathComponent("stderr.log"))
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let pid = process.processIdentifier
+        process = try SpawnedProcess(
+            executable, arguments: arguments, environment: inherited.merging(environment) { $1 },
+            directory: directory.path, standardOutput: .file(directory.appendingPathComponent("stdout.log").path),
+            standardError: .file(directory.appendingPathComponent("stderr.log").path))
+        let pid = process.pid
         runningChildren.withLock { _ = $0.insert(pid) }
     }
 
@@ -153,30 +147,17 @@ final class ChildProcess: @unchecked Sendable {
         }
         guard ok else {
             let state =
-                process.isRunning
-                ? "did not become ready within \(seconds) s" : "exited with status \(process.terminationStatus)"
+                process.isRunning ? "did not become ready within \(seconds) s" : "\(process.wait())"
             throw ServeProcessError("\(name) \(state)\nstderr:\n\(stderr)")
         }
     }
 
     /// Sends `signal` and waits up to 5 s for the exit, then SIGKILL.
     func stop(signal: Int32 = SIGTERM) async {
-        let process = process
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            Thread {
-                if process.isRunning { kill(process.processIdentifier, signal) }
-                let deadline = Date().addingTimeInterval(5)
-                while process.isRunning, Date() < deadline { usleep(20_000) }
-                if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-                process.waitUntilExit()
-                let pid = process.processIdentifier
-                runningChildren.withLock { _ = $0.remove(pid) }
-                continuation.resume()
-            }.start()
-        }
+        await process.stop(signal: signal, within: 5)
+        let pid = process.pid
+        runningChildren.withLock { _ = $0.remove(pid) }
     }
-
-    deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
 }
 
 /// The echo upstream of `docs/examples/upstream.py`: answers each request with its method, target, headers, body

@@ -15,23 +15,12 @@ enum InteropTools {
     }
 
     static func run(_ executable: String, _ arguments: [String], input: [UInt8]? = nil) -> Output {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let out = Pipe()
-        let err = Pipe()
-        let inPipe = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = inPipe
-        do { try process.run() } catch { return Output(status: -1, stdout: [], stderr: "\(error)") }
-        if let input { inPipe.fileHandleForWriting.write(Data(input)) }
-        try? inPipe.fileHandleForWriting.close()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Output(
-            status: process.terminationStatus, stdout: Array(stdout), stderr: String(decoding: stderr, as: UTF8.self))
+        do {
+            let result = try SpawnedProcess.run(executable, arguments, input: input ?? [])
+            return Output(status: result.termination.status, stdout: result.stdout, stderr: result.errorText)
+        } catch {
+            return Output(status: -1, stdout: [], stderr: "\(error)")
+        }
     }
 
     static let openssl: String? = ["/usr/bin/openssl", "/usr/local/bin/openssl"].first {

@@ -1,5 +1,6 @@
 import Foundation
 import RampartLoadReport
+import TestSupport
 import Testing
 
 @testable import rampart_bench
@@ -126,22 +127,10 @@ struct BenchTests {
     @Test("rampart-bench exits 2 with the refusal on standard error, and runs nothing")
     func exitStatus() throws {
         let executable = try #require(Self.benchExecutable, "rampart-bench was not built: swift build --build-tests")
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = ["service", "--setup", "mysql"]
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let stdout = output.fileHandleForReading.readDataToEndOfFile()
-        let stderr = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 2)
-        #expect(
-            String(decoding: stderr, as: UTF8.self)
-                == "rampart-bench: --setup must be sqlite, postgres or postgres-2 (got mysql)\n")
-        #expect(stdout.isEmpty)
+        let result = try SpawnedProcess.run(executable.path, ["service", "--setup", "mysql"])
+        #expect(result.termination == .exited(2))
+        #expect(result.errorText == "rampart-bench: --setup must be sqlite, postgres or postgres-2 (got mysql)\n")
+        #expect(result.stdout.isEmpty)
     }
 
     /// The built `rampart-bench`, next to the test bundle.

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -157,8 +158,8 @@ struct DocExampleTests {
 
     /// Runs `script` with bash in `directory`, in its own process group; kills the group after two minutes.
     ///
-    /// `posix_spawn` and `waitpid` directly, not `Process`: the child and everything it starts in the background are
-    /// one group the test can always kill, and the wait needs no run loop.
+    /// A ``SpawnedProcess`` leading its own process group: the child and everything it starts in the background are
+    /// one group the test can always kill.
     static func run(
         _ script: String, in directory: URL, binaries: URL
     ) throws -> (
@@ -175,37 +176,13 @@ struct DocExampleTests {
         environment["PATH"] = binaries.path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
         environment["HOME"] = directory.path
 
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outFile.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_addopen(&actions, 2, errFile.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
-        posix_spawnattr_setpgroup(&attributes, 0)
-        let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/bash"), strdup(scriptFile.path), nil]
-        let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { for pointer in argv + envp { free(pointer) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, "/bin/bash", &actions, &attributes, argv, envp)
-        guard spawned == 0 else {
-            throw DocExampleError("posix_spawn of bash failed: \(String(cString: strerror(spawned)))")
-        }
-        var status: Int32 = 0
+        let child = try SpawnedProcess(
+            "/bin/bash", arguments: [scriptFile.path], environment: environment,
+            standardOutput: .file(outFile.path), standardError: .file(errFile.path), newProcessGroup: true)
         let deadline = Date().addingTimeInterval(120)
-        while waitpid(pid, &status, WNOHANG) == 0 {
-            if Date() > deadline {
-                kill(-pid, SIGKILL)
-                waitpid(pid, &status, 0)
-                break
-            }
-            usleep(10_000)
-        }
-        kill(-pid, SIGKILL)  // anything the block left running in the background
-        let exitStatus = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        while child.isRunning, Date() < deadline { usleep(10_000) }
+        child.signalGroup(SIGKILL)  // anything the block left running in the background, or the block when too slow
+        let exitStatus = child.wait().status
         let stdout = (try? String(contentsOf: outFile, encoding: .utf8)) ?? ""
         let stderr = (try? String(contentsOf: errFile, encoding: .utf8)) ?? ""
         return (exitStatus, stdout, stderr)

@@ -7,16 +7,8 @@ enum Shell {
     static let opensslAvailable = FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl")
 
     static func run(_ script: String) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", script]
-        let stdout = Pipe()
-        process.standardOutput = stdout
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let output = stdout.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+        let result = try SpawnedProcess.run("/bin/sh", ["-c", script])
+        return (result.termination.status, result.text)
     }
 
     static func quote(_ path: String) -> String { "'" + path.replacingOccurrences(of: "'", with: "'\\''") + "'" }

@@ -328,12 +328,8 @@ struct PinsetSignCommandTests {
         let directory = ScratchDirectory.uniquePath("pinset-sign")
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         func openssl(_ arguments: [String]) throws {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-            process.arguments = arguments
-            try process.run()
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0)
+            let result = try SpawnedProcess.run("/usr/bin/openssl", arguments)
+            #expect(result.termination == .exited(0), "\(result.errorText)")
         }
         try openssl(["genpkey", "-algorithm", "ed25519", "-out", "\(directory)/key.pem"])
         try openssl(["pkey", "-in", "\(directory)/key.pem", "-pubout", "-out", "\(directory)/pub.pem"])

@@ -15,23 +15,8 @@ struct ReferenceTests {
     }()
 
     static func python(_ arguments: [String], input: [UInt8]) throws -> (status: Int32, output: [UInt8]) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3"] + arguments
-        let stdin = Pipe()
-        let stdout = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let writer = Thread {
-            stdin.fileHandleForWriting.write(Data(input))
-            try? stdin.fileHandleForWriting.close()
-        }
-        writer.start()
-        let output = stdout.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, Array(output))
+        let result = try SpawnedProcess.run("/usr/bin/env", ["python3"] + arguments, input: input)
+        return (result.termination.status, result.stdout)
     }
 
     @Test(

@@ -1,6 +1,7 @@
 import Foundation
 import RampartCrypto
 import RampartVault
+import TestSupport
 import Testing
 
 /// The helper executable built next to the test bundle (`Tests/VaultHelper`), or nil when it is missing.
@@ -14,22 +15,18 @@ let vaultHelperPath: String? = {
 }()
 
 /// Starts the helper writing `count` items named `prefix-N`; its stdout lists each acknowledged account.
-func startHelper(vault: String, keyFile: String, prefix: String, count: Int) throws -> (Process, Pipe) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: try #require(vaultHelperPath))
-    process.arguments = ["put", vault, keyFile, prefix, String(count)]
-    let output = Pipe()
-    process.standardOutput = output
-    try process.run()
-    return (process, output)
+func startHelper(vault: String, keyFile: String, prefix: String, count: Int) throws -> (SpawnedProcess, FileHandle) {
+    let process = try SpawnedProcess(
+        try #require(vaultHelperPath), arguments: ["put", vault, keyFile, prefix, String(count)],
+        standardOutput: .pipe, standardError: .inherit)
+    return (process, try #require(process.standardOutput))
 }
 
 /// Kills `process` with SIGKILL if it is still running after `seconds`, so no test can hang on a stuck child.
-func watchdog(_ process: Process, seconds: Int) -> Task<Void, Never> {
-    let pid = process.processIdentifier
-    return Task {
+func watchdog(_ process: SpawnedProcess, seconds: Int) -> Task<Void, Never> {
+    Task {
         try? await Task.sleep(for: .seconds(seconds))
-        if !Task.isCancelled { kill(pid, SIGKILL) }
+        if !Task.isCancelled { process.signal(SIGKILL) }
     }
 }
 
@@ -47,15 +44,12 @@ struct FileVaultProcessTests {
         let first = try startHelper(vault: path, keyFile: keyFile, prefix: "p1", count: 500)
         let second = try startHelper(vault: path, keyFile: keyFile, prefix: "p2", count: 500)
         let guards = [watchdog(first.0, seconds: 120), watchdog(second.0, seconds: 120)]
-        let acknowledged = [first, second].map { _, pipe in
-            String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-                .split(separator: "\n").count
+        let acknowledged = [first, second].map { _, output in
+            String(decoding: output.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n").count
         }
-        first.0.waitUntilExit()
-        second.0.waitUntilExit()
+        let endings = [first.0.wait(), second.0.wait()]
         guards.forEach { $0.cancel() }
-        #expect(first.0.terminationStatus == 0)
-        #expect(second.0.terminationStatus == 0)
+        #expect(endings == [.exited(0), .exited(0)])
         #expect(acknowledged == [500, 500])
         let backend = try FileVault.open(at: path, credential: .keyFile(at: keyFile), create: false)
         #expect(try backend.count() == 1000)
@@ -77,10 +71,9 @@ struct FileVaultProcessTests {
             try Data(SecureRandom.bytes(count: 32)).write(to: URL(fileURLWithPath: keyFile))
             let helpers = try ["a", "b"].map { try startHelper(vault: path, keyFile: keyFile, prefix: $0, count: 2) }
             let guards = helpers.map { watchdog($0.0, seconds: 60) }
-            for (process, pipe) in helpers {
-                _ = pipe.fileHandleForReading.readDataToEndOfFile()
-                process.waitUntilExit()
-                #expect(process.terminationStatus == 0, "round \(round)")
+            for (process, output) in helpers {
+                _ = output.readDataToEndOfFile()
+                #expect(process.wait() == .exited(0), "round \(round)")
             }
             guards.forEach { $0.cancel() }
             let backend = try FileVault.open(at: path, credential: .keyFile(at: keyFile), create: false)
@@ -94,20 +87,20 @@ struct FileVaultProcessTests {
         let path = directory.path("vault.db")
         let keyFile = directory.path("vault.key")
         try Data(SecureRandom.bytes(count: 32)).write(to: URL(fileURLWithPath: keyFile))
-        let (process, pipe) = try startHelper(vault: path, keyFile: keyFile, prefix: "k", count: 1_000_000)
+        let (process, output) = try startHelper(vault: path, keyFile: keyFile, prefix: "k", count: 1_000_000)
         let guardTask = watchdog(process, seconds: 60)
         var buffer = [UInt8]()
         // Read acknowledgements until at least 200 arrived, then kill the writer mid-stream.
         while buffer.count(where: { $0 == UInt8(ascii: "\n") }) < 200 {
-            let chunk = pipe.fileHandleForReading.availableData
+            let chunk = output.availableData
             if chunk.isEmpty { break }
             buffer += chunk
         }
-        kill(process.processIdentifier, SIGKILL)
-        buffer += pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        process.signal(SIGKILL)
+        buffer += output.readDataToEndOfFile()
+        let ending = process.wait()
         guardTask.cancel()
-        #expect(process.terminationReason == .uncaughtSignal)
+        #expect(ending == .signalled(SIGKILL))
         // Only complete lines are acknowledgements; a torn last line is not.
         let lines = String(decoding: buffer, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
         let acknowledged = lines.dropLast().map(String.init)

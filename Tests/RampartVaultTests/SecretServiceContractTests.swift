@@ -1,5 +1,6 @@
 import Foundation
 import SecretStoreContract
+import TestSupport
 import Testing
 
 @testable import RampartVault
@@ -155,21 +156,17 @@ struct SecretServiceNamespaceTests {
 struct SecretServiceAvailabilityTests {
     @Test("without a reachable session bus, connecting is notAvailable (not a crash or a hang)")
     func noBus() throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try #require(vaultHelperPath))
-        process.arguments = ["secret-service"]
         var environment = ProcessInfo.processInfo.environment
         environment["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=/nonexistent/rampart-test-bus"
         environment["DISPLAY"] = nil
-        process.environment = environment
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try SpawnedProcess(
+            try #require(vaultHelperPath), arguments: ["secret-service"], environment: environment,
+            standardOutput: .pipe)
         let guardTask = watchdog(process, seconds: 60)
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let text = String(decoding: try #require(process.standardOutput).readDataToEndOfFile(), as: UTF8.self)
+        let ending = process.wait()
         guardTask.cancel()
         #expect(text == "notAvailable\n")
+        #expect(ending == .exited(0))
     }
 }

@@ -30,23 +30,11 @@ struct LimboConformanceTests {
     /// Runs the harness on limbo.json and returns its results by id.
     static func run() throws -> Outcome {
         let suite = try Vectors.data("x509-limbo/limbo.json")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try #require(limboHarnessPath))
-        let input = Pipe()
-        let output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        try process.run()
-        // Write from another thread: the harness may fill the output pipe before it has read all of stdin.
-        let writer = Thread {
-            input.fileHandleForWriting.write(suite)
-            try? input.fileHandleForWriting.close()
-        }
-        writer.start()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationReason == .exit)
-        #expect(process.terminationStatus == 0, "rampart-limbo exited \(process.terminationStatus)")
+        // run writes standard input from another thread: the harness may fill its output pipe before it has read
+        // all of it.
+        let result = try SpawnedProcess.run(try #require(limboHarnessPath), input: Array(suite))
+        #expect(result.termination == .exited(0), "rampart-limbo \(result.termination): \(result.errorText)")
+        let data = Data(result.stdout)
 
         let testcases = try #require(
             (try JSONSerialization.jsonObject(with: suite) as? [String: Any])?["testcases"] as? [[String: Any]])

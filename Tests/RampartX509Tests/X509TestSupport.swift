@@ -104,20 +104,8 @@ enum OpenSSLCLI {
     @discardableResult
     static func run(_ arguments: [String], input: Data = Data()) throws -> (status: Int32, output: Data) {
         guard let path else { throw CocoaError(.fileNoSuchFile) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        let stdin = Pipe()
-        let stdout = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        stdin.fileHandleForWriting.write(input)
-        try stdin.fileHandleForWriting.close()
-        let output = stdout.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, output)
+        let result = try SpawnedProcess.run(path, arguments, input: Array(input))
+        return (result.termination.status, Data(result.stdout))
     }
 
     /// A fresh temporary directory.
