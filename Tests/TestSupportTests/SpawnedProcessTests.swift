@@ -152,4 +152,29 @@ struct SpawnedProcessTests {
         }
         #expect(error?.description == "could not start /nonexistent/rampart-tool: No such file or directory")
     }
+
+    @Test("no test and no test support starts a Foundation.Process (whose run() can crash the whole test process)")
+    func noFoundationProcess() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let pattern = "Process" + "()"
+        var offenders: [String] = []
+        for folder in ["Tests", "Sources/TestSupport"] {
+            let base = root.appendingPathComponent(folder)
+            let files = FileManager.default.enumerator(atPath: base.path)?.compactMap { $0 as? String } ?? []
+            try #require(!files.isEmpty, "no files under \(base.path)")
+            for file in files where file.hasSuffix(".swift") && base.appendingPathComponent(file).path != #filePath {
+                let text = try String(contentsOf: base.appendingPathComponent(file), encoding: .utf8)
+                // The constructor as a whole word, not a name that ends in it (this file, which names it, is left out).
+                let constructed = text.ranges(of: pattern).contains { range in
+                    range.lowerBound == text.startIndex
+                        || !(text[text.index(before: range.lowerBound)].isLetter
+                            || text[text.index(before: range.lowerBound)].isNumber
+                            || text[text.index(before: range.lowerBound)] == "_")
+                }
+                if constructed { offenders.append("\(folder)/\(file)") }
+            }
+        }
+        #expect(offenders.isEmpty, "use SpawnedProcess instead in \(offenders)")
+    }
 }
