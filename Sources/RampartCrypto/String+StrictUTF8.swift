@@ -20,9 +20,29 @@ extension String {
     }
 
     /// The text of `buffer` when it is valid UTF-8, else nil.
+    ///
+    /// ASCII, which is what header values and JSON keys almost always are, is valid UTF-8 byte for byte, so it is
+    /// decoded without the comparison (which cost about a thousand instructions a string, many times per request).
     private static func strictlyDecoded(_ buffer: UnsafeBufferPointer<UInt8>) -> String? {
         var decoded = String(decoding: buffer, as: UTF8.self)
+        if isASCII(buffer) { return decoded }
         let same = decoded.withUTF8 { $0.count == buffer.count && $0.elementsEqual(buffer) }
         return same ? decoded : nil
+    }
+
+    /// Whether every byte of `buffer` is below 0x80, read eight bytes at a time.
+    private static func isASCII(_ buffer: UnsafeBufferPointer<UInt8>) -> Bool {
+        let raw = UnsafeRawBufferPointer(buffer)
+        var offset = 0
+        var high: UInt64 = 0
+        while offset + 8 <= raw.count {
+            high |= raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+            offset += 8
+        }
+        while offset < raw.count {
+            high |= UInt64(raw[offset])
+            offset += 1
+        }
+        return high & 0x8080_8080_8080_8080 == 0
     }
 }

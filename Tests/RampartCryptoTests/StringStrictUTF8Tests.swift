@@ -6,11 +6,15 @@ import Testing
 struct StringStrictUTF8Tests {
     static let valid: [[UInt8]] = [
         [], Array("plain ASCII".utf8), Array("café 日本語 😀 \u{2028}".utf8), [0x00, 0x7F],
+        // ASCII is read eight bytes at a time, then the tail: non-ASCII in either part still goes to the full check.
+        Array("sixteen bytes ok and a tail".utf8), Array("0123456789abcdefé".utf8), Array("é0123456789abcdef".utf8),
     ]
 
     static let invalid: [[UInt8]] = [
         [0x80], [0xFF], [0xC0, 0x80], [0xE0, 0x80, 0x80], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80],
         [0xE6, 0x97], Array("ok".utf8) + [0xC3],
+        Array("0123456789abcdef".utf8) + [0x80] + Array("xyz".utf8),
+        [0x41, 0x42, 0xFF] + Array("0123456789abcdef".utf8),
     ]
 
     @Test("valid UTF-8 decodes to its text, from an array, a slice and a non-contiguous collection", arguments: valid)
