@@ -40,4 +40,20 @@ struct Base64FieldTests {
             (error as? AttestServiceError)?.code == code
         }
     }
+
+    @Test("a signed request's base64 fields take only the one padded encoding of their bytes, within the maximum")
+    func strictBase64() {
+        #expect(SignedRequestVerifier.strictBase64("QQ==", maximum: 8) == [0x41])
+        #expect(SignedRequestVerifier.strictBase64("+/+/", maximum: 8) == [0xFB, 0xFF, 0xBF])
+        let long = SecureRandom.bytes(count: 100)
+        #expect(SignedRequestVerifier.strictBase64(Data(long).base64EncodedString(), maximum: 100) == long)
+        for refused in [
+            "QR==",  // decodes to the same byte as QQ==, with unused bits set
+            "QQ", "QQ=", "Q Q==", "-_-_", "", "QUJD\n",
+        ] {
+            #expect(SignedRequestVerifier.strictBase64(refused, maximum: 8) == nil, "\(refused)")
+        }
+        #expect(SignedRequestVerifier.strictBase64(nil, maximum: 8) == nil)
+        #expect(SignedRequestVerifier.strictBase64(Data(long).base64EncodedString(), maximum: 99) == nil)
+    }
 }

@@ -341,9 +341,18 @@ public final class SignedRequestVerifier: Sendable {
     /// Standard, padded base64 (`Data(base64Encoded:)` and back gives the same text), at most `maximum` bytes.
     static func strictBase64(_ text: String?, maximum: Int) -> [UInt8]? {
         guard let text, !text.isEmpty, text.utf8.count <= (maximum / 3 + 1) * 4,
-            let data = Data(base64Encoded: text), data.count <= maximum,
-            data.base64EncodedString().utf8.elementsEqual(text.utf8)
+            let data = Data(base64Encoded: text), data.count <= maximum, isCanonical(text, encoding: data)
         else { return nil }
         return Array(data)
+    }
+
+    /// Whether `text` is the one encoding of `data` (padded, unused bits zero): compared over both buffers, since
+    /// comparing a `String.UTF8View` element by element cost several thousand instructions per header.
+    private static func isCanonical(_ text: String, encoding data: Data) -> Bool {
+        let canonical = data.base64EncodedData()
+        let same = text.utf8.withContiguousStorageIfAvailable { text in
+            canonical.withUnsafeBytes { UnsafeRawBufferPointer(text).elementsEqual($0) }
+        }
+        return same ?? canonical.elementsEqual(text.utf8)
     }
 }

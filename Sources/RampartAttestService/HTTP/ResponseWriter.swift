@@ -64,16 +64,33 @@ final class ResponseWriter: Sendable {
     static func isSafe(_ response: HTTPResponse) -> Bool {
         (100...999).contains(response.status)
             && response.headers.allSatisfy { name, value in
-                !name.isEmpty && name.utf8.allSatisfy(RequestHead.isTokenCharacter)
-                    && !value.utf8.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0 }
+                !name.isEmpty && utf8(of: name) { $0.allSatisfy(RequestHead.isTokenCharacter) }
+                    && utf8(of: value) { !$0.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0 } }
             }
     }
 
+    /// Whether `name` is one of the fields this writer sets itself, in any ASCII case (compared in place: a
+    /// lower-cased copy of every header of every answer cost an allocation each).
     private static func isFramingField(_ name: String) -> Bool {
-        switch name.lowercased() {
-        case "content-length", "transfer-encoding", "connection", "date": true
-        default: false
+        utf8(of: name) { name in
+            framingFields.contains { field in
+                field.count == name.count
+                    && zip(name, field).allSatisfy { byte, lower in
+                        ((0x41...0x5A).contains(byte) ? byte | 0x20 : byte) == lower
+                    }
+            }
         }
+    }
+
+    private static let framingFields = ["content-length", "transfer-encoding", "connection", "date"].map {
+        Array($0.utf8)
+    }
+
+    /// `body` over the UTF-8 bytes of `text`, as one buffer (element by element, a `String.UTF8View` cost several
+    /// thousand instructions per answer here).
+    private static func utf8<Result>(of text: String, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        var text = text
+        return text.withUTF8(body)
     }
 
     /// The reason phrase of `status` (RFC 9110 15); clients ignore it, people read it.
