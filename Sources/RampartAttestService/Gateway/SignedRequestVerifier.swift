@@ -351,7 +351,11 @@ public final class SignedRequestVerifier: Sendable {
     private static func isCanonical(_ text: String, encoding data: Data) -> Bool {
         let canonical = data.base64EncodedData()
         let same = text.utf8.withContiguousStorageIfAvailable { text in
-            canonical.withUnsafeBytes { UnsafeRawBufferPointer(text).elementsEqual($0) }
+            canonical.withUnsafeBytes { canonical in
+                guard canonical.count == text.count, let left = canonical.baseAddress, let right = text.baseAddress
+                else { return canonical.count == text.count }
+                return memcmp(left, right, text.count) == 0
+            }
         }
         return same ?? canonical.elementsEqual(text.utf8)
     }
