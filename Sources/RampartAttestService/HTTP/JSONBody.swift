@@ -93,6 +93,13 @@ struct JSONObjectWriter {
         bytes.append(contentsOf: String(value).utf8)
     }
 
+    /// Writes `"name":value` with `value` as Swift prints a `Double` (`12.375`, `0.0`); the caller passes only finite
+    /// values.
+    mutating func number(_ name: StaticString, _ value: Double) {
+        key(name)
+        bytes.append(contentsOf: value.description.utf8)
+    }
+
     /// Writes `"name":true` or `false`.
     mutating func bool(_ name: StaticString, _ value: Bool) {
         key(name)
