@@ -53,30 +53,41 @@ extension RequestHead {
     /// - Returns: The decoded head.
     /// - Throws: ``DecodeProblem``.
     package static func decode(_ head: ArraySlice<UInt8>) throws(DecodeProblem) -> Decoded {
-        var lines: [ArraySlice<UInt8>] = []
-        var start = head.startIndex
-        var index = head.startIndex
-        while index < head.endIndex {
-            if head[index] == cr, index + 1 < head.endIndex, head[index + 1] == lf {
-                lines.append(head[start..<index])
+        // Over the slice's buffer, each line a range of it (no array of lines, no copy of a part to check it).
+        let decoded = head.withUnsafeBufferPointer { buffer in Result { () throws(DecodeProblem) in try decode(buffer) }
+        }
+        return try decoded.get()
+    }
+
+    private typealias Bytes = Slice<UnsafeBufferPointer<UInt8>>
+
+    private static func decode(_ head: UnsafeBufferPointer<UInt8>) throws(DecodeProblem) -> Decoded {
+        var requestLine: Bytes?
+        var fieldLines: [Bytes] = []
+        fieldLines.reserveCapacity(16)
+        var start = 0
+        var index = 0
+        while index < head.count {
+            if head[index] == cr, index + 1 < head.count, head[index + 1] == lf {
+                let line = head[start..<index]
+                // Empty lines before the request line are ignored (RFC 9112 2.2), the last one ends the head.
+                if !line.isEmpty {
+                    if requestLine == nil { requestLine = line } else { fieldLines.append(line) }
+                }
                 index += 2
                 start = index
             } else {
                 index += 1
             }
         }
-        // Empty lines before the request line are ignored (RFC 9112 2.2), the last one ends the head.
-        guard let requestIndex = lines.firstIndex(where: { !$0.isEmpty }) else {
-            throw .malformed("no request line")
-        }
-        let requestLine = lines[requestIndex]
-        let parts = requestLine.split(separator: space, omittingEmptySubsequences: false)
+        guard let requestLine else { throw .malformed("no request line") }
+        let parts = requestLine.split(separator: space, maxSplits: 3, omittingEmptySubsequences: false)
         guard parts.count == 3, let method = String(strictUTF8: parts[0]), let target = String(strictUTF8: parts[1])
         else { throw .malformed("the request line must be 'METHOD target HTTP/1.1', single spaces") }
-        guard method.utf8.allSatisfy(isTokenCharacter) else {
+        guard parts[0].allSatisfy(isTokenCharacter) else {
             throw .malformed("the method must be a token, e.g. POST")
         }
-        guard target.utf8.allSatisfy({ $0 > space && $0 < 0x7F }) else {
+        guard parts[1].allSatisfy({ $0 > space && $0 < 0x7F }) else {
             throw .malformed("the request target must be visible ASCII; percent-encode anything else")
         }
         let version = Array(parts[2])
@@ -86,9 +97,9 @@ extension RequestHead {
         guard version[5] == UInt8(ascii: "1"), version[7] == UInt8(ascii: "0") || version[7] == UInt8(ascii: "1")
         else { throw .versionNotSupported }
         var fields: [String: String] = [:]
-        fields.reserveCapacity(lines.count)
+        fields.reserveCapacity(fieldLines.count)
         var hostCount = 0
-        for line in lines[(requestIndex + 1)...] where !line.isEmpty {
+        for line in fieldLines {
             // examine found the colon after a token name.
             guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { throw .malformed("a header without ':'") }
             var valueStart = colon + 1
