@@ -163,7 +163,8 @@ public final class AttestationService {
     func sealingKeys() async throws -> ChallengeSealingKeys {
         if let loadedSealingKeys { return loadedSealingKeys }
         let candidate = SecureRandom.bytes(count: ChallengeSealingKeys.minimumByteCount)
-        let secret = try await store.transaction { try $0.challengeSealingKey(proposing: candidate) }
+        let now = clock()
+        let secret = try await store.transaction { try $0.challengeSealingKey(proposing: candidate, createdAt: now) }
         let keys: ChallengeSealingKeys
         do {
             keys = try ChallengeSealingKeys(keys: [SymmetricKey(bytes: secret)])

@@ -74,7 +74,9 @@ enum StoreContract {
             for _ in 0..<8 {
                 group.addTask {
                     let candidate = SecureRandom.bytes(count: 32)
-                    return try await store.transaction { try $0.challengeSealingKey(proposing: candidate) }
+                    return try await store.transaction {
+                        try $0.challengeSealingKey(proposing: candidate, createdAt: Date())
+                    }
                 }
             }
             return try await group.reduce(into: Set<[UInt8]>()) { $0.insert($1) }
@@ -82,7 +84,9 @@ enum StoreContract {
         #expect(keys.count == 1)
         #expect(keys.first?.count == 32)
         let other = try reopen()
-        let again = try await other.transaction { try $0.challengeSealingKey(proposing: SecureRandom.bytes(count: 32)) }
+        let again = try await other.transaction {
+            try $0.challengeSealingKey(proposing: SecureRandom.bytes(count: 32), createdAt: Date())
+        }
         #expect(keys.first == again)
         await other.close()
     }

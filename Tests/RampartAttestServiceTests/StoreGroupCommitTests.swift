@@ -304,10 +304,10 @@ struct PostgresGroupCommitTests {
             #expect(results.filter { $0 }.count == 1)
         }
         let firstKey = try await first.transaction {
-            try $0.challengeSealingKey(proposing: SecureRandom.bytes(count: 32))
+            try $0.challengeSealingKey(proposing: SecureRandom.bytes(count: 32), createdAt: Date())
         }
         let secondKey = try await second.transaction {
-            try $0.challengeSealingKey(proposing: SecureRandom.bytes(count: 32))
+            try $0.challengeSealingKey(proposing: SecureRandom.bytes(count: 32), createdAt: Date())
         }
         #expect(firstKey == secondKey)
     }
@@ -388,6 +388,30 @@ struct PostgresGroupCommitTests {
         #expect(codes == Array(repeating: nil, count: 10))
         #expect(roundTrips == 2)
         #expect(try await StoreGroupCommit.spentNonces(nonces, in: store) == Array(repeating: true, count: 10))
+        await store.close()
+    }
+
+    @Test(
+        "the sealing key's load asks for the statement it was probed with: a batch with it and 2 spends takes 3 round trips"
+    )
+    func sealingKeyInABatch() async throws {
+        let store = try PostgresAttestationStore(url: url, poolSize: 1)
+        let nonces = (0..<2).map { _ in StoreContract.nonce() }
+        let candidate = SecureRandom.bytes(count: 32)
+        let createdAt = Date()
+        var bodies: [@Sendable (any AttestationStoreTransaction) throws -> Void] = [
+            { transaction in _ = try transaction.challengeSealingKey(proposing: candidate, createdAt: createdAt) }
+        ]
+        bodies += nonces.map { nonce -> @Sendable (any AttestationStoreTransaction) throws -> Void in
+            { transaction in _ = try transaction.spendChallenge(nonce: nonce, expiresAt: StoreContract.future) }
+        }
+        // BEGIN and the three first statements, then the key's SELECT, then COMMIT. A body that makes its INSERT
+        // differently when it runs than when it was probed (the time, or the candidate, made inside it) rolls the
+        // batch back and runs it again with savepoints.
+        let (codes, roundTrips) = try await Self.gatheredBatch(store, bodies)
+        #expect(codes == [nil, nil, nil])
+        #expect(roundTrips == 3)
+        #expect(try await StoreGroupCommit.spentNonces(nonces, in: store) == [true, true])
         await store.close()
     }
 

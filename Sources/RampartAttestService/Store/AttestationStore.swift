@@ -88,10 +88,16 @@ public protocol AttestationStoreTransaction {
     ///
     /// Of concurrent callers (in any process), all get the same key: the first stored one.
     ///
-    /// - Parameter candidate: Fresh random bytes to keep if the database holds no key yet.
+    /// The time is a parameter, not read in the body, so that the body asks for the same statements each time it
+    /// runs (PostgreSQL probes a batch member's first statement before running it, and a different one rolls the
+    /// batch back).
+    ///
+    /// - Parameters:
+    ///   - candidate: Fresh random bytes to keep if the database holds no key yet.
+    ///   - createdAt: The creation time stored with `candidate`.
     /// - Returns: The stored key's bytes.
     /// - Throws: ``AttestServiceError`` (`storeFailure`).
-    func challengeSealingKey(proposing candidate: [UInt8]) throws -> [UInt8]
+    func challengeSealingKey(proposing candidate: [UInt8], createdAt: Date) throws -> [UInt8]
 
     /// Stores a newly attested key.
     ///

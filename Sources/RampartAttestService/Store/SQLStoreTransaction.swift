@@ -25,11 +25,11 @@ struct SQLStoreTransaction: AttestationStoreTransaction {
         ).count
     }
 
-    func challengeSealingKey(proposing candidate: [UInt8]) throws -> [UInt8] {
+    func challengeSealingKey(proposing candidate: [UInt8], createdAt: Date) throws -> [UInt8] {
         _ = try execute(
             """
             INSERT INTO rampart_challenge_keys (id, secret, created_at) VALUES (1, \(candidate), \
-            \(Date().storeMilliseconds)) ON CONFLICT (id) DO NOTHING
+            \(createdAt.storeMilliseconds)) ON CONFLICT (id) DO NOTHING
             """)
         guard let secret = try execute("SELECT secret FROM rampart_challenge_keys WHERE id = 1").first?.blob(0),
             secret.count >= ChallengeSealingKeys.minimumByteCount
