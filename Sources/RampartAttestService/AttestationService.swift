@@ -652,7 +652,7 @@ public final class AttestationService {
 
     /// Identities compare as bytes: Swift's `==` on strings is canonical equivalence, under which the NFC and NFD
     /// spellings of "café" are one string, but they are two subjects.
-    static func sameBytes(_ lhs: String, _ rhs: String) -> Bool { lhs.utf8.elementsEqual(rhs.utf8) }
+    static func sameBytes(_ lhs: String, _ rhs: String) -> Bool { lhs.hasSameUTF8(as: rhs) }
 
     static func checkSubject(_ subject: String) throws {
         guard !subject.isEmpty, subject.utf8.count <= Configuration.maximumSubjectLength else {

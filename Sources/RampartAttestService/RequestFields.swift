@@ -1,3 +1,4 @@
+import RampartCrypto
 import RampartRequestSigning
 
 /// The fields of a JSON request body, parsed once with RampartAppAttest's strict I-JSON reader (bounded depth, no
@@ -41,7 +42,7 @@ struct RequestFields {
     /// - Parameter allowed: The route's fields.
     /// - Throws: ``AttestServiceError`` (`invalidField`) naming the first unknown field (printable ASCII only).
     func refuseUnknownFields(allowing allowed: [String]) throws {
-        for name in values.keys.sorted() where !allowed.contains(where: { $0.utf8.elementsEqual(name.utf8) }) {
+        for name in values.keys.sorted() where !allowed.contains(where: { $0.hasSameUTF8(as: name) }) {
             let shown = name.unicodeScalars.prefix(40).map { (0x20...0x7E).contains($0.value) ? String($0) : "?" }
             throw AttestServiceError.invalidField(
                 "unknown field '\(shown.joined())'; this route reads \(allowed.joined(separator: ", "))")

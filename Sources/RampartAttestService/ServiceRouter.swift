@@ -212,8 +212,8 @@ public final class ServiceRouter: HTTPResponder {
     /// - Parameter request: The request.
     /// - Returns: The response, exactly as ``respond(to:)`` would give it, or nil.
     public func respondWithoutWaiting(to request: HTTPRequest) -> HTTPResponse? {
-        guard log.writesWithoutWaiting, listener == .publicAPI, request.method.utf8.elementsEqual("POST".utf8),
-            request.path.utf8.elementsEqual("/v1/challenges".utf8), let keys = service.loadedSealingKeys
+        guard log.writesWithoutWaiting, listener == .publicAPI, request.method.hasSameUTF8(as: "POST"),
+            request.path.hasSameUTF8(as: "/v1/challenges"), let keys = service.loadedSealingKeys
         else { return nil }
         let start = ContinuousClock.now
         var outcome = Outcome(route: "/v1/challenges")
@@ -308,7 +308,7 @@ public final class ServiceRouter: HTTPResponder {
         outcome.route = pattern
         let isGateway = listener == .publicAPI && Self.gatewayPatterns.contains(pattern)
         let accepted = isGateway ? Self.gatewayAcceptedMethods : methods
-        guard accepted.contains(where: { $0.utf8.elementsEqual(request.method.utf8) }) else {
+        guard accepted.contains(where: { $0.hasSameUTF8(as: request.method) }) else {
             // RFC 9110 15.5.6: a 405 "MUST generate an Allow header field" listing the target's methods.
             var response = HTTPResponseError.response(
                 for: .methodNotAllowed("\(pattern) accepts \(accepted.joined(separator: ", "))"))

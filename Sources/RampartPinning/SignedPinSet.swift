@@ -209,7 +209,7 @@ public struct PinSetVerifier: Sendable {
                 .malformed,
                 "the signed payload is not a pin set (bundleId, version, issuedAt, expiresAt, pinnedDomains)")
         }
-        if let bundleID, !bundle.utf8.elementsEqual(bundleID.utf8) {
+        if let bundleID, !bundle.hasSameUTF8(as: bundleID) {
             return refuse(.wrongApp, "the set is for another app, not \(bundleID)")
         }
         guard version > floor else {

@@ -71,7 +71,7 @@ public enum RequestSignature {
         }
         let value = String(decoding: bytes.dropFirst(prefix.utf8.count).dropLast(), as: UTF8.self)
         guard let decoded = Data(base64Encoded: value), decoded.count == 32,
-            decoded.base64EncodedString().utf8.elementsEqual(value.utf8)
+            decoded.base64EncodedString().hasSameUTF8(as: value)
         else {
             throw RequestSigningError.invalidHeader(
                 "the Content-Digest value is not the standard, padded base64 of 32 bytes; encode SHA-256 of the body "

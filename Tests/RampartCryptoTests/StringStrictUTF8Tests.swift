@@ -32,3 +32,30 @@ struct StringStrictUTF8Tests {
         #expect(String(strictUTF8: bytes.lazy.map { $0 }) == nil)
     }
 }
+
+/// `String.hasSameUTF8(as:)`: byte equality, eight bytes at a time then the tail.
+struct StringSameUTF8Tests {
+    @Test("equal bytes are equal, whatever the length; a difference anywhere, or in length, is not")
+    func bytes() {
+        for length in [0, 1, 7, 8, 9, 15, 16, 17, 40] {
+            let text = String(repeating: "a", count: length)
+            #expect(text.hasSameUTF8(as: String(repeating: "a", count: length)))
+            #expect(!text.hasSameUTF8(as: text + "a"))
+            for position in 0..<length {
+                var bytes = Array(text.utf8)
+                bytes[position] = UInt8(ascii: "b")
+                #expect(!text.hasSameUTF8(as: String(decoding: bytes, as: UTF8.self)), "\(length) at \(position)")
+            }
+        }
+    }
+
+    @Test("canonically equivalent strings (which == calls equal) are different bytes")
+    func notCanonicalEquivalence() {
+        let composed = "caf\u{E9}-subject-longer-than-eight"
+        let decomposed = "cafe\u{301}-subject-longer-than-eight"
+        #expect(composed == decomposed)
+        #expect(!composed.hasSameUTF8(as: decomposed))
+        #expect(composed.hasSameUTF8(as: "caf\u{E9}-subject-longer-than-eight"))
+        #expect(!"\u{212A}".hasSameUTF8(as: "K"))
+    }
+}

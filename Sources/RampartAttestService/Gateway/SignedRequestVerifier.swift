@@ -1,4 +1,5 @@
 import Foundation
+import RampartCrypto
 import RampartRequestSigning
 
 /// A request as the backend received it, for ``SignedRequestVerifier``: the method, the target, the headers and
@@ -265,7 +266,7 @@ public final class SignedRequestVerifier: Sendable {
         }
         switch request.body {
         case .seen(let body):
-            guard RequestSignature.digestValue(of: body).utf8.elementsEqual(claimed.utf8) else {
+            guard RequestSignature.digestValue(of: body).hasSameUTF8(as: claimed) else {
                 let partial = headers["x-envoy-auth-partial-body"] == "true"
                 return try await refuse(
                     .digestMismatch,
@@ -282,7 +283,7 @@ public final class SignedRequestVerifier: Sendable {
             } catch let error as RequestSigningError {
                 throw AttestServiceError.invalidField("'contentDigest': \(error.reason)")
             }
-            guard trusted.utf8.elementsEqual(claimed.utf8) else {
+            guard trusted.hasSameUTF8(as: claimed) else {
                 return try await refuse(
                     .digestMismatch,
                     "the body's digest is not the one in Content-Digest: the body was changed after signing")

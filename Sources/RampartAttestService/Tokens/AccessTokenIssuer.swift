@@ -146,15 +146,15 @@ public actor AccessTokenIssuer {
         let what = "the access token"
         let invalid = { (reason: String) in AttestServiceError.invalidToken(reason) }
         let jws = try CompactJWS(token, algorithms: [.es256], what: what, error: invalid)
-        guard case .string(let type)? = jws.header["typ"], type.utf8.elementsEqual("JWT".utf8) else {
+        guard case .string(let type)? = jws.header["typ"], type.hasSameUTF8(as: "JWT") else {
             throw invalid("\(what)'s header has no \"typ\": \"JWT\"; it was not issued by Rampart")
         }
         guard let kid = jws.keyID else { throw invalid("\(what)'s header has no \"kid\"") }
-        var key = keys.first { $0.record.keyID.utf8.elementsEqual(kid.utf8) }
+        var key = keys.first { $0.record.keyID.hasSameUTF8(as: kid) }
         if key == nil, lastMissReload.map({ now.timeIntervalSince($0) >= Self.reloadInterval }) ?? true {
             lastMissReload = now
             try await reload(now: now, creating: false)
-            key = keys.first { $0.record.keyID.utf8.elementsEqual(kid.utf8) }
+            key = keys.first { $0.record.keyID.hasSameUTF8(as: kid) }
         }
         guard let key, isPublished(key.record, at: now) else {
             throw invalid(
@@ -166,7 +166,7 @@ public actor AccessTokenIssuer {
         }
         let claims = JWTClaims(claims: jws.claims, what: what, error: invalid)
         try claims.checkIssuer(configuration.issuer)
-        guard case .string(let audience)? = jws.claims["aud"], audience.utf8.elementsEqual(configuration.audience.utf8)
+        guard case .string(let audience)? = jws.claims["aud"], audience.hasSameUTF8(as: configuration.audience)
         else { throw invalid("\(what)'s audience (\"aud\") is not \"\(configuration.audience)\"") }
         let times = try claims.checkTimes(
             now: now.timeIntervalSince1970, leeway: Double(configuration.leewaySeconds),

@@ -1,3 +1,4 @@
+import RampartCrypto
 import RampartRequestSigning
 
 /// A JWS in the compact serialization (RFC 7515 section 7.1) carrying a JWT (RFC 7519), split and decoded but not
@@ -130,7 +131,7 @@ struct JWTClaims {
 
     /// `iss` equal to `issuer`, as bytes.
     func checkIssuer(_ issuer: String) throws {
-        guard try string("iss").utf8.elementsEqual(issuer.utf8) else {
+        guard try string("iss").hasSameUTF8(as: issuer) else {
             throw error("\(what)'s issuer (\"iss\") is not the configured \"\(issuer)\"")
         }
     }
@@ -153,7 +154,7 @@ struct JWTClaims {
             guard case .string(let text) = value else {
                 throw error("\(what)'s \"aud\" array holds something that is not a string")
             }
-            if text.utf8.elementsEqual(audience.utf8) { found = true }
+            if text.hasSameUTF8(as: audience) { found = true }
         }
         guard found else { throw error("\(what)'s audience (\"aud\") does not include \"\(audience)\"") }
     }

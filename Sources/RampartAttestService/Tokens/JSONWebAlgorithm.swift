@@ -1,3 +1,5 @@
+import RampartCrypto
+
 /// A JWS signature algorithm Rampart verifies (RFC 7518 section 3.1): `RS256` or `ES256`.
 ///
 /// Only asymmetric algorithms exist here: `none` and the HMAC family (`HS256`…) can never be named, so a token cannot
@@ -22,7 +24,7 @@ public struct JSONWebAlgorithm: Hashable, CustomStringConvertible {
     ///
     /// - Parameter name: The `alg` value.
     public init?(name: String) {
-        guard let backing = Backing.allCases.first(where: { $0.rawValue.utf8.elementsEqual(name.utf8) }) else {
+        guard let backing = Backing.allCases.first(where: { $0.rawValue.hasSameUTF8(as: name) }) else {
             return nil
         }
         self.backing = backing

@@ -117,7 +117,7 @@ public struct JSONWebKeySet {
     /// - Parameter keyID: The `kid`.
     /// - Returns: The key, or nil.
     public func key(id keyID: String) -> JSONWebKey? {
-        keys.first { $0.keyID?.utf8.elementsEqual(keyID.utf8) == true }
+        keys.first { $0.keyID?.hasSameUTF8(as: keyID) == true }
     }
 
     static func error(_ reason: String) -> AttestServiceError { .invalidConfiguration(reason) }
@@ -187,8 +187,8 @@ private struct MemberReader {
         let keyID = try string("kid")
         let use = try string("use")
         let algorithmName = try string("alg")
-        let isRSA = type.utf8.elementsEqual("RSA".utf8)
-        let isEC = type.utf8.elementsEqual("EC".utf8)
+        let isRSA = type.hasSameUTF8(as: "RSA")
+        let isEC = type.hasSameUTF8(as: "EC")
         guard isRSA || isEC else { return .skipped("\(name): kty \"\(type)\" is not RSA or EC") }
         let expected: JSONWebAlgorithm = isRSA ? .rs256 : .es256
         if let algorithmName {
@@ -199,13 +199,13 @@ private struct MemberReader {
                 return .skipped("\(name): alg \"\(algorithmName)\" is not RS256 or ES256")
             }
         }
-        if let use, !use.utf8.elementsEqual("sig".utf8) { return .skipped("\(name): use is \"\(use)\", not \"sig\"") }
+        if let use, !use.hasSameUTF8(as: "sig") { return .skipped("\(name): use is \"\(use)\", not \"sig\"") }
         let material: JSONWebKey.Material
         if isRSA {
             material = try rsa()
         } else {
             let curve = try required("crv", for: "EC", maximumByteCount: JSONWebKeySet.Limits.maximumMemberByteCount)
-            guard curve.utf8.elementsEqual("P-256".utf8) else {
+            guard curve.hasSameUTF8(as: "P-256") else {
                 if algorithmName != nil { throw error("\"alg\" is ES256 but \"crv\" is \"\(curve)\", not P-256") }
                 return .skipped("\(name): curve \"\(curve)\" is not P-256")
             }
