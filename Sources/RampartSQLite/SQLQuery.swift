@@ -57,12 +57,16 @@ package struct SQLQuery: Sendable, Hashable, ExpressibleByStringInterpolation {
         var fragments: [String] = [""]
         var bindings: [SQLValue] = []
 
-        /// Reserves nothing; present for the protocol.
+        /// Reserves a fragment after each interpolation and a binding for each (a value's, or a nested query's first),
+        /// so that building a statement does not grow the two arrays one append at a time.
         ///
         /// - Parameters:
-        ///   - literalCapacity: Ignored.
-        ///   - interpolationCount: Ignored.
-        package init(literalCapacity: Int, interpolationCount: Int) {}
+        ///   - literalCapacity: Ignored: each fragment is its own string.
+        ///   - interpolationCount: How many values and raw fragments the literal interpolates.
+        package init(literalCapacity: Int, interpolationCount: Int) {
+            fragments.reserveCapacity(interpolationCount + 1)
+            bindings.reserveCapacity(interpolationCount)
+        }
 
         /// Appends SQL text.
         ///
