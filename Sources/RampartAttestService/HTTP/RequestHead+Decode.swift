@@ -54,9 +54,7 @@ extension RequestHead {
     /// - Throws: ``DecodeProblem``.
     package static func decode(_ head: ArraySlice<UInt8>) throws(DecodeProblem) -> Decoded {
         // Over the slice's buffer, each line a range of it (no array of lines, no copy of a part to check it).
-        let decoded = head.withUnsafeBufferPointer { buffer in Result { () throws(DecodeProblem) in try decode(buffer) }
-        }
-        return try decoded.get()
+        try head.withUnsafeBufferPointer { buffer throws(DecodeProblem) in try decode(buffer) }
     }
 
     private typealias Bytes = Slice<UnsafeBufferPointer<UInt8>>
