@@ -455,7 +455,7 @@ public final class AttestationService {
     ) throws -> PreparedAssertion {
         guard let key else { return .decided(.unauthenticated(Self.unknownKey)) }
         if let blocked = blockedRefusal(key, now: now) { return .decided(.blocked(blocked)) }
-        guard Self.sameBytes(key.subject, submission.subject) else {
+        guard key.subject.hasSameUTF8(as: submission.subject) else {
             return .decided(.unauthenticated(Refusal(.wrongSubject, "this key is registered to another subject")))
         }
         if let checked, checked.publicKey == key.publicKey { return .verified(checked.check, key) }
@@ -506,7 +506,7 @@ public final class AttestationService {
         }
         // Otherwise judge the key as it is now.
         guard let key = try transaction.key(id: verifiedKey.keyID), key.publicKey == verifiedKey.publicKey,
-            sameBytes(key.subject, verifiedKey.subject)
+            key.subject.hasSameUTF8(as: verifiedKey.subject)
         else {
             return .unauthenticated(
                 Refusal(
@@ -649,10 +649,6 @@ public final class AttestationService {
         guard let clientAddress else { return }
         failuresByAddress.take(Array(clientAddress.utf8), now: now)
     }
-
-    /// Identities compare as bytes: Swift's `==` on strings is canonical equivalence, under which the NFC and NFD
-    /// spellings of "café" are one string, but they are two subjects.
-    static func sameBytes(_ lhs: String, _ rhs: String) -> Bool { lhs.hasSameUTF8(as: rhs) }
 
     static func checkSubject(_ subject: String) throws {
         guard !subject.isEmpty, subject.utf8.count <= Configuration.maximumSubjectLength else {

@@ -26,7 +26,7 @@ extension String {
     private static func strictlyDecoded(_ buffer: UnsafeBufferPointer<UInt8>) -> String? {
         var decoded = String(decoding: buffer, as: UTF8.self)
         if isASCII(buffer) { return decoded }
-        let same = decoded.withUTF8 { $0.count == buffer.count && $0.elementsEqual(buffer) }
+        let same = decoded.withUTF8 { $0.count == buffer.count && equalBytes($0, buffer) }
         return same ? decoded : nil
     }
 

@@ -185,7 +185,7 @@ public final class SignedRequestVerifier: Sendable {
             if error.code == .storeFailure { throw error }
             return .refuse(GatewayRefusal(error))
         }
-        guard AttestationService.sameBytes(verified.subject, subject) else {
+        guard verified.subject.hasSameUTF8(as: subject) else {
             return .refuse(
                 GatewayRefusal(
                     Refusal(
@@ -342,22 +342,9 @@ public final class SignedRequestVerifier: Sendable {
     /// Standard, padded base64 (`Data(base64Encoded:)` and back gives the same text), at most `maximum` bytes.
     static func strictBase64(_ text: String?, maximum: Int) -> [UInt8]? {
         guard let text, !text.isEmpty, text.utf8.count <= (maximum / 3 + 1) * 4,
-            let data = Data(base64Encoded: text), data.count <= maximum, isCanonical(text, encoding: data)
+            let data = Data(base64Encoded: text), data.count <= maximum,
+            data.base64EncodedString().hasSameUTF8(as: text)
         else { return nil }
         return Array(data)
-    }
-
-    /// Whether `text` is the one encoding of `data` (padded, unused bits zero): compared over both buffers, since
-    /// comparing a `String.UTF8View` element by element cost several thousand instructions per header.
-    private static func isCanonical(_ text: String, encoding data: Data) -> Bool {
-        let canonical = data.base64EncodedData()
-        let same = text.utf8.withContiguousStorageIfAvailable { text in
-            canonical.withUnsafeBytes { canonical in
-                guard canonical.count == text.count, let left = canonical.baseAddress, let right = text.baseAddress
-                else { return canonical.count == text.count }
-                return memcmp(left, right, text.count) == 0
-            }
-        }
-        return same ?? canonical.elementsEqual(text.utf8)
     }
 }
