@@ -9,6 +9,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <arpa/inet.h>
+#include <pthread.h>
 
 // The few Linux calls the HTTP server's event loop makes that Swift cannot reach directly: accept4 and the eventfd
 // flags need _GNU_SOURCE, and `struct epoll_event` is packed on x86-64, so Swift never touches it. Functions carry the
@@ -110,3 +111,8 @@ static inline void CNetwork_drain_wake(int fd) {
     ssize_t got = read(fd, &count, sizeof count);
     (void)got;
 }
+
+/// Names the calling thread as `top -H` and /proc/PID/task/TID/comm show it (Linux keeps 15 bytes). Foundation's
+/// `Thread.current.name` setter names a thread only once `start()` has stored its pthread handle, which the new
+/// thread can outrun, and then drops the name silently. Returns 0 or an errno value.
+static inline int CNetwork_name_this_thread(const char *name) { return pthread_setname_np(pthread_self(), name); }

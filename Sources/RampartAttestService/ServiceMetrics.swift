@@ -1,3 +1,4 @@
+internal import CNetwork
 import Foundation
 import Synchronization
 
@@ -321,7 +322,7 @@ public final class LogBuffer: Sendable {
         let interval = max(0.001, flushIntervalSeconds)
         // The writer lives as long as the process: a log is made once, at start (`rampart serve`).
         let thread = Thread { [self] in
-            Thread.current.name = "rampart-log"
+            _ = CNetwork_name_this_thread("rampart-log")
             while true {
                 _ = wake.wait(timeout: .now() + interval)
                 drain()

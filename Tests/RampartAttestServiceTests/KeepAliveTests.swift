@@ -236,6 +236,21 @@ struct KeepAliveTests {
         return ticks.map { Double($0) / Double(sysconf(Int32(_SC_CLK_TCK))) }
     }
 
+    @Test(
+        "every event-loop thread is named http:PORT as soon as its server has started (40 servers, one after another)")
+    func loopThreadsNamed() throws {
+        // Foundation's Thread.name setter drops the name when the new thread runs before start() has stored its
+        // handle; the loop names itself with pthread_setname_np.
+        for _ in 0..<40 {
+            let server = HTTPServer(
+                configuration: .init(host: "127.0.0.1", port: 0), responder: SlowResponder(delay: .seconds(1)))
+            try server.start()
+            defer { server.stop() }
+            let port = try #require(server.port)
+            #expect(Self.loopCPUSeconds(port: port) != nil, "no event-loop thread named http:\(port)")
+        }
+    }
+
     @Test("a client that resets while its request is being answered costs the event loop no spinning")
     func resetWhileAnswering() async throws {
         let server = HTTPServer(

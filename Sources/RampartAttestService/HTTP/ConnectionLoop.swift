@@ -114,7 +114,7 @@ final class ConnectionLoop: Sendable {
         let thread = Thread { [self] in
             // Named from inside, after its port (Linux keeps 15 characters: "http:65535" fits): `top -H` tells the
             // public listener's loop from the internal one's, and the tests find theirs by this name.
-            Thread.current.name = "http:\(port)"
+            _ = CNetwork_name_this_thread("http:\(port)")
             named.signal()
             Relay(loop: self).run()
             finished.signal()
