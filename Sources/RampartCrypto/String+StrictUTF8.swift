@@ -19,6 +19,17 @@ extension String {
         self = decoded
     }
 
+    /// The text of a part of a buffer when it is valid UTF-8, else nil: the same check as
+    /// ``init(strictUTF8:)-(some Collection<UInt8>)`` without its generic entry, which, unspecialised across modules,
+    /// cost about a thousand instructions a call (type metadata and witness lookups) in the HTTP head decoder's eight
+    /// calls per request.
+    ///
+    /// - Parameter bytes: The bytes, a slice of a buffer.
+    package init?(strictUTF8 bytes: Slice<UnsafeBufferPointer<UInt8>>) {
+        guard let decoded = Self.strictlyDecoded(UnsafeBufferPointer(rebasing: bytes)) else { return nil }
+        self = decoded
+    }
+
     /// The text of `buffer` when it is valid UTF-8, else nil.
     ///
     /// ASCII, which is what header values and JSON keys almost always are, is valid UTF-8 byte for byte, so it is

@@ -17,19 +17,35 @@ struct StringStrictUTF8Tests {
         [0x41, 0x42, 0xFF] + Array("0123456789abcdef".utf8),
     ]
 
-    @Test("valid UTF-8 decodes to its text, from an array, a slice and a non-contiguous collection", arguments: valid)
+    @Test(
+        "valid UTF-8 decodes to its text, from an array, a slice, a part of a buffer and a non-contiguous collection",
+        arguments: valid)
     func validText(_ bytes: [UInt8]) {
         let expected = String(decoding: bytes, as: UTF8.self)
         #expect(String(strictUTF8: bytes) == expected)
         #expect(String(strictUTF8: ([0x41] + bytes)[1...]) == expected)
+        #expect(Self.fromBufferPart(bytes) == expected)
         #expect(String(strictUTF8: bytes.lazy.map { $0 }) == expected)
     }
 
-    @Test("ill-formed UTF-8 is nil, from an array, a slice and a non-contiguous collection", arguments: invalid)
+    @Test(
+        "ill-formed UTF-8 is nil, from an array, a slice, a part of a buffer and a non-contiguous collection",
+        arguments: invalid)
     func invalidText(_ bytes: [UInt8]) {
         #expect(String(strictUTF8: bytes) == nil)
         #expect(String(strictUTF8: ([0x41] + bytes)[1...]) == nil)
+        #expect(Self.fromBufferPart(bytes) == nil)
         #expect(String(strictUTF8: bytes.lazy.map { $0 }) == nil)
+    }
+
+    /// `bytes` decoded as the middle part of a buffer (a byte before and after it that must not be read), through the
+    /// non-generic `Slice<UnsafeBufferPointer<UInt8>>` entry the HTTP head decoder uses.
+    static func fromBufferPart(_ bytes: [UInt8]) -> String? {
+        let framed = [0x41] + bytes + [0xFF]
+        return framed.withUnsafeBufferPointer { buffer in
+            let part: Slice<UnsafeBufferPointer<UInt8>> = buffer[1..<(1 + bytes.count)]
+            return String(strictUTF8: part)
+        }
     }
 }
 
