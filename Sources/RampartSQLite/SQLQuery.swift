@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+internal import Glibc
+#elseif canImport(Darwin)
+internal import Darwin
+#endif
+
 /// A SQL statement whose interpolated values become bind parameters, never SQL text.
 ///
 /// ```swift
@@ -35,6 +41,46 @@ package struct SQLQuery: Sendable, Hashable, ExpressibleByStringInterpolation {
     package init(unsafeSQL sql: String) {
         fragments = [sql]
         bindings = []
+    }
+
+    /// The statement as a cache key: its text with the bindings left out, which is what a prepared statement is.
+    package var statementKey: StatementKey { StatementKey(fragments: fragments) }
+
+    /// A statement's literal text, fragment by fragment, as a dictionary key for its prepared statement.
+    ///
+    /// Hashing the joined text cost about 1,500 instructions a statement, and joining it about as much again, for
+    /// every statement run. This key hashes only the fragments' count and lengths (the text comes from the program's
+    /// own literals, not from input, so nothing can steer collisions) and tells colliding statements apart by their
+    /// bytes: fragments from one literal are usually the same storage, and ASCII compares with `memcmp`.
+    package struct StatementKey: Hashable, Sendable {
+        let fragments: [String]
+
+        package func hash(into hasher: inout Hasher) {
+            hasher.combine(fragments.count)
+            for fragment in fragments { hasher.combine(fragment.utf8.count) }
+        }
+
+        /// Equal when every fragment is the same bytes of UTF-8 (never by Unicode canonical equivalence, as `==` on
+        /// strings would: two spellings of an identifier are two statements to SQL).
+        package static func == (left: StatementKey, right: StatementKey) -> Bool {
+            guard left.fragments.count == right.fragments.count else { return false }
+            for (leftFragment, rightFragment) in zip(left.fragments, right.fragments) {
+                guard leftFragment.utf8.count == rightFragment.utf8.count else { return false }
+                var leftCopy = leftFragment
+                var rightCopy = rightFragment
+                let same = leftCopy.withUTF8 { leftBytes in
+                    rightCopy.withUTF8 { rightBytes in
+                        // Of one length: both empty (no storage needed), or both with bytes to compare.
+                        guard let leftStart = leftBytes.baseAddress, let rightStart = rightBytes.baseAddress else {
+                            return leftBytes.isEmpty && rightBytes.isEmpty
+                        }
+                        return memcmp(leftStart, rightStart, leftBytes.count) == 0
+                    }
+                }
+                guard same else { return false }
+            }
+            return true
+        }
     }
 
     /// The SQL text, with `placeholder(n)` (1-based) in place of each binding.

@@ -18,7 +18,8 @@ package final class SQLiteConnection {
     private let handle: OpaquePointer
     /// How long a statement waits for another connection's lock (``Options/busyTimeout``).
     private let busyTimeoutMilliseconds: Int32
-    private var statements: [String: OpaquePointer] = [:]
+    /// Prepared statements by their literal text (``SQLQuery/StatementKey``): found without building the text.
+    private var statements: [SQLQuery.StatementKey: OpaquePointer] = [:]
     /// The statements of ``execute(constant:)``, by the address of their literal text: found without building or
     /// hashing a string.
     private var constants: [UnsafeRawPointer: OpaquePointer] = [:]
@@ -223,16 +224,16 @@ package final class SQLiteConnection {
     package var isAutocommit: Bool { sqlite3_get_autocommit(handle) != 0 }
 
     private func prepare(_ query: SQLQuery) throws -> OpaquePointer {
-        let text = query.text { _ in "?" }
+        let key = query.statementKey
         let statement: OpaquePointer
-        if let cached = statements[text] {
+        if let cached = statements[key] {
             statement = cached
         } else {
             var prepared: OpaquePointer?
             let status = sqlite3_prepare_v3(
-                handle, text, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &prepared, nil)
+                handle, query.text { _ in "?" }, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &prepared, nil)
             guard status == SQLITE_OK, let prepared else { throw error(status, doing: "prepare a statement") }
-            statements[text] = prepared
+            statements[key] = prepared
             statement = prepared
         }
         for (offset, value) in query.bindings.enumerated() {

@@ -12,6 +12,30 @@ struct SQLiteConnectionTests {
         #expect(query.bindings == [.text(hostile), .integer(7)])
     }
 
+    @Test("a statement's cache key is its literal text: bindings do not matter, every byte of the text does")
+    func statementKeys() {
+        func key(_ query: SQLQuery) -> SQLQuery.StatementKey { query.statementKey }
+        #expect(key("SELECT a FROM t WHERE b = \(Int64(1))") == key("SELECT a FROM t WHERE b = \("text")"))
+        // Same fragment count and lengths (so the same hash), different bytes.
+        #expect(key("SELECT a FROM t WHERE b = \(Int64(1))") != key("SELECT c FROM t WHERE b = \(Int64(1))"))
+        #expect(key("SELECT a FROM t WHERE b = \(Int64(1))") != key("SELECT a FROM t WHERE \(Int64(1)) = b"))
+        #expect(key("SELECT 1") != key("SELECT 1 WHERE 1 = \(Int64(1))"))
+        // Canonically equivalent spellings, which `==` on strings calls equal, are two statements.
+        #expect(
+            SQLQuery(unsafeSQL: "SELECT 'caf\u{E9}'").statementKey
+                != SQLQuery(unsafeSQL: "SELECT 'cafe\u{301}'").statementKey)
+    }
+
+    @Test("statements whose keys hash alike run their own text (the prepared-statement cache tells them apart)")
+    func sameShapeStatements() throws {
+        let connection = try SQLiteConnection(path: ":memory:")
+        try connection.execute(unsafeScript: "CREATE TABLE t (a INTEGER, c INTEGER); INSERT INTO t VALUES (1, 2)")
+        for _ in 0..<3 {
+            #expect(try connection.query("SELECT a FROM t WHERE 1 = \(Int64(1))").first?.integer(0) == 1)
+            #expect(try connection.query("SELECT c FROM t WHERE 1 = \(Int64(1))").first?.integer(0) == 2)
+        }
+    }
+
     @Test("values round-trip through a table, including hostile text and empty blobs")
     func roundTrip() throws {
         let connection = try SQLiteConnection(path: ":memory:")
