@@ -67,13 +67,17 @@ final class DigestContext {
         }
     }
 
+    /// The digest, written into a buffer on the stack and copied once into its array (as `hmacCode` does: a zeroed
+    /// array, then its prefix, cost two allocations per digest).
     func finalize() -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
-        var length: UInt32 = 0
-        guard EVP_DigestFinal_ex(ctx, &out, &length) == 1 else {
-            preconditionFailure("EVP_DigestFinal_ex failed: \(drainOpenSSLErrors())")
+        let capacity = Int(EVP_MAX_MD_SIZE)
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { out in
+            var length: UInt32 = 0
+            guard EVP_DigestFinal_ex(ctx, out.baseAddress, &length) == 1, Int(length) <= capacity else {
+                preconditionFailure("EVP_DigestFinal_ex failed: \(drainOpenSSLErrors())")
+            }
+            return Array(UnsafeBufferPointer(rebasing: out[..<Int(length)]))
         }
-        return Array(out.prefix(Int(length)))
     }
 }
 #endif
