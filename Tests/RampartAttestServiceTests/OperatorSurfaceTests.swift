@@ -198,6 +198,19 @@ struct OperatorSurfaceTests {
         }
     }
 
+    @Test("a fingerprint is the first four bytes of SHA-256 as eight lower-case hex digits, small bytes zero-padded")
+    func fingerprintDigits() {
+        var sawSmallByte = false
+        for seed in 0..<64 {
+            let keyID = [UInt8](repeating: UInt8(seed), count: 32)
+            let prefix = SHA256.hash(keyID).prefix(4)
+            if prefix.contains(where: { $0 < 0x10 }) { sawSmallByte = true }
+            let expected = prefix.map { String(format: "%02x", $0) }.joined()
+            #expect(ServiceRouter.fingerprint(keyID: keyID) == expected)
+        }
+        #expect(sawSmallByte, "no digest byte below 0x10 among the ids: the padding went untested")
+    }
+
     @Test("log lines name a key by its fingerprint (8 hex digits of SHA-256 of the id), never by its id")
     func fingerprintInLogs() async throws {
         let lines = LogLines()

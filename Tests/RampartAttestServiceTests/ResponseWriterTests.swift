@@ -12,6 +12,22 @@ struct ResponseWriterTests {
         String(decoding: ResponseWriter().serialize(response, exchange: exchange, close: close), as: UTF8.self)
     }
 
+    @Test("the status line and Content-Length carry the exact decimal numbers, whatever their digit count")
+    func decimalNumbers() {
+        for (status, length) in [(200, 0), (204, 7), (404, 9), (429, 10), (500, 99), (503, 100), (200, 65_536)] {
+            let response = HTTPResponse(status: status, body: [UInt8](repeating: 0x61, count: length))
+            let lines = Self.text(response).split(separator: "\r\n", omittingEmptySubsequences: false).map(String.init)
+            #expect(lines.first == "HTTP/1.1 \(status) \(ResponseWriter.reason(for: status))")
+            let lengths = lines.filter { $0.hasPrefix("Content-Length: ") }
+            #expect(lengths == (status == 204 ? [] : ["Content-Length: \(length)"]))
+        }
+        for value in [0, 1, 9, 10, 11, 99, 100, 101, 999_999, Int.max] {
+            var bytes: [UInt8] = []
+            ResponseWriter.appendDecimal(value, to: &bytes)
+            #expect(String(decoding: bytes, as: UTF8.self) == String(value))
+        }
+    }
+
     @Test("Content-Length, Transfer-Encoding, Connection and Date from a responder are dropped whatever their case")
     func framingFieldsDropped() {
         let response = HTTPResponse(
