@@ -20,6 +20,8 @@ public final class AttestationServer {
     let adminHTTP: HTTPServer
     let store: any AttestationStore
     let log: ServiceLog
+    /// The `jwt` subject source's verifier, whose JWKS file SIGHUP reads again.
+    let sessionTokens: SessionTokenVerifier?
 
     /// Opens the store and starts listening.
     ///
@@ -50,7 +52,8 @@ public final class AttestationServer {
             try SessionTokenVerifier(
                 configuration: SessionTokenConfiguration(
                     jwksPath: $0.jwks, issuer: $0.issuer, audience: $0.audience, algorithms: $0.algorithms,
-                    leewaySeconds: $0.leewaySeconds))
+                    leewaySeconds: $0.leewaySeconds),
+                log: log)
         }
         let verifier = SignedRequestVerifier(service: service, accessTokens: tokens, log: log)
         let router = ServiceRouter(
@@ -90,6 +93,7 @@ public final class AttestationServer {
         self.adminHTTP = adminHTTP
         self.store = store
         self.log = log
+        self.sessionTokens = sessionTokens
         if isDemoDefault {
             log.write(
                 level: "warning", event: "demoSubjectSource",
@@ -125,19 +129,28 @@ public final class AttestationServer {
 
     /// Serves until the process gets SIGTERM or SIGINT, then stops gracefully and returns.
     ///
-    /// SIGHUP does not stop the service (its default action would kill the process): the configuration is read
-    /// once at start, so the signal is logged as `sighupIgnored` with what to do, and serving goes on.
+    /// SIGHUP does not stop the service (its default action would kill the process). With the `jwt` subject source
+    /// it reads the session JWKS file again (``SessionTokenVerifier/reloadKeySet()``), logging `sessionKeysReloaded`
+    /// with the keys read or `sessionKeysKept` with why the file was not used (the keys in use stay). The rest of the
+    /// configuration is read once at start; without a JWKS file the signal is logged as `sighupIgnored` with what to
+    /// do. Serving goes on either way.
     public func runUntilTerminated() async {
         let queue = DispatchQueue(label: "rampart.signals")
         // Ignore the default actions (terminate) so the dispatch sources see the signals instead.
         signal(SIGHUP, SIG_IGN)
         let hangUp = DispatchSource.makeSignalSource(signal: SIGHUP, queue: queue)
         let log = self.log
+        let sessionTokens = self.sessionTokens
         hangUp.setEventHandler {
-            log.write(
-                level: "warning", event: "sighupIgnored",
-                message: "SIGHUP: the configuration is read once at start and nothing was reloaded; to apply a "
-                    + "change, stop the service with SIGTERM (in-flight requests are answered) and start it again")
+            guard let sessionTokens else {
+                return log.write(
+                    level: "warning", event: "sighupIgnored",
+                    message: "SIGHUP: there is no session JWKS file to read again, and the rest of the configuration "
+                        + "is read once at start; to apply a change, stop the service with SIGTERM (in-flight "
+                        + "requests are answered) and start it again")
+            }
+            // The reload logs its outcome; on this queue, waiting for a reload a request started is fine.
+            _ = try? sessionTokens.keys.reload(trigger: .signal)
         }
         hangUp.resume()
         let sources = [SIGTERM, SIGINT].map { number -> any DispatchSourceSignal in

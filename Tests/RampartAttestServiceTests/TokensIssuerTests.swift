@@ -197,13 +197,130 @@ struct TokensIssuerTests {
         #expect(try await Self.publishedKeyIDs(issuer, at: nextSlot) == [kidA, kidB])
         _ = try await issuer.verify(late.token, now: nextSlot.addingTimeInterval(800))
 
-        // A's publication ends at its creation + rotation + lifetime + leeway.
-        let endOfA = Self.t0.addingTimeInterval(rotation + 900 + 60)
+        // A's publication ends at the end of its period + lifetime + leeway, whenever it was made.
+        let endOfA = Date(timeIntervalSince1970: slotStart + rotation + 900 + 60)
         #expect(try await Self.publishedKeyIDs(issuer, at: endOfA.addingTimeInterval(-1)) == [kidA, kidB])
         #expect(try await Self.publishedKeyIDs(issuer, at: endOfA) == [kidB])
         let store = try SQLiteAttestationStore(path: path)
         #expect(try await store.transaction { try $0.tokenSigningKeys() }.map(\.keyID) == [kidB])
         await store.close()
+    }
+
+    /// The start of the rotation period `date` falls in, in seconds since 1970.
+    static func slotStart(_ date: Date, configuration: TokenConfiguration = configuration) -> Double {
+        let rotation = Double(configuration.rotationSeconds)
+        return (date.timeIntervalSince1970 / rotation).rounded(.down) * rotation
+    }
+
+    @Test("the pre-publication window is a quarter of the rotation period")
+    func prePublicationWindow() {
+        #expect(Self.configuration.prePublicationSeconds == 21_600)
+        #expect(TokenConfiguration(audience: "a", rotationSeconds: 3_600).prePublicationSeconds == 900)
+        #expect(TokenConfiguration(audience: "a", rotationSeconds: 3_601).prePublicationSeconds == 900)
+    }
+
+    @Test("the next key is published a window before its period, never signs before it, then signs with the same kid")
+    func nextKeyIsPublishedBeforeItSigns() async throws {
+        let path = temporarySQLitePath()
+        let issuer = try Self.issuer(path: path)
+        let rotation = Double(Self.configuration.rotationSeconds)
+        let window = Double(Self.configuration.prePublicationSeconds)
+        let nextStart = Self.slotStart(Self.t0) + rotation
+        let beforeWindow = Date(timeIntervalSince1970: nextStart - window - 0.001)
+        let current = try await issuer.issue(
+            subject: "u", keyID: Self.keyID, environment: "production", now: beforeWindow)
+        let kidA = current.claims.signingKeyID
+        #expect(try await Self.publishedKeyIDs(issuer, at: beforeWindow) == [kidA])
+        let store = try SQLiteAttestationStore(path: path)
+        #expect(try await store.transaction { try $0.tokenSigningKeys() }.count == 1)
+
+        let windowOpens = Date(timeIntervalSince1970: nextStart - window)
+        let published = try await Self.publishedKeyIDs(issuer, at: windowOpens)
+        #expect(published.count == 2 && published.first == kidA)
+        let kidB = try #require(published.last)
+        #expect(kidB != kidA)
+        let records = try await store.transaction { try $0.tokenSigningKeys() }
+        #expect(records.first { $0.keyID == kidB }?.slot == Int64(nextStart / rotation))
+        await store.close()
+
+        // In the window, up to the last instant of the period, the current key signs.
+        for offset in [-window, -window / 2, -1, -0.001] {
+            let now = Date(timeIntervalSince1970: nextStart + offset)
+            let issued = try await issuer.issue(subject: "u", keyID: Self.keyID, environment: "production", now: now)
+            #expect(issued.claims.signingKeyID == kidA, "at \(offset) s")
+            #expect(try await Self.publishedKeyIDs(issuer, at: now) == [kidA, kidB])
+        }
+        // Another process (a fresh issuer on the same database) sees the same two keys.
+        let other = try Self.issuer(path: path)
+        #expect(try await Self.publishedKeyIDs(other, at: windowOpens) == [kidA, kidB])
+
+        // From the period's first instant the pre-published key signs, and verifies everywhere.
+        let boundary = Date(timeIntervalSince1970: nextStart)
+        let fromB = try await issuer.issue(subject: "u", keyID: Self.keyID, environment: "production", now: boundary)
+        #expect(fromB.claims.signingKeyID == kidB)
+        #expect(
+            try await other.issue(subject: "v", keyID: Self.keyID, environment: "production", now: boundary)
+                .claims.signingKeyID == kidB)
+        #expect(try await other.verify(fromB.token, now: boundary).signingKeyID == kidB)
+        #expect(try await Self.publishedKeyIDs(issuer, at: boundary) == [kidA, kidB])
+    }
+
+    @Test("a token signed at the end of a period verifies until exp + leeway, and its key is dropped right after")
+    func lastTokenOfAPeriod() async throws {
+        let path = temporarySQLitePath()
+        let issuer = try Self.issuer(path: path)
+        let rotation = Double(Self.configuration.rotationSeconds)
+        let periodEnd = Self.slotStart(Self.t0) + rotation
+        _ = try await issuer.issue(subject: "u", keyID: Self.keyID, environment: "production", now: Self.t0)
+        let last = try await issuer.issue(
+            subject: "u", keyID: Self.keyID, environment: "production",
+            now: Date(timeIntervalSince1970: periodEnd - 0.001))
+        let kidA = last.claims.signingKeyID
+        let expiry = last.expiresAt.timeIntervalSince1970
+        #expect(expiry == periodEnd - 1 + 900)
+
+        let justValid = Date(timeIntervalSince1970: expiry + 60 - 0.001)
+        #expect(try await issuer.verify(last.token, now: justValid).signingKeyID == kidA)
+        #expect(try await Self.publishedKeyIDs(issuer, at: justValid).first == kidA)
+        await Self.refusal(
+            issuer, last.token, now: Date(timeIntervalSince1970: expiry + 60), code: .tokenExpired, "expired")
+
+        // Publication ends at the period's end + lifetime + leeway; the store deletes the key at that instant.
+        let publicationEnd = periodEnd + 900 + 60
+        let stillPublished = Date(timeIntervalSince1970: publicationEnd - 0.001)
+        #expect(try await Self.publishedKeyIDs(issuer, at: stillPublished).first == kidA)
+        let retired = Date(timeIntervalSince1970: publicationEnd)
+        let published = try await Self.publishedKeyIDs(issuer, at: retired)
+        #expect(!published.contains(kidA) && published.count == 1)
+        let store = try SQLiteAttestationStore(path: path)
+        #expect(try await store.transaction { try $0.tokenSigningKeys() }.map(\.keyID) == published)
+        await store.close()
+        await Self.refusal(issuer, last.token, now: retired, "kid names no signing key")
+    }
+
+    @Test("a key made under another rotationSeconds is published for one period from its creation, and never signs")
+    func keyFromAnotherRotation() async throws {
+        let path = temporarySQLitePath()
+        let store = try SQLiteAttestationStore(path: path)
+        let made = Self.t0.addingTimeInterval(-100)
+        // Made by an hourly issuer: its slot counts hours, which under a daily rotation names a period in 2260.
+        let hourlyKey = TokenSigningKeyRecord(
+            keyID: "hourly", createdAt: made, slot: Int64(made.timeIntervalSince1970 / 3_600),
+            privateKey: ECPrivateKey(curve: .p256).pkcs8DERRepresentation)
+        #expect(try await store.transaction { try $0.insertTokenSigningKey(hourlyKey) })
+        await store.close()
+        let issuer = try Self.issuer(path: path)
+        let issued = try await issuer.issue(subject: "u", keyID: Self.keyID, environment: "production", now: Self.t0)
+        #expect(issued.claims.signingKeyID != "hourly")
+        // Ordered by the start of publication: the daily key's window opened before the hourly key was made.
+        #expect(try await Self.publishedKeyIDs(issuer, at: Self.t0) == [issued.claims.signingKeyID, "hourly"])
+        // Published until its creation + rotation + window + lifetime + leeway (a day + 6 h + 960 s), then deleted.
+        let end = made.addingTimeInterval(86_400 + 21_600 + 960)
+        #expect(try await Self.publishedKeyIDs(issuer, at: end.addingTimeInterval(-0.001)).contains("hourly"))
+        #expect(try await Self.publishedKeyIDs(issuer, at: end).contains("hourly") == false)
+        let reopened = try SQLiteAttestationStore(path: path)
+        #expect(try await reopened.transaction { try $0.tokenSigningKeys() }.contains { $0.keyID == "hourly" } == false)
+        await reopened.close()
     }
 
     @Test("processes sharing a database sign with one key, and a restart keeps it")

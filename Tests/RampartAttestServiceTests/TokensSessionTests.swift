@@ -1,6 +1,7 @@
 import Foundation
-import RampartAttestService
+@_spi(Testing) import RampartAttestService
 import RampartCrypto
+import Synchronization
 import TestSupport
 import Testing
 
@@ -246,5 +247,188 @@ struct TokensSessionTests {
         let parse = refusal(malformed)
         #expect(parse?.reason.contains(malformed) == true)
         #expect(parse?.reason.contains(#"needs "crv""#) == true)
+    }
+
+    // MARK: Reloading the JWKS file
+
+    /// What a reloading verifier did: its file reads and its log lines.
+    final class Record: Sendable {
+        let state = Mutex<(reads: Int, lines: [String])>((0, []))
+        var reads: Int { state.withLock { $0.reads } }
+        var lines: [String] { state.withLock { $0.lines } }
+        func lines(_ event: String) -> [String] { lines.filter { $0.contains(#""event":"\#(event)""#) } }
+    }
+
+    /// A verifier over a fresh JWKS file holding `keys`, whose reads are counted and whose log lines are kept.
+    static func reloading(
+        _ keys: [[String: any Sendable]] = [F.ecJWK()]
+    ) throws -> (verifier: SessionTokenVerifier, path: String, record: Record) {
+        let path = try writeJWKS(F.jwks(keys))
+        let record = Record()
+        let verifier = try SessionTokenVerifier(
+            configuration: SessionTokenConfiguration(jwksPath: path, issuer: F.issuer, audience: F.audience),
+            log: ServiceLog(sink: { line in record.state.withLock { $0.lines.append(line) } }),
+            readFile: { path in
+                record.state.withLock { $0.reads += 1 }
+                return try SessionTokenVerifier.readJWKS(at: path)
+            })
+        return (verifier, path, record)
+    }
+
+    /// Replaces the file the way a deployment should: a new file renamed over the old one.
+    static func replace(_ path: String, with bytes: [UInt8]) throws {
+        try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic)
+    }
+
+    static func at(_ seconds: Double) -> Date { F.now.addingTimeInterval(seconds) }
+
+    /// An ES256 token whose kid is `ec-2`, signed with the other key.
+    static let rotatedToken = F.token(
+        header: ["alg": "ES256", "kid": "ec-2", "typ": "JWT"], claims: F.claims(), ecKey: F.otherECKey)
+    static let rotatedKeys = F.jwks([F.ecJWK(), F.ecJWK(F.otherECKey, kid: "ec-2")])
+
+    /// Expects `token` to be refused at `now` with invalidSession saying the kid names no key of the file at `path`.
+    static func expectUnknownKid(
+        _ verifier: SessionTokenVerifier, _ token: String, at now: Date, path: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        let error = #expect(throws: AttestServiceError.self, sourceLocation: sourceLocation) {
+            try verifier.subject(token: token, now: now)
+        }
+        #expect(error?.code == .invalidSession, sourceLocation: sourceLocation)
+        #expect(
+            error?.reason.contains("kid names no key of the JWKS file \(path)") == true,
+            "\(error?.reason ?? "no error")", sourceLocation: sourceLocation)
+    }
+
+    @Test("a token with a new kid is accepted once the file is replaced, without a restart")
+    func newKidAfterReplacement() throws {
+        let (verifier, path, record) = try Self.reloading()
+        #expect(record.reads == 1)
+        #expect(try verifier.subject(token: F.es256(), now: Self.at(0)) == "user-42")
+        try Self.replace(path, with: Self.rotatedKeys)
+        #expect(try verifier.subject(token: Self.rotatedToken, now: Self.at(0.1)) == "user-42")
+        #expect(record.reads == 2)
+        #expect(verifier.keySet.keys.compactMap(\.keyID) == ["ec-1", "ec-2"])
+        #expect(try verifier.subject(token: F.es256(), now: Self.at(0.2)) == "user-42")
+        #expect(record.lines("sessionKeysReloaded").count == 1)
+        #expect(record.lines("sessionKeysReloaded").first?.contains(#"read 2 keys (kid \"ec-1\", \"ec-2\")"#) == true)
+    }
+
+    @Test("unknown kids read the file at most once a second; a changed file is read within a second")
+    func unknownKidRateLimit() throws {
+        let (verifier, path, record) = try Self.reloading()
+        Self.expectUnknownKid(verifier, F.es256(kid: "forged-1"), at: Self.at(0), path: path)
+        #expect(record.reads == 2)
+        try Self.replace(path, with: Self.rotatedKeys)
+        // Within the same second: neither the second forged kid nor the real new one reads the file.
+        Self.expectUnknownKid(verifier, F.es256(kid: "forged-2"), at: Self.at(0.5), path: path)
+        Self.expectUnknownKid(verifier, Self.rotatedToken, at: Self.at(0.999), path: path)
+        #expect(record.reads == 2)
+        // A second later, the file's new stamp is noticed and the new key is in use.
+        #expect(try verifier.subject(token: Self.rotatedToken, now: Self.at(1)) == "user-42")
+        #expect(record.reads == 3)
+        // An unchanged file is not read again for known kids, however often it is looked at.
+        for second in 2...5 {
+            #expect(try verifier.subject(token: F.es256(), now: Self.at(Double(second))) == "user-42")
+        }
+        #expect(record.reads == 3)
+    }
+
+    @Test("a key removed from the file stops verifying once the change is noticed")
+    func removedKey() throws {
+        let (verifier, path, record) = try Self.reloading([F.ecJWK(), F.ecJWK(F.otherECKey, kid: "ec-2")])
+        #expect(try verifier.subject(token: F.es256(), now: Self.at(0)) == "user-42")
+        try Self.replace(path, with: F.jwks([F.ecJWK(F.otherECKey, kid: "ec-2")]))
+        #expect(try verifier.subject(token: F.es256(), now: Self.at(0.5)) == "user-42")
+        Self.expectUnknownKid(verifier, F.es256(), at: Self.at(1), path: path)
+        #expect(try verifier.subject(token: Self.rotatedToken, now: Self.at(1)) == "user-42")
+        #expect(record.reads == 3)  // the start, the changed stamp, then the unknown kid
+    }
+
+    @Test("a corrupt, empty or missing replacement keeps the old keys, and each version is logged once")
+    func badReplacementKeepsKeys() throws {
+        let (verifier, path, record) = try Self.reloading()
+        #expect(try verifier.subject(token: F.es256(), now: Self.at(0)) == "user-42")
+        try Self.replace(path, with: Array(#"{"keys":"#.utf8))
+        #expect(try verifier.subject(token: F.es256(), now: Self.at(1)) == "user-42")
+        #expect(record.reads == 2)
+        let kept = record.lines("sessionKeysKept")
+        #expect(kept.count == 1)
+        #expect(kept.first?.contains(#""level":"warning""#) == true)
+        #expect(kept.first?.contains(#"kept the 1 key (kid \"ec-1\") in use until the file is fixed"#) == true)
+        #expect(kept.first?.contains("the JWKS file \(path) (subject.jwt.jwks) is not usable") == true)
+        // The same bad version: not read again on a stamp check, read (rate limited) for an unknown kid, but the
+        // failure is not logged again; the unknown kid is still refused naming the file.
+        #expect(try verifier.subject(token: F.es256(), now: Self.at(2)) == "user-42")
+        Self.expectUnknownKid(verifier, Self.rotatedToken, at: Self.at(3), path: path)
+        #expect(record.reads == 3)
+        #expect(record.lines("sessionKeysKept").count == 1)
+        // Another bad version (no usable key), then no file at all: each logged once, the old key still verifies.
+        try Self.replace(path, with: F.jwks([F.rsaJWK(extra: ["use": "enc"])]))
+        #expect(try verifier.subject(token: F.es256(), now: Self.at(4)) == "user-42")
+        try FileManager.default.removeItem(atPath: path)
+        #expect(try verifier.subject(token: F.es256(), now: Self.at(5)) == "user-42")
+        #expect(try verifier.subject(token: F.es256(), now: Self.at(6)) == "user-42")
+        let failures = record.lines("sessionKeysKept")
+        #expect(failures.count == 3)
+        #expect(failures.dropFirst().first?.contains("no RS256 or ES256 signature key") == true)
+        #expect(failures.last?.contains("could not read the JWKS file \(path)") == true)
+        #expect(verifier.keySet.keys.compactMap(\.keyID) == ["ec-1"])
+        // Fixed: the new keys are in use and the recovery is logged.
+        try Self.replace(path, with: Self.rotatedKeys)
+        #expect(try verifier.subject(token: Self.rotatedToken, now: Self.at(7)) == "user-42")
+        #expect(record.lines("sessionKeysReloaded").count == 1)
+    }
+
+    @Test("reloadKeySet reads the file now: new keys are returned, a bad file throws and keeps the old keys")
+    func explicitReload() throws {
+        let (verifier, path, record) = try Self.reloading()
+        try Self.replace(path, with: Array("not json".utf8))
+        let error = #expect(throws: AttestServiceError.self) { try verifier.reloadKeySet() }
+        #expect(error?.code == .invalidConfiguration)
+        #expect(error?.reason.contains("the JWKS file \(path) (subject.jwt.jwks) is not usable") == true)
+        #expect(try verifier.subject(token: F.es256(), now: Self.at(0)) == "user-42")
+        try Self.replace(path, with: Self.rotatedKeys)
+        #expect(try verifier.reloadKeySet().keys.compactMap(\.keyID) == ["ec-1", "ec-2"])
+        #expect(try verifier.reloadKeySet().keys.count == 2)  // unchanged, but an explicit reload is always logged
+        #expect(record.reads == 4)
+        #expect(record.lines("sessionKeysKept").count == 1)
+        #expect(record.lines("sessionKeysReloaded").count == 2)
+        #expect(record.lines("sessionKeysReloaded").last?.contains("unchanged") == true)
+
+        let fixed = try SessionTokenVerifier(
+            configuration: SessionTokenConfiguration(jwksPath: "/nonexistent", issuer: F.issuer, audience: F.audience),
+            keySet: JSONWebKeySet(jsonEncoded: F.jwks([F.ecJWK()])))
+        #expect(try fixed.reloadKeySet().keys.compactMap(\.keyID) == ["ec-1"])
+        Self.expectUnknownKid(fixed, Self.rotatedToken, at: Self.at(0), path: "/nonexistent")
+    }
+
+    @Test("copies of a verifier used from many tasks while the file changes share one key set")
+    func concurrentUse() async throws {
+        let (verifier, path, _) = try Self.reloading()
+        let accepted = try await withThrowingTaskGroup(of: Int.self) { group in
+            for task in 0..<8 {
+                let copy = verifier
+                group.addTask {
+                    var count = 0
+                    for step in 0..<200 {
+                        let now = Self.at(Double(step) / 50 + Double(task) / 1000)
+                        if (try? copy.subject(token: F.es256(), now: now)) == "user-42" { count += 1 }
+                        _ = try? copy.subject(token: Self.rotatedToken, now: now)
+                    }
+                    return count
+                }
+            }
+            for version in 0..<20 {
+                try Self.replace(path, with: version.isMultiple(of: 2) ? Self.rotatedKeys : F.jwks([F.ecJWK()]))
+            }
+            return try await group.reduce(0, +)
+        }
+        // ec-1 is in every version of the file, so every check of it passed.
+        #expect(accepted == 8 * 200)
+        try Self.replace(path, with: Self.rotatedKeys)
+        #expect(try verifier.reloadKeySet().keys.count == 2)
+        #expect(try verifier.subject(token: Self.rotatedToken, now: Self.at(100)) == "user-42")
     }
 }

@@ -33,15 +33,11 @@ enum TokenKeyContract {
         let all = try await store.transaction { try $0.tokenSigningKeys() }
         let mine = all.filter { [first.keyID, second.keyID].contains($0.keyID) }
         #expect(mine == [first, second])
-        let deleted = try await store.transaction {
-            try $0.deleteTokenSigningKeys(createdBefore: Date(timeIntervalSince1970: 7_000_000_001))
-        }
-        #expect(deleted >= 1)
+        #expect(try await store.transaction { try $0.deleteTokenSigningKey(keyID: first.keyID) })
+        #expect(try await store.transaction { try $0.deleteTokenSigningKey(keyID: first.keyID) } == false)
         let left = try await store.transaction { try $0.tokenSigningKeys() }.map(\.keyID)
         #expect(!left.contains(first.keyID) && left.contains(second.keyID))
-        _ = try await store.transaction {
-            try $0.deleteTokenSigningKeys(createdBefore: Date(timeIntervalSince1970: 7_000_000_002))
-        }
+        #expect(try await store.transaction { try $0.deleteTokenSigningKey(keyID: second.keyID) })
     }
 
     static func concurrentInsertsForOneSlotMakeOneKey(_ store: any AttestationStore) async throws {
@@ -56,8 +52,44 @@ enum TokenKeyContract {
             return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
         }
         #expect(winners == 1)
-        _ = try await store.transaction {
-            try $0.deleteTokenSigningKeys(createdBefore: Date(timeIntervalSince1970: 7_000_000_004))
+        let deleted = try await store.transaction { transaction in
+            try transaction.tokenSigningKeys().filter { $0.slot == slot }
+                .filter { try transaction.deleteTokenSigningKey(keyID: $0.keyID) }.count
+        }
+        #expect(deleted == 1)
+    }
+
+    /// Two issuers on one database, racing at one instant of a pre-publication window, make exactly one key for the
+    /// current period and one for the next between them, sign with the current one and publish both.
+    ///
+    /// The issuers rotate hourly in a random hour of 2004 to 2015: no real issuer (daily, now) and no contract key
+    /// (2191) is published or retired then, so a shared PostgreSQL database is left as it was.
+    static func twoIssuersPreMakeOneNextKey(_ one: any AttestationStore, _ two: any AttestationStore) async throws {
+        let configuration = TokenConfiguration(audience: "T.b", lifetimeSeconds: 600, rotationSeconds: 3_600)
+        let slot = Int64.random(in: 300_000...400_000)
+        let windowStart = Double(slot + 1) * 3_600 - Double(configuration.prePublicationSeconds)
+        let now = Date(timeIntervalSince1970: windowStart + 1)
+        let first = try AccessTokenIssuer(configuration: configuration, store: one)
+        let second = try AccessTokenIssuer(configuration: configuration, store: two)
+        let keyID = Data(SecureRandom.bytes(count: 32)).base64EncodedString()
+        async let a = first.issue(subject: "u", keyID: keyID, environment: "production", now: now)
+        async let b = second.issue(subject: "v", keyID: keyID, environment: "production", now: now)
+        let (fromFirst, fromSecond) = try await (a, b)
+        let records = try await one.transaction { try $0.tokenSigningKeys() }.filter {
+            [slot, slot + 1].contains($0.slot)
+        }
+        #expect(records.map(\.slot).sorted() == [slot, slot + 1])
+        let current = try #require(records.first { $0.slot == slot })
+        let next = try #require(records.first { $0.slot == slot + 1 })
+        #expect(fromFirst.claims.signingKeyID == current.keyID && fromSecond.claims.signingKeyID == current.keyID)
+        for issuer in [first, second] {
+            let published = try JSONWebKeySet(jsonEncoded: try await issuer.jwks(now: now)).keys.compactMap(\.keyID)
+            #expect(published == [current.keyID, next.keyID])
+        }
+        #expect(try await first.verify(fromSecond.token, now: now).subject == "v")
+        #expect(try await second.verify(fromFirst.token, now: now).subject == "u")
+        for record in records {
+            #expect(try await one.transaction { try $0.deleteTokenSigningKey(keyID: record.keyID) })
         }
     }
 }
@@ -72,6 +104,13 @@ struct TokensStoreTests {
     func sqliteConcurrent() async throws {
         try await TokenKeyContract.concurrentInsertsForOneSlotMakeOneKey(
             SQLiteAttestationStore(path: temporarySQLitePath()))
+    }
+
+    @Test("SQLite: two issuers on one file, in the pre-publication window, make exactly one next key")
+    func sqlitePreMadeKey() async throws {
+        let path = temporarySQLitePath()
+        try await TokenKeyContract.twoIssuersPreMakeOneNextKey(
+            SQLiteAttestationStore(path: path), SQLiteAttestationStore(path: path))
     }
 
     /// StoreSchemaTests' version 2 tables, with one key.
@@ -127,8 +166,8 @@ struct TokensStoreTests {
     }
 }
 
-/// Serialized: the tests share one database and delete token keys by creation time (the contract's keys are made
-/// in 2191, so real issuers elsewhere never delete them).
+/// Serialized: the tests share one database. The contract's keys are made in 2191 and deleted by kid, so real
+/// issuers elsewhere never delete them.
 @Suite(
     .serialized,
     .enabled(if: testPostgresURL != nil, "RAMPART_TEST_POSTGRES_URL is unset; run scripts/test.sh to start PostgreSQL"))
@@ -142,6 +181,9 @@ struct TokensPostgresStoreTests {
 
     @Test("PostgreSQL: 20 concurrent inserts for one slot make exactly one key")
     func concurrent() async throws { try await TokenKeyContract.concurrentInsertsForOneSlotMakeOneKey(store()) }
+
+    @Test("PostgreSQL: two issuers on one database, in the pre-publication window, make exactly one next key")
+    func preMadeKey() async throws { try await TokenKeyContract.twoIssuersPreMakeOneNextKey(store(), store()) }
 
     @Test("PostgreSQL: two issuers on one database sign with one key and verify each other's tokens")
     func sharedIssuers() async throws {

@@ -195,12 +195,15 @@ public protocol AttestationStoreTransaction {
     /// - Throws: ``AttestServiceError`` (`storeFailure`).
     func insertTokenSigningKey(_ key: TokenSigningKeyRecord) throws -> Bool
 
-    /// Deletes the access-token signing keys created before `date`.
+    /// Deletes one access-token signing key.
     ///
-    /// - Parameter date: The cut-off.
-    /// - Returns: How many were deleted.
+    /// ``AccessTokenIssuer`` deletes a key in the transaction that reads it, once its publication has ended (the
+    /// issuer decides which, so the store and the JWKS agree exactly).
+    ///
+    /// - Parameter keyID: The key's ``TokenSigningKeyRecord/keyID``.
+    /// - Returns: Whether a key was deleted.
     /// - Throws: ``AttestServiceError`` (`storeFailure`).
-    func deleteTokenSigningKeys(createdBefore date: Date) throws -> Int
+    func deleteTokenSigningKey(keyID: String) throws -> Bool
 }
 
 extension AttestationStoreTransaction {

@@ -180,7 +180,7 @@ struct SQLStoreTransaction: AttestationStoreTransaction {
         return rows.count == 1
     }
 
-    func deleteTokenSigningKeys(createdBefore date: Date) throws -> Int {
-        try execute("DELETE FROM rampart_token_keys WHERE created_at < \(date.storeMilliseconds) RETURNING 1").count
+    func deleteTokenSigningKey(keyID: String) throws -> Bool {
+        try execute("DELETE FROM rampart_token_keys WHERE kid = \(keyID) RETURNING 1").count == 1
     }
 }

@@ -10,10 +10,13 @@ import RampartRequestSigning
 ///
 /// Signing keys are P-256 keys kept in the store's `rampart_token_keys` table, so every process on one database
 /// signs with the same key and verifies every other's tokens, and keys survive restarts. Time is cut into periods of
-/// ``TokenConfiguration/rotationSeconds``; the first process to need a key in a period makes it (the table lets one
-/// key exist per period). A key signs during its period only, stays published in ``jwks()`` until every token it
-/// signed has expired (its creation plus the rotation period, the lifetime and the leeway), and is then deleted.
-/// Keys are cached in memory; a token naming an unknown `kid` reloads them from the store at most once a second.
+/// ``TokenConfiguration/rotationSeconds``, and the table lets one key exist per period. A period's key is made ahead
+/// of it: the first process to need a key within ``TokenConfiguration/prePublicationSeconds`` of the period's start
+/// makes it (or, after an idle spell, the first one in the period), and ``jwks()`` publishes it from the start of
+/// that window, so verifiers that cache the JWKS hold it before it signs. A key signs during its own period only,
+/// stays published until no token it signed can verify (the end of its period plus the lifetime and the leeway),
+/// and is then deleted. Keys are cached in memory; a token naming an unknown `kid` reloads them from the store at
+/// most once a second.
 ///
 /// - Important: Anyone who can read the `rampart_token_keys` table (the database file, a replica, a backup) can mint
 ///   tokens for any subject. Protect the database like a signing key.
@@ -22,6 +25,8 @@ public actor AccessTokenIssuer {
     public let configuration: TokenConfiguration
     let store: any AttestationStore
     let clock: @Sendable () -> Date
+    /// When keys are made, sign, are published and are deleted, from the configuration.
+    let schedule: TokenKeySchedule
 
     /// A signing key loaded from the store.
     struct LoadedKey {
@@ -55,6 +60,7 @@ public actor AccessTokenIssuer {
         self.configuration = configuration
         self.store = store
         self.clock = clock
+        self.schedule = TokenKeySchedule(configuration)
     }
 
     // MARK: Issuing
@@ -156,7 +162,7 @@ public actor AccessTokenIssuer {
             try await reload(now: now, creating: false)
             key = keys.first { $0.record.keyID.hasSameUTF8(as: kid) }
         }
-        guard let key, isPublished(key.record, at: now) else {
+        guard let key, schedule.isPublished(key.record, at: now) else {
             throw invalid(
                 "\(what)'s kid names no signing key of this service (a foreign key, or one retired long ago); fetch "
                     + "a new token with POST /v1/tokens")
@@ -194,10 +200,11 @@ public actor AccessTokenIssuer {
 
     // MARK: Publishing
 
-    /// The JWKS document of the signing key and of the retired keys still in their overlap, at the clock's time.
+    /// The JWKS document at the clock's time: the signing key, the retired keys whose tokens may still be valid, and
+    /// in the pre-publication window the next period's key.
     ///
     /// - Returns: `{"keys":[…]}` in canonical JSON: each key with `kty`, `crv`, `x`, `y`, `kid`, `use: sig`,
-    ///   `alg: ES256`, oldest first.
+    ///   `alg: ES256`, oldest (earliest signing period) first, at most ``JSONWebKeySet/Limits/maximumKeyCount``.
     /// - Throws: ``AttestServiceError`` (`storeFailure`).
     public func jwks() async throws -> [UInt8] { try await jwks(now: clock()) }
 
@@ -208,7 +215,7 @@ public actor AccessTokenIssuer {
     /// - Throws: ``AttestServiceError`` (`storeFailure`).
     public func jwks(now: Date) async throws -> [UInt8] {
         _ = try await signingKey(now: now)
-        let published = keys.filter { isPublished($0.record, at: now) }.map(\.publicKey)
+        let published = keys.filter { schedule.isPublished($0.record, at: now) }.map(\.publicKey)
         return try JSONWebKeySet(keys: Array(published.suffix(JSONWebKeySet.Limits.maximumKeyCount))).jsonEncoded
     }
 
@@ -221,25 +228,14 @@ public actor AccessTokenIssuer {
         !text.isEmpty && text.utf8.count <= 88 && Data(base64Encoded: text).map { (1...64).contains($0.count) } == true
     }
 
-    func slot(at date: Date) -> Int64 {
-        Int64((date.timeIntervalSince1970 / Double(configuration.rotationSeconds)).rounded(.down))
-    }
-
-    /// How long after its creation a key stays published: its signing period, then the life of its last token.
-    var publicationSeconds: Double {
-        Double(configuration.rotationSeconds + configuration.lifetimeSeconds + configuration.leewaySeconds)
-    }
-
-    func isPublished(_ record: TokenSigningKeyRecord, at date: Date) -> Bool {
-        date.timeIntervalSince(record.createdAt) < publicationSeconds
-    }
-
-    /// The key for the current rotation period, made (or loaded from another process) when needed.
+    /// The key for the current rotation period, made (or loaded from another process) when needed; in the
+    /// pre-publication window, the next period's key is made too.
     func signingKey(now: Date) async throws -> LoadedKey {
-        let current = slot(at: now)
-        // A cached key past its publication is deleted from the store now (one transaction per retired key).
+        let current = schedule.slot(at: now)
+        // The store is visited when a cached key is retired (to delete it) or, in the window, the next key is missing.
         if let key = keys.last(where: { $0.record.slot == current }),
-            keys.allSatisfy({ isPublished($0.record, at: now) })
+            !keys.contains(where: { schedule.isRetired($0.record, at: now) }),
+            !schedule.isNextKeyDue(at: now) || keys.contains(where: { $0.record.slot == current + 1 })
         {
             return key
         }
@@ -251,23 +247,27 @@ public actor AccessTokenIssuer {
         return key
     }
 
-    /// Reloads the keys from the store; with `creating`, first drops keys past their publication and makes the
-    /// current period's key if no process has.
+    /// Reloads the keys from the store; with `creating`, first deletes the retired keys and makes the current
+    /// period's key, and in the pre-publication window the next period's, where no process has.
     func reload(now: Date, creating: Bool) async throws {
-        let current = slot(at: now)
-        // Deletes exactly the keys `isPublished` no longer accepts: created at or before now − publication (the store
-        // keeps milliseconds, and its cut-off is exclusive).
-        let cutoff = now.addingTimeInterval(-publicationSeconds + 0.001)
+        let schedule = schedule
+        let current = schedule.slot(at: now)
+        let due = schedule.isNextKeyDue(at: now) ? [current, current + 1] : [current]
         let records = try await store.transaction { transaction -> [TokenSigningKeyRecord] in
-            guard creating else { return try transaction.tokenSigningKeys() }
-            _ = try transaction.deleteTokenSigningKeys(createdBefore: cutoff)
             let existing = try transaction.tokenSigningKeys()
-            guard !existing.contains(where: { $0.slot == current }) else { return existing }
-            let privateKey = ECPrivateKey(curve: .p256)
-            let kid = try JSONWebKey(privateKey.publicKey, keyID: nil).thumbprint
-            let record = TokenSigningKeyRecord(
-                keyID: kid, createdAt: now, slot: current, privateKey: privateKey.pkcs8DERRepresentation)
-            _ = try transaction.insertTokenSigningKey(record)
+            guard creating else { return existing }
+            // Exactly the keys `isPublished` will never accept again; one statement each (there are one or two).
+            let retired = existing.filter { schedule.isRetired($0, at: now) }
+            for record in retired { _ = try transaction.deleteTokenSigningKey(keyID: record.keyID) }
+            let missing = due.filter { slot in !existing.contains { $0.slot == slot } }
+            guard !retired.isEmpty || !missing.isEmpty else { return existing }
+            for slot in missing {
+                let privateKey = ECPrivateKey(curve: .p256)
+                let kid = try JSONWebKey(privateKey.publicKey, keyID: nil).thumbprint
+                let record = TokenSigningKeyRecord(
+                    keyID: kid, createdAt: now, slot: slot, privateKey: privateKey.pkcs8DERRepresentation)
+                _ = try transaction.insertTokenSigningKey(record)
+            }
             return try transaction.tokenSigningKeys()
         }
         var loaded: [LoadedKey] = []
@@ -287,6 +287,12 @@ public actor AccessTokenIssuer {
                         + "rampart_token_keys (tokens it signed will be refused)")
             }
         }
-        keys = loaded
+        // Oldest first: by the start of publication, which orders the keys by signing period (keys made in one
+        // transaction share a creation time).
+        keys = loaded.sorted {
+            let (first, second) = (schedule.publication(of: $0.record), schedule.publication(of: $1.record))
+            return first.lowerBound != second.lowerBound
+                ? first.lowerBound < second.lowerBound : $0.record.keyID < $1.record.keyID
+        }
     }
 }

@@ -2,7 +2,7 @@
 ///
 /// In `rampart serve --config FILE` it is
 /// `"subject": {"jwt": {"jwks": PATH, "issuer": …, "audience": …, "algorithms": ["RS256", "ES256"],
-/// "leewaySeconds": 60}}`; ``SessionTokenVerifier/init(configuration:)`` checks the values and reads the JWKS.
+/// "leewaySeconds": 60}}`; ``SessionTokenVerifier/init(configuration:log:)`` checks the values and reads the JWKS.
 public struct SessionTokenConfiguration: Hashable {
     /// The default clock skew allowed on `exp`, `nbf` and `iat`, in seconds.
     public static let defaultLeewaySeconds = 60

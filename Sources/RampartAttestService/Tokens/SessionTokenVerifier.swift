@@ -21,36 +21,67 @@ public import Foundation
 /// Every refusal is ``AttestServiceError/Code/invalidSession`` (HTTP 401) with a message naming the check; messages
 /// never repeat the token's bytes.
 ///
-/// - Important: The JWKS file is read once, at ``init(configuration:)``. When the identity provider rotates its
-///   keys, update the file and restart the service (or build a new verifier) before the provider signs with the new
-///   key; most providers publish a new key well ahead of using it.
+/// The JWKS file is read at ``init(configuration:log:)`` and again, without a restart, when the identity provider
+/// rotates its keys: when a token names a `kid` the keys in use lack (at most once per ``reloadInterval``, so forged
+/// kids cannot turn every request into a file read), when the file's modification time, size or inode changed
+/// (looked at at most once per interval), and on ``reloadKeySet()`` (`rampart serve` calls it on SIGHUP). Replace the
+/// file atomically (write a temporary file, then rename it over the old one), or expect a half-written file to be
+/// refused and read again once complete. A file that became unreadable or is not a usable JWKS never replaces the
+/// keys in use: they stay, and the failure is logged once per version of the file as `sessionKeysKept`.
+///
+/// The verifier is a value whose copies share the keys; it is safe to use from many tasks at once.
 public struct SessionTokenVerifier {
+    /// The shortest time between reads of the JWKS file caused by unknown kids, and between looks at its
+    /// modification time and size, in seconds (a DoS bound: forged kids cannot turn every request into a file read).
+    public static let reloadInterval: TimeInterval = 1
+
     /// The configuration, as given.
     public let configuration: SessionTokenConfiguration
-    /// The keys read from ``SessionTokenConfiguration/jwksPath``.
-    public let keySet: JSONWebKeySet
+    /// The keys in use: the last usable version of ``SessionTokenConfiguration/jwksPath``.
+    public var keySet: JSONWebKeySet { keys.keySet }
     let algorithms: [JSONWebAlgorithm]
+    /// The file and the keys read from it, shared by every copy.
+    let keys: SessionKeyFile
 
     /// Checks `configuration` and reads its JWKS file.
     ///
-    /// - Parameter configuration: The `jwt` subject source.
+    /// - Parameters:
+    ///   - configuration: The `jwt` subject source.
+    ///   - log: Where reloads of the file are reported (`sessionKeysReloaded`, `sessionKeysKept`).
     /// - Throws: ``AttestServiceError`` (`invalidConfiguration`) naming the file or the setting at fault and what to
     ///   do.
-    public init(configuration: SessionTokenConfiguration) throws {
+    public init(configuration: SessionTokenConfiguration, log: ServiceLog = .disabled) throws {
+        try self.init(configuration: configuration, log: log, readFile: Self.readJWKS)
+    }
+
+    /// Checks `configuration` and reads its JWKS file through `readFile` (a test hook that counts reads).
+    ///
+    /// - Parameters:
+    ///   - configuration: The `jwt` subject source.
+    ///   - log: Where reloads are reported.
+    ///   - readFile: Returns the bytes of the file at a path, or throws ``AttestServiceError``.
+    /// - Throws: As ``init(configuration:log:)``.
+    @_spi(Testing)
+    public init(
+        configuration: SessionTokenConfiguration, log: ServiceLog,
+        readFile: @escaping @Sendable (String) throws -> [UInt8]
+    ) throws {
+        let algorithms = try Self.algorithms(of: configuration)
         let path = configuration.jwksPath
-        let bytes = try Self.readJWKS(at: path)
-        let keySet: JSONWebKeySet
-        do {
-            keySet = try JSONWebKeySet(jsonEncoded: bytes)
-        } catch let error as AttestServiceError {
-            throw AttestServiceError.invalidConfiguration(
-                "the JWKS file \(path) (subject.jwt.jwks) is not usable: \(error.reason); export your identity "
-                    + "provider's JWKS (the document at its jwks_uri) to that file")
+        let stamp = SessionKeyFile.stamp(of: path)
+        let keySetOf: @Sendable ([UInt8]) throws -> JSONWebKeySet = { bytes in
+            try Self.keySet(jsonEncoded: bytes, configuration: configuration, algorithms: algorithms)
         }
-        try self.init(configuration: configuration, keySet: keySet)
+        let keySet = try keySetOf(readFile(path))
+        self.configuration = configuration
+        self.algorithms = algorithms
+        keys = SessionKeyFile(
+            path: path, keySet: keySet, stamp: stamp, log: log, readFile: readFile, keySetOf: keySetOf)
     }
 
     /// Checks `configuration` and uses `keySet` instead of reading ``SessionTokenConfiguration/jwksPath``.
+    ///
+    /// The verifier never reads the file: ``reloadKeySet()`` returns `keySet` unchanged.
     ///
     /// - Parameters:
     ///   - configuration: The issuer, audience, algorithms and leeway (its path is only used in messages).
@@ -58,6 +89,26 @@ public struct SessionTokenVerifier {
     /// - Throws: ``AttestServiceError`` (`invalidConfiguration`) for an invalid setting, or a key set with no key
     ///   for the configured algorithms.
     public init(configuration: SessionTokenConfiguration, keySet: JSONWebKeySet) throws {
+        let algorithms = try Self.algorithms(of: configuration)
+        try Self.checkUsable(keySet, configuration: configuration, algorithms: algorithms)
+        self.configuration = configuration
+        self.algorithms = algorithms
+        keys = SessionKeyFile(fixed: keySet, path: configuration.jwksPath)
+    }
+
+    /// Reads the JWKS file again now and uses its keys from then on.
+    ///
+    /// `rampart serve` calls this on SIGHUP. The outcome is logged: `sessionKeysReloaded` with the keys read, or
+    /// `sessionKeysKept` with the reason the file was not used.
+    ///
+    /// - Returns: The keys in use after the read.
+    /// - Throws: ``AttestServiceError`` (`invalidConfiguration`) naming the file and what is wrong with it when it
+    ///   cannot be read or is not a usable JWKS; the keys in use stay.
+    @discardableResult
+    public func reloadKeySet() throws -> JSONWebKeySet { try keys.reload(trigger: .request) }
+
+    /// The configured algorithms, after checking every setting.
+    static func algorithms(of configuration: SessionTokenConfiguration) throws -> [JSONWebAlgorithm] {
         func invalid(_ reason: String) -> AttestServiceError { .invalidConfiguration("subject.jwt: " + reason) }
         guard !configuration.issuer.isEmpty, !configuration.issuer.utf8.contains(0) else {
             throw invalid("\"issuer\" must be the identity provider's non-empty iss value")
@@ -86,6 +137,29 @@ public struct SessionTokenVerifier {
             throw invalid(
                 "\"leewaySeconds\" is \(leeway); use 0 to \(SessionTokenConfiguration.maximumLeewaySeconds)")
         }
+        return algorithms
+    }
+
+    /// The key set of a JWKS file's bytes, checked as ``checkUsable(_:configuration:algorithms:)`` does.
+    static func keySet(
+        jsonEncoded bytes: [UInt8], configuration: SessionTokenConfiguration, algorithms: [JSONWebAlgorithm]
+    ) throws -> JSONWebKeySet {
+        let keySet: JSONWebKeySet
+        do {
+            keySet = try JSONWebKeySet(jsonEncoded: bytes)
+        } catch let error as AttestServiceError {
+            throw AttestServiceError.invalidConfiguration(
+                "the JWKS file \(configuration.jwksPath) (subject.jwt.jwks) is not usable: \(error.reason); export "
+                    + "your identity provider's JWKS (the document at its jwks_uri) to that file")
+        }
+        try checkUsable(keySet, configuration: configuration, algorithms: algorithms)
+        return keySet
+    }
+
+    /// Refuses a key set with no key for the configured algorithms.
+    static func checkUsable(
+        _ keySet: JSONWebKeySet, configuration: SessionTokenConfiguration, algorithms: [JSONWebAlgorithm]
+    ) throws {
         guard keySet.keys.contains(where: { algorithms.contains($0.algorithm) }) else {
             throw AttestServiceError.invalidConfiguration(
                 "the JWKS file \(configuration.jwksPath) has no key for the configured algorithms ("
@@ -93,9 +167,6 @@ public struct SessionTokenVerifier {
                     + keySet.keys.map(\.description).joined(separator: ", ")
                     + "; fix subject.jwt.algorithms or the file")
         }
-        self.configuration = configuration
-        self.keySet = keySet
-        self.algorithms = algorithms
     }
 
     /// Verifies the session JWT in an `Authorization` header and returns its subject.
@@ -123,12 +194,19 @@ public struct SessionTokenVerifier {
     public func subject(token: String, now: Date) throws -> String {
         let what = "the session JWT"
         let jws = try CompactJWS(token, algorithms: algorithms, what: what, error: Self.error)
+        var keySet = keys.current(now: now)
         let key: JSONWebKey
         if let keyID = jws.keyID {
-            guard let found = keySet.key(id: keyID) else {
+            var found = keySet.key(id: keyID)
+            if found == nil, let reloaded = keys.reloadForUnknownKeyID(now: now) {
+                keySet = reloaded
+                found = reloaded.key(id: keyID)
+            }
+            guard let found else {
                 throw Self.error(
                     "the session JWT's kid names no key of the JWKS file \(configuration.jwksPath); if the identity "
-                        + "provider rotated its keys, update that file and restart")
+                        + "provider rotated its keys, write its new JWKS to that file (it is read again within a "
+                        + "second of a change, or on SIGHUP)")
             }
             key = found
         } else {
@@ -166,7 +244,13 @@ public struct SessionTokenVerifier {
 
     static func error(_ reason: String) -> AttestServiceError { .invalidSession(reason) }
 
-    static func readJWKS(at path: String) throws -> [UInt8] {
+    /// Reads a JWKS file, refusing one larger than ``JSONWebKeySet/Limits/maximumByteCount`` before reading more.
+    ///
+    /// - Parameter path: The file.
+    /// - Returns: Its bytes.
+    /// - Throws: ``AttestServiceError`` (`invalidConfiguration`) naming the file and what to do.
+    @_spi(Testing)
+    public static func readJWKS(at path: String) throws -> [UInt8] {
         let url = URL(fileURLWithPath: path)
         let handle: FileHandle
         do {

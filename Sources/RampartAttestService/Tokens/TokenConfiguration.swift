@@ -28,6 +28,14 @@ public struct TokenConfiguration: Hashable {
     /// Clock skew allowed on `exp` and `iat` when verifying, in seconds.
     public var leewaySeconds: Int
 
+    /// How long before its rotation period a signing key is made and published in the JWKS, in seconds: a quarter of
+    /// ``rotationSeconds``, rounded down (15 minutes at the shortest rotation, 6 hours at the default of a day).
+    ///
+    /// A verifier that caches `GET /.well-known/jwks.json` (the service sends `Cache-Control: max-age=300`; JWT
+    /// libraries and gateways commonly cache for 5 to 15 minutes) has refreshed its copy before the key signs, so
+    /// it never refuses a fresh token after a rotation. The key signs only from the start of its own period.
+    public var prePublicationSeconds: Int { rotationSeconds / 4 }
+
     /// Creates a configuration.
     ///
     /// - Parameters:

@@ -8,10 +8,12 @@ public import Foundation
 public struct TokenSigningKeyRecord: Hashable {
     /// The key's `kid`: its RFC 7638 JWK thumbprint.
     public var keyID: String
-    /// When the key was made; it signs for at most ``TokenConfiguration/rotationSeconds`` from then.
+    /// When the key was made: in its own rotation period, or in the pre-publication window just before it
+    /// (``TokenConfiguration/prePublicationSeconds``).
     public var createdAt: Date
-    /// The rotation period the key signs for: `createdAt` divided by the rotation period, rounded down. Unique in the
-    /// table, so processes sharing one database that rotate at the same moment agree on one key.
+    /// The rotation period the key signs for (the time divided by ``TokenConfiguration/rotationSeconds``, rounded
+    /// down): the period of `createdAt` or the next one. Unique in the table, so processes sharing one database that
+    /// rotate at the same moment agree on one key.
     public var slot: Int64
     /// The P-256 private key, PKCS#8 DER. A secret.
     public var privateKey: [UInt8]

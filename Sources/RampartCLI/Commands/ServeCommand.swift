@@ -13,17 +13,18 @@ public enum ServeCommand: Command {
                              [--admin-listen HOST:PORT] [--operator-token-file FILE] [--db sqlite:PATH|postgres://...]
                              [--team-id T --bundle-id B] [--environment production|development] [--root PEM] [--json]
 
-        Serves the App Attest API until SIGTERM or SIGINT, then answers the requests in flight, closes the store
-        and exits 0 (SIGHUP is logged and ignored: the configuration is read once, at start). Apps get one-time
-        challenges (POST /v1/challenges {"purpose"}), register an attested key once (POST /v1/attestations
-        {"keyId","attestationObject","challenge"}) and sign each sensitive request (docs/request-signature.md).
-        Your gateway checks those requests: Envoy ext_authz on /ext-authz/<target>, Traefik and Caddy forward auth
-        on /forward-auth, nginx auth_request on /auth-request; verdicts 200 (with Rampart-Subject, Rampart-Key-Id,
-        Rampart-Counter, Rampart-Policy, Rampart-Verified-Digest, Rampart-Next-Challenge), 401, 403, 409, 429, each
-        refusal with its code in Rampart-Error. A signed POST /v1/tokens gives a short-lived access token for
-        routes under the token policy (keys at GET /.well-known/jwks.json). Every answer is JSON; errors are
-        {"error","message"}. One JSON log line per request goes to standard error; no challenge, assertion, body or
-        subject is logged, and a key appears only as an 8-hex-digit fingerprint (SHA-256 of its id).
+        Serves the App Attest API until SIGTERM or SIGINT, then answers the requests in flight, closes the store and
+        exits 0. SIGHUP reads the subject.jwt JWKS file again and logs the outcome; the rest of the configuration is
+        read once, at start. Apps get one-time challenges (POST /v1/challenges {"purpose"}), register an attested key
+        once (POST /v1/attestations {"keyId","attestationObject","challenge"}) and sign each sensitive request
+        (docs/request-signature.md). Your gateway checks those requests: Envoy ext_authz on /ext-authz/<target>, Traefik
+        and Caddy forward auth on /forward-auth, nginx auth_request on /auth-request; verdicts 200 (with
+        Rampart-Subject, Rampart-Key-Id, Rampart-Counter, Rampart-Policy, Rampart-Verified-Digest,
+        Rampart-Next-Challenge), 401, 403, 409, 429, each refusal with its code in Rampart-Error. A signed
+        POST /v1/tokens gives a short-lived access token for routes under the token policy (keys at
+        GET /.well-known/jwks.json). Every answer is JSON; errors are {"error","message"}. One JSON log line per request
+        goes to standard error; no challenge, assertion, body or subject is logged, and a key appears only as an
+        8-hex-digit fingerprint (SHA-256 of its id).
 
         The subject (your user or session) never comes from the app's body: set "subject" in --config to
         {"header": "X-User-Id"} (a header your proxy sets after authenticating, and strips from clients; or

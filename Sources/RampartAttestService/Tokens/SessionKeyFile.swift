@@ -1,0 +1,208 @@
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The identity provider's JWKS file behind a ``SessionTokenVerifier``, and the key set last read from it.
+///
+/// The file is read again when a token names a `kid` the keys in use lack (at most once per
+/// ``SessionTokenVerifier/reloadInterval``), when its modification time, size or inode changed (looked at, with one
+/// `stat`, at most once per interval), and on ``reload(trigger:)`` (SIGHUP). A file that cannot be read or is not a
+/// usable JWKS never replaces the keys in use: they stay, and the failure is logged once per version of the file.
+///
+/// Requests only hold `state` to copy the key set or claim a check; the reading and parsing happen outside it. One
+/// reload runs at a time (`reloading`): a request that finds one running goes on with the keys in use instead of
+/// waiting, and only SIGHUP, on its own dispatch queue, waits for it.
+final class SessionKeyFile: Sendable {
+    /// One version of the file, as `stat` (following symbolic links, so a Kubernetes ConfigMap's swapped target
+    /// counts) sees it.
+    struct Stamp: Hashable, Sendable, CustomStringConvertible {
+        let modifiedSeconds: Int64
+        let modifiedNanoseconds: Int64
+        let size: Int64
+        let inode: UInt64
+
+        var description: String { "\(size) bytes modified at \(modifiedSeconds).\(modifiedNanoseconds)" }
+    }
+
+    /// Why a reload runs, which decides what is logged.
+    enum Trigger: Sendable {
+        /// A token named an unknown `kid`: logged when the keys changed or the failure is new.
+        case unknownKeyID
+        /// The file's stamp changed: logged as `unknownKeyID`.
+        case fileChanged
+        /// SIGHUP: the outcome is always logged, prefixed `SIGHUP:`.
+        case signal
+        /// ``SessionTokenVerifier/reloadKeySet()``: the outcome is always logged.
+        case request
+    }
+
+    struct State: Sendable {
+        /// The keys in use: the last usable version of the file.
+        var keySet: JSONWebKeySet
+        /// The version of the file last read, usable or not (nil: `stat` failed).
+        var readStamp: Stamp?
+        /// When a request last looked at the file's stamp.
+        var lastStampCheck: Date?
+        /// When an unknown kid last caused a read.
+        var lastMissReload: Date?
+        /// The failure last logged (the version and the reason), so that one bad version is logged once.
+        var loggedFailure: String?
+    }
+
+    /// The file's path (`subject.jwt.jwks`).
+    let path: String
+    /// Reads the file's bytes; nil for a verifier built from a key set, which never reloads.
+    let readFile: (@Sendable (String) throws -> [UInt8])?
+    /// Parses the bytes and checks that the set serves the configured algorithms.
+    let keySetOf: @Sendable ([UInt8]) throws -> JSONWebKeySet
+    let log: ServiceLog
+    let state: Mutex<State>
+    let reloading = Mutex(())
+
+    /// Keys read from the file at `path`, whose stamp was `stamp` just before.
+    init(
+        path: String, keySet: JSONWebKeySet, stamp: Stamp?, log: ServiceLog,
+        readFile: @escaping @Sendable (String) throws -> [UInt8],
+        keySetOf: @escaping @Sendable ([UInt8]) throws -> JSONWebKeySet
+    ) {
+        self.path = path
+        self.readFile = readFile
+        self.keySetOf = keySetOf
+        self.log = log
+        state = Mutex(State(keySet: keySet, readStamp: stamp))
+    }
+
+    /// A fixed key set, never reloaded.
+    init(fixed keySet: JSONWebKeySet, path: String) {
+        self.path = path
+        readFile = nil
+        keySetOf = { _ in keySet }
+        log = .disabled
+        state = Mutex(State(keySet: keySet))
+    }
+
+    /// The keys in use.
+    var keySet: JSONWebKeySet { state.withLock { $0.keySet } }
+
+    /// Whether at least ``SessionTokenVerifier/reloadInterval`` separates `last` and `now` (either way, so that a
+    /// clock stepped back does not stop reloads until it catches up).
+    static func isDue(since last: Date?, now: Date) -> Bool {
+        guard let last else { return true }
+        return abs(now.timeIntervalSince(last)) >= SessionTokenVerifier.reloadInterval
+    }
+
+    /// The keys to verify with at `now`: the keys in use, first reloaded if the file's stamp changed (looked at once
+    /// per interval).
+    func current(now: Date) -> JSONWebKeySet {
+        let (keySet, isCheckDue) = state.withLock { state in
+            let due = readFile != nil && Self.isDue(since: state.lastStampCheck, now: now)
+            if due { state.lastStampCheck = now }
+            return (state.keySet, due)
+        }
+        guard isCheckDue else { return keySet }
+        let stamp = Self.stamp(of: path)
+        guard state.withLock({ $0.readStamp != stamp }) else { return keySet }
+        return reloading.withLockIfAvailable { _ in reloadNow(trigger: .fileChanged) }?.keySet ?? keySet
+    }
+
+    /// After a token named a `kid` the keys in use lack: the keys read again from the file, or nil when the last
+    /// such read was less than an interval ago or another reload is running.
+    func reloadForUnknownKeyID(now: Date) -> JSONWebKeySet? {
+        let isDue = state.withLock { state in
+            guard readFile != nil, Self.isDue(since: state.lastMissReload, now: now) else { return false }
+            state.lastMissReload = now
+            return true
+        }
+        guard isDue else { return nil }
+        return reloading.withLockIfAvailable { _ in reloadNow(trigger: .unknownKeyID) }?.keySet
+    }
+
+    /// Reads the file now, after any reload that is running.
+    ///
+    /// - Parameter trigger: `.signal` or `.request`.
+    /// - Returns: The keys loaded.
+    /// - Throws: ``AttestServiceError`` (`invalidConfiguration`) when the file cannot be read or is not usable; the
+    ///   keys in use stay.
+    func reload(trigger: Trigger) throws -> JSONWebKeySet {
+        guard readFile != nil else { return keySet }
+        let outcome = reloading.withLock { _ in reloadNow(trigger: trigger) }
+        if let failure = outcome.failure { throw failure }
+        return outcome.keySet
+    }
+
+    /// One reload; the caller holds `reloading`, so reloads never interleave and the key set installed is the one
+    /// read last.
+    private func reloadNow(trigger: Trigger) -> (keySet: JSONWebKeySet, failure: AttestServiceError?) {
+        let stamp = Self.stamp(of: path)
+        let previous = keySet
+        let result: Result<JSONWebKeySet, AttestServiceError>
+        do {
+            guard let readFile else { return (previous, nil) }
+            result = .success(try keySetOf(readFile(path)))
+        } catch let error as AttestServiceError {
+            result = .failure(error)
+        } catch {
+            result = .failure(
+                .invalidConfiguration("could not read the JWKS file \(path) (subject.jwt.jwks): \(error)"))
+        }
+        let prefix = trigger == .signal ? "SIGHUP: " : ""
+        let always = trigger == .signal || trigger == .request
+        switch result {
+        case .success(let keySet):
+            state.withLock { state in
+                state.keySet = keySet
+                state.readStamp = stamp
+                state.loggedFailure = nil
+            }
+            let changed = keySet.jsonEncoded != previous.jsonEncoded
+            if changed || always {
+                log.write(
+                    event: "sessionKeysReloaded",
+                    message: prefix + "read \(Self.describe(keySet)) from the JWKS file \(path) (subject.jwt.jwks)"
+                        + (changed ? "; they are in use now" : "; unchanged"))
+            }
+            return (keySet, nil)
+        case .failure(let error):
+            let failure = "\(stamp.map(\.description) ?? "unreadable"): \(error.reason)"
+            let isNew = state.withLock { state in
+                state.readStamp = stamp
+                defer { state.loggedFailure = failure }
+                return state.loggedFailure != failure
+            }
+            if isNew || always {
+                log.write(
+                    level: "warning", event: "sessionKeysKept",
+                    message: prefix + "kept the \(Self.describe(previous)) in use until the file is fixed: "
+                        + error.reason)
+            }
+            return (previous, error)
+        }
+    }
+
+    /// `2 keys (kid "a", "b")`, for the log (kids from the operator's file, never from a token).
+    static func describe(_ keySet: JSONWebKeySet) -> String {
+        let count = keySet.keys.count
+        let kids = keySet.keys.compactMap(\.keyID).map { "\"\($0)\"" }
+        return "\(count) key\(count == 1 ? "" : "s")"
+            + (kids.isEmpty ? "" : " (kid " + kids.joined(separator: ", ") + ")")
+    }
+
+    /// The file's stamp, or nil when `stat` fails (the file is gone or unreachable).
+    static func stamp(of path: String) -> Stamp? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        #if canImport(Darwin)
+        let modified = status.st_mtimespec
+        #else
+        let modified = status.st_mtim
+        #endif
+        return Stamp(
+            modifiedSeconds: Int64(modified.tv_sec), modifiedNanoseconds: Int64(modified.tv_nsec),
+            size: Int64(status.st_size), inode: UInt64(status.st_ino))
+    }
+}
