@@ -357,6 +357,24 @@ struct TokensIssuerTests {
         #expect(try await verifier.verify(token, now: Date(timeIntervalSince1970: nextSlot + 1)).subject == "u")
     }
 
+    @Test("a clock stepped back does not stop unknown kids from reloading the keys until it catches up")
+    func reloadAfterClockStepBack() async throws {
+        let path = temporarySQLitePath()
+        let verifier = try Self.issuer(path: path)
+        let signer = try Self.issuer(path: path)
+        _ = try await verifier.jwks(now: Self.t0)
+        let rotation = Double(Self.configuration.rotationSeconds)
+        let nextSlot = ((Self.t0.timeIntervalSince1970 / rotation).rounded(.down) + 1) * rotation
+        let forged = F.token(header: ["alg": "ES256", "kid": "forged", "typ": "JWT"], claims: [:])
+        // A reload at a clock 100 s ahead, then the clock is stepped back to just after the period's start.
+        await Self.refusal(
+            verifier, forged, now: Date(timeIntervalSince1970: nextSlot + 100), "kid names no signing key")
+        let token = try await signer.issue(
+            subject: "u", keyID: Self.keyID, environment: "production", now: Date(timeIntervalSince1970: nextSlot + 0.5)
+        ).token
+        #expect(try await verifier.verify(token, now: Date(timeIntervalSince1970: nextSlot + 1)).subject == "u")
+    }
+
     @Test("bad arguments are invalidField, a bad configuration invalidConfiguration, a corrupt key storeFailure")
     func argumentsAndConfiguration() async throws {
         let issuer = try Self.issuer()
