@@ -60,6 +60,24 @@ final class ConnectionLoop: Sendable {
     private let notes = Mutex(Notes())
     /// Serialises answers (shared by the tasks: it caches the `Date` text).
     private let writer = ResponseWriter()
+    /// How often the loop wakes to enforce deadlines when nothing arrives (``defaultTickMilliseconds``).
+    fileprivate let tickMilliseconds: Int32
+    /// ``TestHooks/beforeSentNote``.
+    private let beforeSentNote: (@Sendable (ConnectionLoop) -> Void)?
+    /// How many `sent` notes woke the loop's thread because it had asked for them (``note(_:)``).
+    let sentNoteWakes = Atomic<Int>(0)
+
+    /// What tests change to reach the loop's races deterministically; the server never sets them.
+    struct TestHooks: Sendable {
+        /// ``defaultTickMilliseconds`` unless a test needs a lost wake-up to show as a long wait.
+        var tickMilliseconds = ConnectionLoop.defaultTickMilliseconds
+        /// Called by a task after it wrote its whole answer and before it queues the `sent` note: a test holds the
+        /// note back here until the loop has seen the connection's next request.
+        var beforeSentNote: (@Sendable (ConnectionLoop) -> Void)?
+    }
+
+    /// Whether the loop has asked to be woken by `sent` notes (a connection being answered had an edge meanwhile).
+    var asksToBeWokenBySentNotes: Bool { notes.withLock { $0.wakeOnSent } }
 
     /// The tasks' notes and whether the loop's thread must be woken for them.
     private struct Notes {
@@ -91,7 +109,7 @@ final class ConnectionLoop: Sendable {
     /// Starts the loop's thread on `listener`, a bound, listening, non-blocking socket it now owns.
     init(
         listener: Int32, port: UInt16, configuration: HTTPServer.Configuration, connectionLimit: Int,
-        responder: any HTTPResponder
+        responder: any HTTPResponder, hooks: TestHooks = TestHooks()
     ) throws {
         let epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
         let wakeFD = CNetwork_wake_fd()
@@ -110,6 +128,8 @@ final class ConnectionLoop: Sendable {
         self.configuration = configuration
         self.connectionLimit = connectionLimit
         self.responder = responder
+        tickMilliseconds = hooks.tickMilliseconds
+        beforeSentNote = hooks.beforeSentNote
         let named = DispatchSemaphore(value: 0)
         let thread = Thread { [self] in
             // Named from inside, after its port (Linux keeps 15 characters: "http:65535" fits): `top -H` tells the
@@ -151,7 +171,10 @@ final class ConnectionLoop: Sendable {
             defer { notes.woken = true }
             return !notes.woken
         }
-        if wake { CNetwork_wake(wakeFD) }
+        if wake {
+            if case .sent = answer { sentNoteWakes.add(1, ordering: .relaxed) }
+            CNetwork_wake(wakeFD)
+        }
     }
 
     /// A task's answer to a request of the connection on `socket`: written by the task when `direct` (the
@@ -171,6 +194,7 @@ final class ConnectionLoop: Sendable {
             send(socket, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT) | Int32(MSG_NOSIGNAL))
         }
         if sent == bytes.count {
+            beforeSentNote?(self)
             note(.sent(id: id))
         } else if sent >= 0 || errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR {
             note(.write(id: id, bytes: Array(bytes[max(sent, 0)...]), close: false))
@@ -183,7 +207,7 @@ final class ConnectionLoop: Sendable {
     static let stopGraceSeconds = 10
 
     /// How often the loop wakes to enforce deadlines when nothing arrives.
-    fileprivate static let tickMilliseconds: Int32 = 50
+    static let defaultTickMilliseconds: Int32 = 50
 
     /// The most bytes of answers held for a client that does not read them (a DoS bound): past it, no further
     /// request of the connection is read until the client has taken some.
@@ -307,7 +331,7 @@ final class ConnectionLoop: Sendable {
                     readiness.withUnsafeMutableBufferPointer {
                         CNetwork_epoll_wait(
                             loop.epoll, sockets.baseAddress, $0.baseAddress, Int32(sockets.count),
-                            ConnectionLoop.tickMilliseconds)
+                            loop.tickMilliseconds)
                     }
                 }
                 for index in 0..<Int(max(count, 0)) {
@@ -323,7 +347,7 @@ final class ConnectionLoop: Sendable {
                 }
                 let now = ContinuousClock.now
                 if now >= nextTick {
-                    nextTick = now + .milliseconds(Int(ConnectionLoop.tickMilliseconds))
+                    nextTick = now + .milliseconds(Int(loop.tickMilliseconds))
                     expire(at: now)
                 }
             }

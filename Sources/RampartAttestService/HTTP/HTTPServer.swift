@@ -80,6 +80,7 @@ public final class HTTPServer {
 
     let configuration: Configuration
     let responder: any HTTPResponder
+    let hooks: ConnectionLoop.TestHooks
     let loop = Mutex<ConnectionLoop?>(nil)
 
     /// Creates a stopped server.
@@ -87,9 +88,15 @@ public final class HTTPServer {
     /// - Parameters:
     ///   - configuration: Address and limits.
     ///   - responder: What answers requests.
-    public init(configuration: Configuration, responder: any HTTPResponder) {
+    public convenience init(configuration: Configuration, responder: any HTTPResponder) {
+        self.init(configuration: configuration, responder: responder, hooks: ConnectionLoop.TestHooks())
+    }
+
+    /// A server whose loop runs with test hooks (see ``ConnectionLoop/TestHooks``).
+    init(configuration: Configuration, responder: any HTTPResponder, hooks: ConnectionLoop.TestHooks) {
         self.configuration = configuration
         self.responder = responder
+        self.hooks = hooks
     }
 
     /// Binds and starts serving on background threads.
@@ -104,7 +111,7 @@ public final class HTTPServer {
                 loop = try ConnectionLoop(
                     listener: listener, port: port, configuration: configuration,
                     connectionLimit: Self.connectionLimit(configured: configuration.connectionLimit),
-                    responder: responder)
+                    responder: responder, hooks: hooks)
             } catch {
                 close(listener)
                 throw error
