@@ -9,14 +9,26 @@ struct SQLStoreTransaction: AttestationStoreTransaction {
     /// Whether the database runs data-modifying `WITH` (PostgreSQL does, SQLite does not): then a protected
     /// request's spend and counter advance are one statement.
     var modifiesInCommonTableExpressions = false
+    /// Runs one statement and returns how many rows it changed, where the database counts them itself (SQLite's
+    /// `sqlite3_changes`); nil where a statement must say so with `RETURNING` (PostgreSQL's rows).
+    ///
+    /// SQLite runs `RETURNING` as a second pass over a temporary table of the changed rows: about 2.5 µs a statement,
+    /// two statements per protected request, for a count it keeps anyway.
+    var changes: ((SQLQuery) throws -> Int)? = nil
+
+    /// Runs `statement`, an `INSERT` or `UPDATE` of at most one row, and says whether it changed one: counted by
+    /// ``changes`` where the database counts, else through `RETURNING 1`.
+    private func changedOneRow(_ statement: SQLQuery) throws -> Bool {
+        if let changes { return try changes(statement) == 1 }
+        return try execute("\(statement) RETURNING 1").count == 1
+    }
 
     func spendChallenge(nonce: [UInt8], expiresAt: Date) throws -> Bool {
-        let rows = try execute(
+        try changedOneRow(
             """
             INSERT INTO rampart_spent_challenges (nonce, expires_at) VALUES (\(nonce), \(expiresAt.storeMilliseconds)) \
-            ON CONFLICT (expires_at, nonce) DO NOTHING RETURNING 1
+            ON CONFLICT (expires_at, nonce) DO NOTHING
             """)
-        return rows.count == 1
     }
 
     func purgeSpentChallenges(expiredBefore date: Date) throws -> Int {
@@ -43,14 +55,13 @@ struct SQLStoreTransaction: AttestationStoreTransaction {
     }
 
     func insertKey(_ key: RegisteredKey) throws -> Bool {
-        let rows = try execute(
+        try changedOneRow(
             """
             INSERT INTO rampart_keys (key_id, subject, public_key, environment, counter, receipt, registered_at, \
             risk_score) VALUES (\(key.keyID), \(key.subject), \(key.publicKey), \(key.environment), \
             \(Int64(key.counter)), \(key.receipt), \(key.registeredAt.storeMilliseconds), \(key.riskScore)) \
-            ON CONFLICT (key_id) DO NOTHING RETURNING key_id
+            ON CONFLICT (key_id) DO NOTHING
             """)
-        return rows.count == 1
     }
 
     func key(id keyID: String) throws -> RegisteredKey? {
@@ -74,22 +85,20 @@ struct SQLStoreTransaction: AttestationStoreTransaction {
 
     func advanceCounter(keyID: String, to counter: UInt32, usedAt date: Date) throws -> Bool {
         let value = Int64(counter)
-        let rows = try execute(
+        return try changedOneRow(
             """
             UPDATE rampart_keys SET counter = \(value), last_used_at = \(date.storeMilliseconds) \
-            WHERE key_id = \(keyID) AND counter < \(value) RETURNING counter
+            WHERE key_id = \(keyID) AND counter < \(value)
             """)
-        return rows.count == 1
     }
 
     func advanceCounter(of key: RegisteredKey, to counter: UInt32, usedAt date: Date) throws -> Bool {
         let value = Int64(counter)
-        let rows = try execute(
+        return try changedOneRow(
             """
             UPDATE rampart_keys SET counter = \(value), last_used_at = \(date.storeMilliseconds) \
-            WHERE \(Self.stillAsRead(key)) AND counter < \(value) RETURNING counter
+            WHERE \(Self.stillAsRead(key)) AND counter < \(value)
             """)
-        return rows.count == 1
     }
 
     /// The condition that a `rampart_keys` row is still `key` as it was read: the same id, public key, subject,

@@ -79,15 +79,23 @@ public final class SQLiteAttestationStore: AttestationStore {
     }
 
     private static func transaction(on connection: SQLiteConnection) -> SQLStoreTransaction {
-        SQLStoreTransaction(execute: { query in
-            // Refuses NUL in text as PostgreSQL must, so both stores keep one contract.
+        var transaction = SQLStoreTransaction(execute: checked { try connection.query($0) })
+        // Counted by SQLite itself: no RETURNING pass for the spend and the counter advance.
+        transaction.changes = checked { try connection.run($0) }
+        return transaction
+    }
+
+    /// `run` with NUL in text refused (as PostgreSQL must, so both stores keep one contract) and SQLite's errors
+    /// reported as the store's.
+    private static func checked<T>(_ run: @escaping (SQLQuery) throws -> T) -> (SQLQuery) throws -> T {
+        { query in
             try query.refuseNULInText()
             do {
-                return try connection.query(query)
+                return try run(query)
             } catch let error as SQLiteError {
                 throw storeFailure(error)
             }
-        })
+        }
     }
 
     private static func storeFailure(_ error: any Error) -> any Error {
