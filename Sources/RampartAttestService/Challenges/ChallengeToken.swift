@@ -58,7 +58,7 @@ struct ChallengeToken {
         bytes.append(purpose.tokenByte)
         withUnsafeBytes(of: UInt64(milliseconds).bigEndian) { bytes += $0 }
         bytes += SecureRandom.bytes(count: nonceByteCount)
-        bytes += subjectTag(subject, key: key.key)
+        bytes += subjectTag(subject, key: key)
         bytes += mac(bytes, key: key.key)
         return (Base64Field.urlEncoded(bytes), Date(storeMilliseconds: milliseconds))
     }
@@ -67,7 +67,7 @@ struct ChallengeToken {
     struct Opened {
         let token: ChallengeToken
         let subjectTag: [UInt8]
-        let key: HMACKey
+        let key: ChallengeSealingKeys.Entry
 
         /// Why the challenge cannot be used for `purpose` by `subject` at `now`, or nil when it can: expired first,
         /// then another purpose or subject (the tag, compared in constant time).
@@ -111,7 +111,7 @@ struct ChallengeToken {
             token: ChallengeToken(
                 purpose: purpose, expiresAt: Date(storeMilliseconds: signed),
                 nonce: Array(bytes[nonceStart..<tagStart])),
-            subjectTag: Array(bytes[tagStart..<bodyByteCount]), key: entry.key)
+            subjectTag: Array(bytes[tagStart..<bodyByteCount]), key: entry)
     }
 
     private static let macContext = Array("rampart-challenge-v1".utf8) + [0]
@@ -121,8 +121,13 @@ struct ChallengeToken {
         key.authenticationCode(for: macContext + body)
     }
 
-    private static func subjectTag(_ subject: String, key: HMACKey) -> [UInt8] {
-        Array(key.authenticationCode(for: subjectContext + Array(subject.utf8)).prefix(subjectTagByteCount))
+    /// The subject's tag under `key`: from the key's cache, or computed and kept there.
+    static func subjectTag(_ subject: String, key: ChallengeSealingKeys.Entry) -> [UInt8] {
+        let bytes = Array(subject.utf8)
+        if let tag = key.subjectTags.value(for: bytes) { return tag }
+        let tag = Array(key.key.authenticationCode(for: subjectContext + bytes).prefix(subjectTagByteCount))
+        key.subjectTags.insert(tag, for: bytes)
+        return tag
     }
 }
 
