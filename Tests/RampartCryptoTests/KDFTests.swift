@@ -36,6 +36,38 @@ struct KDFTests {
         #expect(hasher.finalize() == SHA256.hash(Array("abc".utf8)))
     }
 
+    @Test("one-shot SHA-2 of '' and 'abc' (FIPS 180-2 examples), and of a long input, match a hasher fed in pieces")
+    func oneShotDigests() {
+        let expected: [(DigestAlgorithm, String, String)] = [
+            (
+                .sha256, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+                "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+            ),
+            (
+                .sha384,
+                "38b060a751ac96384cd9327eb1b1e36a21fdb71114be07434c0cc7bf63f6e1da274edebfe76f65fbd51ad2f14898b95b",
+                "cb00753f45a35e8bb5a03d699ac65007272c32ab0eded1631a8b605a43ff5bed8086072ba1e7cc2358baeca134c825a7"
+            ),
+            (
+                .sha512,
+                "cf83e1357eefb8bdf1542850d66d8007d620e4050b5715dc83f4a921d36ce9ce"
+                    + "47d0d13c5d85f2b0ff8318d2877eec2f63b931bd47417a81a538327af927da3e",
+                "ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a"
+                    + "2192992a274fc1a836ba3c23a3feebbd454d4423643ce80e2a9ac94fa54ca49f"
+            ),
+        ]
+        let long = (0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        for (algorithm, empty, abc) in expected {
+            #expect(Hex.encode(algorithm.hash([UInt8]())) == empty)
+            #expect(Hex.encode(algorithm.hash(Array("abc".utf8))) == abc)
+            var hasher = DigestHasher(algorithm)
+            for start in stride(from: 0, to: long.count, by: 7_001) {
+                hasher.update(Array(long[start..<min(start + 7_001, long.count)]))
+            }
+            #expect(algorithm.hash(long) == hasher.finalize())
+        }
+    }
+
     @Test("HMAC-SHA256 RFC 4231 test case 2, and truncated tags")
     func hmac() throws {
         let key = SymmetricKey(bytes: Array("Jefe".utf8))
