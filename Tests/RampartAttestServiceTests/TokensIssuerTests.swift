@@ -339,8 +339,11 @@ struct TokensIssuerTests {
         #expect(again.claims.signingKeyID == fromOne.claims.signingKeyID)
     }
 
-    @Test("an unknown kid reloads the keys from the store at most once a second")
-    func reloadRateLimit() async throws {
+    /// Two issuers on one store, the verifier's keys loaded at `t0`, the start of the next rotation period, and a
+    /// token naming a kid no issuer made.
+    static func reloadFixture() async throws -> (
+        verifier: AccessTokenIssuer, signer: AccessTokenIssuer, nextSlot: Double, forged: String
+    ) {
         let path = temporarySQLitePath()
         let verifier = try Self.issuer(path: path)
         let signer = try Self.issuer(path: path)
@@ -348,6 +351,12 @@ struct TokensIssuerTests {
         let rotation = Double(Self.configuration.rotationSeconds)
         let nextSlot = ((Self.t0.timeIntervalSince1970 / rotation).rounded(.down) + 1) * rotation
         let forged = F.token(header: ["alg": "ES256", "kid": "forged", "typ": "JWT"], claims: [:])
+        return (verifier, signer, nextSlot, forged)
+    }
+
+    @Test("an unknown kid reloads the keys from the store at most once a second")
+    func reloadRateLimit() async throws {
+        let (verifier, signer, nextSlot, forged) = try await Self.reloadFixture()
         await Self.refusal(verifier, forged, now: Date(timeIntervalSince1970: nextSlot), "kid names no signing key")
         let token = try await signer.issue(
             subject: "u", keyID: Self.keyID, environment: "production", now: Date(timeIntervalSince1970: nextSlot + 0.1)
@@ -359,13 +368,7 @@ struct TokensIssuerTests {
 
     @Test("a clock stepped back does not stop unknown kids from reloading the keys until it catches up")
     func reloadAfterClockStepBack() async throws {
-        let path = temporarySQLitePath()
-        let verifier = try Self.issuer(path: path)
-        let signer = try Self.issuer(path: path)
-        _ = try await verifier.jwks(now: Self.t0)
-        let rotation = Double(Self.configuration.rotationSeconds)
-        let nextSlot = ((Self.t0.timeIntervalSince1970 / rotation).rounded(.down) + 1) * rotation
-        let forged = F.token(header: ["alg": "ES256", "kid": "forged", "typ": "JWT"], claims: [:])
+        let (verifier, signer, nextSlot, forged) = try await Self.reloadFixture()
         // A reload at a clock 100 s ahead, then the clock is stepped back to just after the period's start.
         await Self.refusal(
             verifier, forged, now: Date(timeIntervalSince1970: nextSlot + 100), "kid names no signing key")
