@@ -16,8 +16,8 @@ struct SQLStoreTransaction: AttestationStoreTransaction {
     /// two statements per protected request, for a count it keeps anyway.
     var changes: ((SQLQuery) throws -> Int)? = nil
 
-    /// Runs `statement`, an `INSERT` or `UPDATE` of at most one row, and says whether it changed one: counted by
-    /// ``changes`` where the database counts, else through `RETURNING 1`.
+    /// Runs `statement`, an `INSERT`, `UPDATE` or `DELETE` of at most one row, and says whether it changed one: counted
+    /// by ``changes`` where the database counts, else through `RETURNING 1`.
     private func changedOneRow(_ statement: SQLQuery) throws -> Bool {
         if let changes { return try changes(statement) == 1 }
         return try execute("\(statement) RETURNING 1").count == 1
@@ -158,12 +158,11 @@ struct SQLStoreTransaction: AttestationStoreTransaction {
     }
 
     func resetRisk(keyID: String, at date: Date) throws -> Bool {
-        let rows = try execute(
+        try changedOneRow(
             """
             UPDATE rampart_keys SET risk_score = 0, risk_updated_at = \(date.storeMilliseconds) \
-            WHERE key_id = \(keyID) RETURNING key_id
+            WHERE key_id = \(keyID)
             """)
-        return rows.count == 1
     }
 
     func tokenSigningKeys() throws -> [TokenSigningKeyRecord] {
@@ -181,15 +180,14 @@ struct SQLStoreTransaction: AttestationStoreTransaction {
     }
 
     func insertTokenSigningKey(_ key: TokenSigningKeyRecord) throws -> Bool {
-        let rows = try execute(
+        try changedOneRow(
             """
             INSERT INTO rampart_token_keys (kid, created_at, slot, private_key) VALUES (\(key.keyID), \
-            \(key.createdAt.storeMilliseconds), \(key.slot), \(key.privateKey)) ON CONFLICT DO NOTHING RETURNING kid
+            \(key.createdAt.storeMilliseconds), \(key.slot), \(key.privateKey)) ON CONFLICT DO NOTHING
             """)
-        return rows.count == 1
     }
 
     func deleteTokenSigningKey(keyID: String) throws -> Bool {
-        try execute("DELETE FROM rampart_token_keys WHERE kid = \(keyID) RETURNING 1").count == 1
+        try changedOneRow("DELETE FROM rampart_token_keys WHERE kid = \(keyID)")
     }
 }
