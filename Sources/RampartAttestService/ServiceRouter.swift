@@ -418,14 +418,12 @@ public final class ServiceRouter: HTTPResponder {
         let digest = SHA256.hash(keyID)
         return String(unsafeUninitializedCapacity: 8) { text in
             for (index, byte) in digest.prefix(4).enumerated() {
-                text[2 * index] = lowerHexDigits[Int(byte >> 4)]
-                text[2 * index + 1] = lowerHexDigits[Int(byte & 0x0F)]
+                text[2 * index] = JSONObjectWriter.hexDigits[Int(byte >> 4)]
+                text[2 * index + 1] = JSONObjectWriter.hexDigits[Int(byte & 0x0F)]
             }
             return 8
         }
     }
-
-    private static let lowerHexDigits = Array("0123456789abcdef".utf8)
 
     struct ChallengeBody: Encodable, JSONObjectWritable {
         let challenge: String

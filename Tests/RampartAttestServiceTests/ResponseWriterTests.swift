@@ -23,7 +23,7 @@ struct ResponseWriterTests {
         }
         for value in [0, 1, 9, 10, 11, 99, 100, 101, 999_999, Int.max] {
             var bytes: [UInt8] = []
-            ResponseWriter.appendDecimal(value, to: &bytes)
+            bytes.appendDecimal(value)
             #expect(String(decoding: bytes, as: UTF8.self) == String(value))
         }
     }

@@ -148,7 +148,8 @@ struct JSONObjectWriter {
         }
     }
 
-    private static let hexDigits = Array("0123456789abcdef".utf8)
+    /// Lower-case hex digits, by value.
+    static let hexDigits = Array("0123456789abcdef".utf8)
 
     /// Appends `date` as `YYYY-MM-DDTHH:MM:SSZ` (UTC, the fraction dropped).
     static func appendISO8601(_ date: Date, to bytes: inout [UInt8]) {
@@ -160,28 +161,17 @@ struct JSONObjectWriter {
             seconds = 0
             _ = gmtime_r(&seconds, &parts)
         }
-        // The last `count` decimal digits of `value`, most significant first, appended in place: an array per field
-        // cost about 500 instructions each (its storage's type metadata is looked up at run time), six per date.
-        func digits(_ value: Int32, _ count: Int) {
-            let value = max(0, Int(value))
-            var divisor = 1
-            for _ in 1..<count { divisor *= 10 }
-            while divisor > 0 {
-                bytes.append(UInt8(ascii: "0") + UInt8((value / divisor) % 10))
-                divisor /= 10
-            }
-        }
-        digits(parts.tm_year + 1900, 4)
+        bytes.appendDecimal(Int(parts.tm_year) + 1900, width: 4)
         bytes.append(UInt8(ascii: "-"))
-        digits(parts.tm_mon + 1, 2)
+        bytes.appendDecimal(Int(parts.tm_mon) + 1, width: 2)
         bytes.append(UInt8(ascii: "-"))
-        digits(parts.tm_mday, 2)
+        bytes.appendDecimal(Int(parts.tm_mday), width: 2)
         bytes.append(UInt8(ascii: "T"))
-        digits(parts.tm_hour, 2)
+        bytes.appendDecimal(Int(parts.tm_hour), width: 2)
         bytes.append(UInt8(ascii: ":"))
-        digits(parts.tm_min, 2)
+        bytes.appendDecimal(Int(parts.tm_min), width: 2)
         bytes.append(UInt8(ascii: ":"))
-        digits(parts.tm_sec, 2)
+        bytes.appendDecimal(Int(parts.tm_sec), width: 2)
         bytes.append(UInt8(ascii: "Z"))
     }
 }
