@@ -157,8 +157,7 @@ public actor AccessTokenIssuer {
         }
         guard let kid = jws.keyID else { throw invalid("\(what)'s header has no \"kid\"") }
         var key = keys.first { $0.record.keyID.hasSameUTF8(as: kid) }
-        // At least the interval apart either way: a clock stepped back must not stop reloads until it catches up.
-        if key == nil, lastMissReload.map({ abs(now.timeIntervalSince($0)) >= Self.reloadInterval }) ?? true {
+        if key == nil, now.isReloadDue(every: Self.reloadInterval, since: lastMissReload) {
             lastMissReload = now
             try await reload(now: now, creating: false)
             key = keys.first { $0.record.keyID.hasSameUTF8(as: kid) }

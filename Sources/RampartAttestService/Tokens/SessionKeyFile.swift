@@ -89,18 +89,13 @@ final class SessionKeyFile: Sendable {
     /// The keys in use.
     var keySet: JSONWebKeySet { state.withLock { $0.keySet } }
 
-    /// Whether at least ``SessionTokenVerifier/reloadInterval`` separates `last` and `now` (either way, so that a
-    /// clock stepped back does not stop reloads until it catches up).
-    static func isDue(since last: Date?, now: Date) -> Bool {
-        guard let last else { return true }
-        return abs(now.timeIntervalSince(last)) >= SessionTokenVerifier.reloadInterval
-    }
-
     /// The keys to verify with at `now`: the keys in use, first reloaded if the file's stamp changed (looked at once
     /// per interval).
     func current(now: Date) -> JSONWebKeySet {
         let (keySet, isCheckDue) = state.withLock { state in
-            let due = readFile != nil && Self.isDue(since: state.lastStampCheck, now: now)
+            let due =
+                readFile != nil
+                && now.isReloadDue(every: SessionTokenVerifier.reloadInterval, since: state.lastStampCheck)
             if due { state.lastStampCheck = now }
             return (state.keySet, due)
         }
@@ -114,7 +109,9 @@ final class SessionKeyFile: Sendable {
     /// such read was less than an interval ago or another reload is running.
     func reloadForUnknownKeyID(now: Date) -> JSONWebKeySet? {
         let isDue = state.withLock { state in
-            guard readFile != nil, Self.isDue(since: state.lastMissReload, now: now) else { return false }
+            guard readFile != nil,
+                now.isReloadDue(every: SessionTokenVerifier.reloadInterval, since: state.lastMissReload)
+            else { return false }
             state.lastMissReload = now
             return true
         }
