@@ -128,7 +128,7 @@ let package = Package(
         ),
         .target(
             name: "RampartSQLite",
-            dependencies: [.target(name: "CSQLite", condition: linux)],
+            dependencies: ["RampartCrypto", .target(name: "CSQLite", condition: linux)],
             swiftSettings: swiftSettings
         ),
         .target(

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-internal import Glibc
-#elseif canImport(Darwin)
-internal import Darwin
-#endif
+internal import RampartCrypto
 
 /// A SQL statement whose interpolated values become bind parameters, never SQL text.
 ///
@@ -51,7 +47,7 @@ package struct SQLQuery: Sendable, Hashable, ExpressibleByStringInterpolation {
     /// Hashing the joined text cost about 1,500 instructions a statement, and joining it about as much again, for
     /// every statement run. This key hashes only the fragments' count and lengths (the text comes from the program's
     /// own literals, not from input, so nothing can steer collisions) and tells colliding statements apart by their
-    /// bytes: fragments from one literal are usually the same storage, and ASCII compares with `memcmp`.
+    /// bytes (`hasSameUTF8(as:)`, eight bytes at a time).
     package struct StatementKey: Hashable, Sendable {
         let fragments: [String]
 
@@ -63,23 +59,8 @@ package struct SQLQuery: Sendable, Hashable, ExpressibleByStringInterpolation {
         /// Equal when every fragment is the same bytes of UTF-8 (never by Unicode canonical equivalence, as `==` on
         /// strings would: two spellings of an identifier are two statements to SQL).
         package static func == (left: StatementKey, right: StatementKey) -> Bool {
-            guard left.fragments.count == right.fragments.count else { return false }
-            for (leftFragment, rightFragment) in zip(left.fragments, right.fragments) {
-                guard leftFragment.utf8.count == rightFragment.utf8.count else { return false }
-                var leftCopy = leftFragment
-                var rightCopy = rightFragment
-                let same = leftCopy.withUTF8 { leftBytes in
-                    rightCopy.withUTF8 { rightBytes in
-                        // Of one length: both empty (no storage needed), or both with bytes to compare.
-                        guard let leftStart = leftBytes.baseAddress, let rightStart = rightBytes.baseAddress else {
-                            return leftBytes.isEmpty && rightBytes.isEmpty
-                        }
-                        return memcmp(leftStart, rightStart, leftBytes.count) == 0
-                    }
-                }
-                guard same else { return false }
-            }
-            return true
+            left.fragments.count == right.fragments.count
+                && zip(left.fragments, right.fragments).allSatisfy { $0.hasSameUTF8(as: $1) }
         }
     }
 
