@@ -35,19 +35,41 @@ public enum SealedFile {
         options: SealOptions = SealOptions(),
         progress: (UInt64) -> Void = { _ in }
     ) throws -> SealHeader {
+        let staged = try stageSeal(input, to: output, key: key, options: options, progress: progress)
+        try staged.commit()
+        return staged.header
+    }
+
+    /// Seals the file at `input` beside `output` without replacing it yet: ``Staged/commit()`` does (for a keyset
+    /// kept in a store, ``KeysetStore/commit(_:)`` checks the stored keyset first).
+    ///
+    /// - Parameters:
+    ///   - input: The plaintext file.
+    ///   - output: The sealed file to create or replace on commit.
+    ///   - key: Wraps the file's fresh data key.
+    ///   - options: Cipher and segment size.
+    ///   - progress: Called after each segment with the plaintext bytes consumed so far.
+    /// - Returns: The staged file.
+    /// - Throws: As ``seal(_:to:key:options:progress:)``.
+    public static func stageSeal(
+        _ input: URL,
+        to output: URL,
+        key: SealKey,
+        options: SealOptions = SealOptions(),
+        progress: (UInt64) -> Void = { _ in }
+    ) throws -> Staged {
         let reader = try OpenFile(reading: input)
         guard let plaintextSize = ParallelSegments.regularFileSize(reader.descriptor),
             plaintextSize >= ParallelSegments.minimumFileSize
         else {
             var source = FileDescriptorSource(descriptor: reader.descriptor)
-            return try seal(from: &source, to: output, key: key, options: options, progress: progress)
+            return try stageSeal(from: &source, to: output, key: key, options: options, progress: progress)
         }
         let writer = try AtomicFile(replacing: output)
         let header = try ParallelSegments.seal(
             input: reader.descriptor, plaintextSize: plaintextSize, output: writer.descriptor, key: key,
             options: options, progress: progress)
-        try writer.commit()
-        return header
+        return Staged(header: header, file: writer)
     }
 
     /// Seals everything `source` yields (standard input, for example) into the file `output`.
@@ -68,11 +90,32 @@ public enum SealedFile {
         options: SealOptions = SealOptions(),
         progress: (UInt64) -> Void = { _ in }
     ) throws -> SealHeader {
+        let staged = try stageSeal(from: &source, to: output, key: key, options: options, progress: progress)
+        try staged.commit()
+        return staged.header
+    }
+
+    /// Seals everything `source` yields beside `output` without replacing it yet: ``Staged/commit()`` does.
+    ///
+    /// - Parameters:
+    ///   - source: The plaintext.
+    ///   - output: The sealed file to create or replace on commit.
+    ///   - key: Wraps the file's fresh data key.
+    ///   - options: Cipher and segment size.
+    ///   - progress: Called after each segment with the plaintext bytes consumed so far.
+    /// - Returns: The staged file.
+    /// - Throws: As ``seal(from:to:key:options:progress:)``.
+    public static func stageSeal(
+        from source: inout some ByteSource,
+        to output: URL,
+        key: SealKey,
+        options: SealOptions = SealOptions(),
+        progress: (UInt64) -> Void = { _ in }
+    ) throws -> Staged {
         let writer = try AtomicFile(replacing: output)
         var sink = FileDescriptorSink(descriptor: writer.descriptor)
         let header = try SealedStream.seal(from: &source, to: &sink, key: key, options: options, progress: progress)
-        try writer.commit()
-        return header
+        return Staged(header: header, file: writer)
     }
 
     /// Opens the sealed file at `input` into `output`, which appears only if every segment authenticates.
@@ -141,7 +184,23 @@ public enum SealedFile {
     /// - Throws: As ``SealedStream/rewrap(from:to:oldKey:newKey:)``.
     @discardableResult
     public static func rewrap(at url: URL, using keyset: Keyset) throws -> SealHeader {
-        try rewrap(at: url, oldKey: .keyset(keyset), newKey: .keyset(keyset)) { $0.keyID == keyset.primaryID }
+        let staged = try stageRewrap(at: url, using: keyset)
+        try staged.commit()
+        return staged.header
+    }
+
+    /// Re-wraps a sealed file's data key under a keyset's primary key beside the file, without replacing it yet:
+    /// ``Staged/commit()`` does (``KeysetStore/commit(_:)`` checks the keyset as stored first).
+    ///
+    /// A file already wrapped under the primary gives a staged file whose commit changes nothing.
+    ///
+    /// - Parameters:
+    ///   - url: The sealed file.
+    ///   - keyset: A keyset holding both the file's current key and the primary it moves to.
+    /// - Returns: The staged file.
+    /// - Throws: As ``SealedStream/rewrap(from:to:oldKey:newKey:)``.
+    public static func stageRewrap(at url: URL, using keyset: Keyset) throws -> Staged {
+        try stageRewrap(at: url, oldKey: .keyset(keyset), newKey: .keyset(keyset)) { $0.keyID == keyset.primaryID }
     }
 
     /// Re-wraps a sealed file's data key with another key (a new passphrase, for example) in place.
@@ -154,21 +213,23 @@ public enum SealedFile {
     /// - Throws: As ``SealedStream/rewrap(from:to:oldKey:newKey:)``.
     @discardableResult
     public static func rewrap(at url: URL, oldKey: SealKey, newKey: SealKey) throws -> SealHeader {
-        try rewrap(at: url, oldKey: oldKey, newKey: newKey) { _ in false }
+        let staged = try stageRewrap(at: url, oldKey: oldKey, newKey: newKey) { _ in false }
+        try staged.commit()
+        return staged.header
     }
 
-    private static func rewrap(
+    private static func stageRewrap(
         at url: URL,
         oldKey: SealKey,
         newKey: SealKey,
         isCurrent: (SealHeader) -> Bool
-    ) throws -> SealHeader {
+    ) throws -> Staged {
         let reader = try OpenFile(reading: url)
         var probe = FileDescriptorSource(descriptor: reader.descriptor)
         let header = try SealedStream.readHeader(from: &probe)
         if isCurrent(header) {
             _ = try oldKey.unwrapDataKey(of: header)
-            return header
+            return Staged(header: header, file: nil)
         }
         guard lseek(reader.descriptor, 0, SEEK_SET) == 0 else {
             throw SealError.ioFailure("cannot rewind \(url.path): \(String(cString: strerror(errno)))")
@@ -177,8 +238,34 @@ public enum SealedFile {
         let writer = try AtomicFile(replacing: url)
         var sink = FileDescriptorSink(descriptor: writer.descriptor)
         let newHeader = try SealedStream.rewrap(from: &source, to: &sink, oldKey: oldKey, newKey: newKey)
-        try writer.commit()
-        return newHeader
+        return Staged(header: newHeader, file: writer)
+    }
+
+    /// A sealed or re-wrapped file written beside its destination, not yet in place.
+    ///
+    /// ``commit()`` moves it over the destination; a staged file released without a commit is deleted, leaving the
+    /// destination as it was.
+    public final class Staged {
+        /// The header of the staged file (for a file already current, its unchanged header).
+        public let header: SealHeader
+        private let file: AtomicFile?
+
+        init(header: SealHeader, file: AtomicFile?) {
+            self.header = header
+            self.file = file
+        }
+
+        /// Moves the staged file over its destination (nothing to do for a file that was already current).
+        ///
+        /// - Throws: ``SealError/Code/ioFailure`` when the file cannot be flushed or renamed.
+        public func commit() throws {
+            try file?.commit()
+        }
+
+        /// Deletes the staged file now, leaving the destination as it was (releasing it does the same later).
+        public func discard() {
+            file?.discard()
+        }
     }
 
     /// The size of a file, for progress bars.
@@ -191,6 +278,10 @@ public enum SealedFile {
         return UInt64(exactly: info.st_size)
     }
 }
+
+/// A staged file holds an open temporary file and is committed or dropped by one owner.
+@available(*, unavailable)
+extension SealedFile.Staged: Sendable {}
 
 /// A file descriptor open for reading, closed on release.
 final class OpenFile {
@@ -212,7 +303,7 @@ final class AtomicFile {
     let descriptor: Int32
     private let temporaryPath: String
     private let destination: URL
-    private var committed = false
+    private var finished = false
 
     init(replacing destination: URL) throws {
         self.destination = destination
@@ -231,24 +322,52 @@ final class AtomicFile {
         self.temporaryPath = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    /// Closes the temporary file and renames it over the destination.
+    /// Flushes the temporary file to disk, renames it over the destination and flushes the directory, so that after
+    /// a crash the destination holds either the old file or the whole new one.
     func commit() throws {
+        guard !finished else { return }
+        guard fsync(descriptor) == 0 else {
+            throw SealError.ioFailure(
+                "cannot flush the output to disk before moving it to \(destination.path): "
+                    + String(cString: strerror(errno)))
+        }
+        finished = true
         guard close(descriptor) == 0 else {
+            unlink(temporaryPath)
             throw SealError.ioFailure("closing the output failed: \(String(cString: strerror(errno)))")
         }
-        committed = true
         guard rename(temporaryPath, destination.path) == 0 else {
             let reason = String(cString: strerror(errno))
             unlink(temporaryPath)
             throw SealError.ioFailure(
                 "cannot move the output into place at \(destination.path): \(reason)")
         }
+        try Self.flushDirectory(of: destination)
     }
 
-    deinit {
-        if !committed {
-            close(descriptor)
-            unlink(temporaryPath)
+    /// `fsync` of the directory holding `file`, which makes a rename in it durable.
+    static func flushDirectory(of file: URL) throws {
+        let directory = file.deletingLastPathComponent().path
+        let descriptor = Glibc.open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw SealError.ioFailure(
+                "the output is at \(file.path) but its directory could not be opened to flush the rename: "
+                    + String(cString: strerror(errno)))
+        }
+        defer { close(descriptor) }
+        guard fsync(descriptor) == 0 else {
+            throw SealError.ioFailure(
+                "the output is at \(file.path) but flushing its directory failed: " + String(cString: strerror(errno)))
         }
     }
+
+    /// Closes and deletes the temporary file, unless it was committed.
+    func discard() {
+        guard !finished else { return }
+        finished = true
+        close(descriptor)
+        unlink(temporaryPath)
+    }
+
+    deinit { discard() }
 }

@@ -64,7 +64,7 @@ public enum OpenCommand: Command {
         let json = arguments.flag("--json")
         let key: SealKey
         do {
-            key = try await SealIO.key(&arguments, kdf: .argon2id, createIfMissing: false)
+            key = try await SealIO.key(&arguments, kdf: .argon2id, createIfMissing: false).key
         } catch let error as SealError {
             return SealIO.report(error, command: name, context: context)
         }

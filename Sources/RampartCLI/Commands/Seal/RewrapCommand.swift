@@ -70,12 +70,13 @@ public enum RewrapCommand: Command {
         guard !files.isEmpty else { throw UsageError("give at least one sealed FILE to re-wrap, and its key options") }
         let oldKey: SealKey
         let newKey: SealKey
-        var keyset: Keyset?
+        var keyset: (keyset: Keyset, store: KeysetStore)?
         do {
             if let newPassphraseFile {
                 guard !rotate else { throw UsageError("--rotate goes with --vault, not --new-passphrase-file") }
                 oldKey = try await SealIO.key(
-                    passphraseFile: passphraseFile, vault: vault, kdf: kdf, createIfMissing: false)
+                    passphraseFile: passphraseFile, vault: vault, kdf: kdf, createIfMissing: false
+                ).key
                 newKey = .passphrase(try SealIO.readSecretFile(newPassphraseFile, what: "new passphrase"), kdf: kdf)
             } else {
                 guard let vault, passphraseFile == nil else {
@@ -87,7 +88,7 @@ public enum RewrapCommand: Command {
                 let store = try SealIO.openVault(vault, create: false)
                 let loaded = rotate ? try await store.rotate(keyName) : try await store.keyset(named: keyName)
                 if rotate { context.printError("rampart rewrap: keyset \(keyName) now seals with \(loaded.primaryID)") }
-                keyset = loaded
+                keyset = (loaded, store)
                 oldKey = .keyset(loaded)
                 newKey = .keyset(loaded)
             }
@@ -101,8 +102,8 @@ public enum RewrapCommand: Command {
                 var source = try SealIO.source(file, context: context).source
                 let before = try SealedStream.readHeader(from: &source)
                 let after: SealHeader
-                if let keyset {
-                    after = try SealedFile.rewrap(at: url, using: keyset)
+                if let (keyset, store) = keyset {
+                    after = try await store.commit(SealedFile.stageRewrap(at: url, using: keyset))
                 } else {
                     after = try SealedFile.rewrap(at: url, oldKey: oldKey, newKey: newKey)
                 }

@@ -68,9 +68,9 @@ public enum SealCommand: Command {
         let options = SealOptions(
             algorithm: try SealIO.algorithm(arguments.option("--algorithm")),
             segmentSize: try SealIO.segmentSize(arguments.option("--segment-size")))
-        let key: SealKey
+        let resolved: SealIO.ResolvedKey
         do {
-            key = try await SealIO.key(&arguments, kdf: kdf, createIfMissing: true)
+            resolved = try await SealIO.key(&arguments, kdf: kdf, createIfMissing: true)
         } catch let error as SealError {
             return SealIO.report(error, command: name, context: context)
         }
@@ -82,33 +82,44 @@ public enum SealCommand: Command {
         var done: UInt64 = 0
         let header: SealHeader
         do {
-            if paths[1] == "-", SealIO.isProcess(context) {
-                var sink = FileDescriptorSink(descriptor: 1)
-                header = try SealedStream.seal(from: &source, to: &sink, key: key, options: options) {
-                    done = $0
-                    bar.update($0)
+            let key = resolved.key
+            if paths[1] == "-" {
+                if SealIO.isProcess(context) {
+                    var sink = FileDescriptorSink(descriptor: 1)
+                    header = try SealedStream.seal(from: &source, to: &sink, key: key, options: options) {
+                        done = $0
+                        bar.update($0)
+                    }
+                } else {
+                    var sink = StandardOutputSink(context: context)
+                    header = try SealedStream.seal(from: &source, to: &sink, key: key, options: options) {
+                        done = $0
+                        bar.update($0)
+                    }
                 }
-            } else if paths[1] == "-" {
-                var sink = StandardOutputSink(context: context)
-                header = try SealedStream.seal(from: &source, to: &sink, key: key, options: options) {
-                    done = $0
-                    bar.update($0)
-                }
-            } else if paths[0] == "-" {
-                header = try SealedFile.seal(
-                    from: &source, to: URL(fileURLWithPath: paths[1]), key: key, options: options
-                ) {
-                    done = $0
-                    bar.update($0)
-                }
+                // A stream cannot be taken back: say so (exit 2) if the stored keyset no longer opens it.
+                try await resolved.store?.checkOpens(header)
             } else {
-                // File to file: SealedFile seals the segments on several threads.
-                header = try SealedFile.seal(
-                    URL(fileURLWithPath: paths[0]), to: URL(fileURLWithPath: paths[1]), key: key, options: options
-                ) {
-                    done = $0
-                    bar.update($0)
+                let staged: SealedFile.Staged
+                if paths[0] == "-" {
+                    staged = try SealedFile.stageSeal(
+                        from: &source, to: URL(fileURLWithPath: paths[1]), key: key, options: options
+                    ) {
+                        done = $0
+                        bar.update($0)
+                    }
+                } else {
+                    // File to file: SealedFile seals the segments on several threads.
+                    staged = try SealedFile.stageSeal(
+                        URL(fileURLWithPath: paths[0]), to: URL(fileURLWithPath: paths[1]), key: key,
+                        options: options
+                    ) {
+                        done = $0
+                        bar.update($0)
+                    }
                 }
+                try await resolved.commit(staged)
+                header = staged.header
             }
         } catch let error as SealError {
             return SealIO.report(error, command: name, context: context)

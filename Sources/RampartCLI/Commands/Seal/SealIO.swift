@@ -20,10 +20,25 @@ enum SealIO {
         _ arguments: inout Arguments,
         kdf: PasswordKDF,
         createIfMissing: Bool
-    ) async throws -> SealKey {
+    ) async throws -> ResolvedKey {
         let passphraseFile = try arguments.option("--passphrase-file")
         let vault = try vaultOptions(&arguments)
         return try await key(passphraseFile: passphraseFile, vault: vault, kdf: kdf, createIfMissing: createIfMissing)
+    }
+
+    /// A key and, for a keyset, the store holding it, which vouches for a file before it replaces another.
+    struct ResolvedKey {
+        let key: SealKey
+        let store: KeysetStore?
+
+        /// Moves a staged file into place; under a keyset, only after the keyset as stored now opens its header.
+        func commit(_ staged: SealedFile.Staged) async throws {
+            if let store {
+                try await store.commit(staged)
+            } else {
+                try staged.commit()
+            }
+        }
     }
 
     /// The key named by options already read: a passphrase file, or a vault and keyset.
@@ -32,13 +47,14 @@ enum SealIO {
         vault: VaultOptions?,
         kdf: PasswordKDF,
         createIfMissing: Bool
-    ) async throws -> SealKey {
+    ) async throws -> ResolvedKey {
         switch (passphraseFile, vault) {
         case (let file?, nil):
-            return .passphrase(try readSecretFile(file, what: "passphrase"), kdf: kdf)
+            return ResolvedKey(key: .passphrase(try readSecretFile(file, what: "passphrase"), kdf: kdf), store: nil)
         case (nil, let vault?):
             let store = try openVault(vault, create: createIfMissing)
-            return .keyset(try await store.keyset(named: vault.keyName, createIfMissing: createIfMissing))
+            let keyset = try await store.keyset(named: vault.keyName, createIfMissing: createIfMissing)
+            return ResolvedKey(key: .keyset(keyset), store: store)
         case (nil, nil):
             throw UsageError(
                 "give --passphrase-file F, or --vault FILE (--vault-passphrase-file F | --vault-key-file F) --key NAME")
