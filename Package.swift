@@ -181,7 +181,10 @@ let package = Package(
                 "RampartCrypto", "RampartX509", "RampartPinning", "RampartChainVerification", "RampartTLS",
                 "RampartSecretStore", "RampartVault", "RampartSeal", "RampartAppAttest", "RampartAudit",
             ],
-            exclude: ["Commands/ServeCommand.swift", "Commands/DemoCommand.swift", "Commands/Device"],
+            exclude: [
+                "Commands/ServeCommand.swift", "Commands/RoutesCommand.swift", "Commands/DemoCommand.swift",
+                "Commands/Device",
+            ],
             swiftSettings: swiftSettings + [.define("RAMPART_CLI_CORE")]
         ),
 

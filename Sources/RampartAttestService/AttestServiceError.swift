@@ -28,6 +28,8 @@ public struct AttestServiceError: Error {
             case invalidSession
             case invalidToken
             case tokenExpired
+            case crossOriginRequest
+            case unsupportedMediaType
         }
 
         let backing: Backing
@@ -78,6 +80,13 @@ public struct AttestServiceError: Error {
         public static let invalidToken = Code(backing: .invalidToken)
         /// The Rampart access token has expired: 401. Fetch a new one with `POST /v1/tokens`.
         public static let tokenExpired = Code(backing: .tokenExpired)
+
+        /// A request to the internal listener that a browser could have sent for a web page (it carries `Origin`,
+        /// or names a `Host` that is neither loopback nor one of `adminHosts`: DNS rebinding): 403.
+        public static let crossOriginRequest = Code(backing: .crossOriginRequest)
+        /// A `POST` to the internal listener without `Content-Type: application/json` (a browser sends `text/plain`
+        /// and form bodies across sites without asking): 415.
+        public static let unsupportedMediaType = Code(backing: .unsupportedMediaType)
 
         /// The code's stable name, e.g. `invalidBase64`: the `error` field of an HTTP error body.
         public var description: String { backing.rawValue }
@@ -197,6 +206,16 @@ public struct AttestServiceError: Error {
     /// The access token has expired.
     public static func tokenExpired(_ reason: String, file: String = #fileID, line: UInt = #line) -> Self {
         Self(code: .tokenExpired, reason: reason, file: file, line: line)
+    }
+
+    /// A browser's request reached the internal listener.
+    public static func crossOriginRequest(_ reason: String, file: String = #fileID, line: UInt = #line) -> Self {
+        Self(code: .crossOriginRequest, reason: reason, file: file, line: line)
+    }
+
+    /// A `POST` to the internal listener is not JSON.
+    public static func unsupportedMediaType(_ reason: String, file: String = #fileID, line: UInt = #line) -> Self {
+        Self(code: .unsupportedMediaType, reason: reason, file: file, line: line)
     }
 
     /// The configuration is invalid.

@@ -53,7 +53,7 @@ public final class AttestationServer {
                 configuration: SessionTokenConfiguration(
                     jwksPath: $0.jwks, issuer: $0.issuer, audience: $0.audience, algorithms: $0.algorithms,
                     leewaySeconds: $0.leewaySeconds),
-                log: log)
+                log: log, metrics: service.metrics, clock: clock)
         }
         let verifier = SignedRequestVerifier(service: service, accessTokens: tokens, log: log)
         let router = ServiceRouter(
@@ -72,7 +72,8 @@ public final class AttestationServer {
         let (adminHost, adminPort) = try configuration.adminListenAddress()
         let adminRouter = ServiceRouter(
             service: service, listener: .admin, subjects: SubjectResolver(source: .internalOnly), verifier: verifier,
-            routes: routes, demo: false, operatorToken: configuration.operatorToken, tokens: tokens, log: log)
+            routes: routes, demo: false, operatorToken: configuration.operatorToken, tokens: tokens,
+            adminHosts: configuration.adminHosts + [adminHost], log: log)
         let adminHTTP = HTTPServer(configuration: listener(adminHost, adminPort), responder: adminRouter)
         do {
             try http.start()
@@ -102,6 +103,19 @@ public final class AttestationServer {
         }
         for warning in configuration.warnings {
             log.write(level: "warning", event: ServiceConfiguration.Warning.logEvent, message: warning.message)
+        }
+        if configuration.defaultPolicy == .open {
+            log.write(
+                level: "warning", event: "defaultPolicyOpen",
+                message: "defaultPolicy is open: a request to any path no route names reaches the backend with no "
+                    + "check, including paths added to the API later; list the open routes and keep defaultPolicy "
+                    + "require-assertion (ask 'rampart routes --config FILE METHOD TARGET' which policy a path gets)")
+        }
+        if let name = configuration.subject?.headerName, configuration.trustedProxies.isEmpty {
+            log.write(
+                level: "warning", event: "subjectHeaderFromAnyPeer",
+                message: "the subject comes from the '\(name)' header and trustedProxies is empty, so any client "
+                    + "that reaches this listener can name any user; list the proxy that sets it in trustedProxies")
         }
         log.write(event: "listening", message: Self.url(host: host, port: self.port))
         log.write(event: "adminListening", message: Self.url(host: adminHost, port: self.adminPort))

@@ -29,6 +29,10 @@ public final class AttestationService {
         public var counterReorderWindow: UInt32
         /// Issuance and failure limits per client address and subject.
         public var limits: RequestLimits
+        /// The App Attest environment this service accepts keys and tokens of (`production` or `development`,
+        /// default `production`). Keys registered by a service of the other environment on a shared database are
+        /// refused with `wrongEnvironment`, on every request.
+        public var environment: String = "production"
         /// The longest accepted subject (user or session id).
         public static let maximumSubjectLength = 256
 
@@ -40,11 +44,13 @@ public final class AttestationService {
         ///   - riskDecayInterval: Seconds per point of decay, or nil.
         ///   - counterReorderWindow: Tolerated reordering of the genuine app's assertions.
         ///   - limits: Request limits.
+        ///   - environment: The App Attest environment whose keys and tokens are accepted.
         public init(
             challengeLifetime: TimeInterval = 300, riskBlockThreshold: Int = 5,
             riskDecayInterval: TimeInterval? = 86400,
-            counterReorderWindow: UInt32 = 16, limits: RequestLimits = .default
+            counterReorderWindow: UInt32 = 16, limits: RequestLimits = .default, environment: String = "production"
         ) {
+            self.environment = environment
             self.challengeLifetime = challengeLifetime
             self.riskBlockThreshold = riskBlockThreshold
             self.riskDecayInterval = riskDecayInterval
@@ -141,12 +147,12 @@ public final class AttestationService {
         if chargingLimits, let clientAddress {
             try checkFailureBudget(clientAddress, now: now)
             try takeIssuance(
-                issuanceByAddress, clientAddress, now: now,
+                issuanceByAddress, limits.budgetKey(for: clientAddress), now: now,
                 "this address asked for more than \(limits.challengesPerAddressPerMinute) challenges a minute")
         }
         if chargingLimits {
             try takeIssuance(
-                issuanceBySubject, subject, now: now,
+                issuanceBySubject, Array(subject.utf8), now: now,
                 "this subject was issued more than \(limits.challengesPerSubjectPerMinute) challenges a minute")
         }
         let sealed = ChallengeToken.seal(
@@ -458,6 +464,9 @@ public final class AttestationService {
         guard key.subject.hasSameUTF8(as: submission.subject) else {
             return .decided(.unauthenticated(Refusal(.wrongSubject, "this key is registered to another subject")))
         }
+        if let refusal = Self.environmentRefusal(key, configuration: configuration) {
+            return .decided(.unauthenticated(refusal))
+        }
         if let checked, checked.publicKey == key.publicKey { return .verified(checked.check, key) }
         do {
             let check = try verifier.verifyAssertion(
@@ -472,6 +481,16 @@ public final class AttestationService {
     private static let unknownKey = Refusal(
         .unknownKey,
         "no key with this id is registered; generate a new App Attest key and register it with POST /v1/attestations")
+
+    /// `wrongEnvironment` for a key another environment's service registered (they may share a database).
+    static func environmentRefusal(_ key: RegisteredKey, configuration: Configuration) -> Refusal? {
+        guard !key.environment.hasSameUTF8(as: configuration.environment) else { return nil }
+        return Refusal(
+            .wrongEnvironment,
+            "this key was attested in the \(key.environment) App Attest environment and this service accepts "
+                + "\(configuration.environment) keys only; use the app build whose entitlement matches this server, or "
+                + "the \(key.environment) server")
+    }
 
     private func blockedRefusal(_ key: RegisteredKey, now: Date) -> Refusal? {
         Self.blockedRefusal(key, configuration: configuration, now: now)
@@ -515,6 +534,7 @@ public final class AttestationService {
                         + "with POST /v1/attestations"))
         }
         if let blocked = blockedRefusal(key, configuration: configuration, now: now) { return .blocked(blocked) }
+        if let refusal = environmentRefusal(key, configuration: configuration) { return .unauthenticated(refusal) }
         switch check {
         case .invalid(let refusal):
             return .unauthenticated(refusal)
@@ -625,8 +645,8 @@ public final class AttestationService {
     }
 
     /// Takes an issuance token for `key` from `limiter`, or refuses with `what` and the time to wait.
-    private func takeIssuance(_ limiter: RateLimiter, _ key: String, now: Date, _ what: String) throws {
-        guard let wait = limiter.take(Array(key.utf8), now: now) else { return }
+    private func takeIssuance(_ limiter: RateLimiter, _ key: [UInt8], now: Date, _ what: String) throws {
+        guard let wait = limiter.take(key, now: now) else { return }
         metrics.recordVerdict(kind: "challenge", reason: "rateLimited")
         throw AttestServiceError.rateLimited(
             "\(what); retry after \(wait) s, and ask for a challenge only right before the request that uses it",
@@ -635,9 +655,9 @@ public final class AttestationService {
 
     /// Refuses a client address that has used up its failure budget.
     private func checkFailureBudget(_ clientAddress: String?, now: Date) throws {
-        guard let clientAddress, let wait = failuresByAddress.retryAfter(Array(clientAddress.utf8), now: now) else {
-            return
-        }
+        guard let clientAddress,
+            let wait = failuresByAddress.retryAfter(configuration.limits.budgetKey(for: clientAddress), now: now)
+        else { return }
         metrics.recordVerdict(kind: "request", reason: "rateLimited")
         throw AttestServiceError.rateLimited(
             "this address sent more than \(configuration.limits.failuresPerAddressPerMinute) requests a minute that "
@@ -647,7 +667,7 @@ public final class AttestationService {
 
     private func chargeFailure(_ clientAddress: String?, now: Date) {
         guard let clientAddress else { return }
-        failuresByAddress.take(Array(clientAddress.utf8), now: now)
+        failuresByAddress.take(configuration.limits.budgetKey(for: clientAddress), now: now)
     }
 
     static func checkSubject(_ subject: String) throws {

@@ -54,6 +54,10 @@ public struct ServiceConfiguration: Hashable, Decodable {
     /// When set, the operator routes require `Authorization: Bearer <token>`; at least 32 bytes and not a
     /// repetition of a few characters (see ``validateListeners()``).
     public var operatorToken: String?
+    /// Host names (or addresses) the internal listener answers besides loopback ones and its own listen address:
+    /// the names your backend calls it by. Any other `Host` is refused (`crossOriginRequest`), so a web page cannot
+    /// reach the listener through DNS rebinding. At most 64.
+    public var adminHosts: [String] = []
     /// `HOST:PORT` of the admin listener (operator routes, `/metrics`, `/healthz`); loopback unless a token is set.
     public var adminListen: String = ServiceConfiguration.defaultAdminListen
     /// The most simultaneous connections per listener (see ``HTTPServer/Configuration/connectionLimit``).
@@ -104,12 +108,13 @@ public struct ServiceConfiguration: Hashable, Decodable {
     private enum CodingKeys: String, CodingKey, CaseIterable {
         case listen, database, teamId, bundleId, environment, root, challengeLifetimeSeconds, riskBlockThreshold
         case maximumBodyBytes, postgresPoolSize, operatorToken, routes, riskDecaySeconds, counterReorderWindow, limits
-        case adminListen, connectionLimit, connectionsPerAddress, requestTimeoutSeconds, trustedProxies
+        case adminListen, connectionLimit, connectionsPerAddress, requestTimeoutSeconds, trustedProxies, adminHosts
         case subject, defaultPolicy, tokens, challenges
     }
 
     private enum LimitKeys: String, CodingKey, CaseIterable {
         case challengesPerAddressPerMinute, challengesPerSubjectPerMinute, failuresPerAddressPerMinute
+        case ipv6PrefixLength
         /// Accepted (a whole number) and ignored, with ``Warning/outstandingChallengesPerSubject``.
         case outstandingChallengesPerSubject
     }
@@ -158,6 +163,7 @@ public struct ServiceConfiguration: Hashable, Decodable {
                 .challengesPerSubjectPerMinute, limits.challengesPerSubjectPerMinute)
             limits.failuresPerAddressPerMinute = try limit(
                 .failuresPerAddressPerMinute, limits.failuresPerAddressPerMinute)
+            limits.ipv6PrefixLength = try limit(.ipv6PrefixLength, limits.ipv6PrefixLength)
             if limitsContainer.contains(.outstandingChallengesPerSubject) {
                 // Still a whole number, as before; the value is not used, and the warning says so.
                 _ = try limit(.outstandingChallengesPerSubject, 0)
@@ -165,6 +171,19 @@ public struct ServiceConfiguration: Hashable, Decodable {
             }
         }
         operatorToken = try container.decodeIfPresent(String.self, forKey: .operatorToken)
+        if let hosts = try container.decodeIfPresent([String].self, forKey: .adminHosts) {
+            guard hosts.count <= 64,
+                hosts.allSatisfy({ host in
+                    (1...253).contains(host.utf8.count)
+                        && host.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "/") }
+                })
+            else {
+                throw AttestServiceError.invalidConfiguration(
+                    "adminHosts must list at most 64 host names or addresses without ports, e.g. "
+                        + "[\"rampart-admin.internal\"]")
+            }
+            adminHosts = hosts
+        }
         if container.contains(.routes) { routes = try Self.decodeRoutes(container) }
         if container.contains(.defaultPolicy) {
             let name = try container.decode(String.self, forKey: .defaultPolicy)
@@ -314,6 +333,11 @@ public struct ServiceConfiguration: Hashable, Decodable {
         ] where value < 0 || value > 1_000_000 {
             throw AttestServiceError.invalidConfiguration("limits.\(name) must be 0 (no limit)...1000000")
         }
+        guard (32...128).contains(limits.ipv6PrefixLength) else {
+            throw AttestServiceError.invalidConfiguration(
+                "limits.ipv6PrefixLength must be 32...128 (the leading bits of an IPv6 address that share one budget; "
+                    + "64 is one subscriber's network)")
+        }
         _ = try routeTable()
         try subject?.validate()
         try tokenConfiguration()?.validate()
@@ -332,7 +356,7 @@ public struct ServiceConfiguration: Hashable, Decodable {
         AttestationService.Configuration(
             challengeLifetime: challengeLifetimeSeconds, riskBlockThreshold: riskBlockThreshold,
             riskDecayInterval: riskDecaySeconds > 0 ? riskDecaySeconds : nil,
-            counterReorderWindow: UInt32(clamping: counterReorderWindow), limits: limits)
+            counterReorderWindow: UInt32(clamping: counterReorderWindow), limits: limits, environment: environment)
     }
 }
 

@@ -16,6 +16,8 @@ public final class ServiceMetrics {
         var bucketCounts = [Int](repeating: 0, count: ServiceMetrics.latencyBuckets.count)
         var latencyCount = 0
         var latencySum = 0.0
+        var sessionKeyEvents: [String: Int] = [:]
+        var sessionKeysInUse: Int?
     }
 
     private struct RequestKey: Hashable {
@@ -59,6 +61,19 @@ public final class ServiceMetrics {
         state.withLock { $0.verdicts[VerdictKey(kind: kind, reason: reason), default: 0] += 1 }
     }
 
+    /// Counts one change of the session-token keys of the `jwt` subject source and sets how many are in use.
+    ///
+    /// - Parameters:
+    ///   - event: `loaded`, `reloaded`, `kept` (the file failed; the keys in use stay), `emptied` (the file holds no
+    ///     usable key) or `dropped` (the file stayed unreadable too long).
+    ///   - keysInUse: The number of keys that verify session tokens now.
+    func recordSessionKeys(event: String, keysInUse: Int) {
+        state.withLock { state in
+            state.sessionKeyEvents[event, default: 0] += 1
+            state.sessionKeysInUse = keysInUse
+        }
+    }
+
     /// The Prometheus text exposition (version 0.0.4).
     public var prometheusText: String {
         state.withLock { state in
@@ -91,6 +106,18 @@ public final class ServiceMetrics {
             lines.append("rampart_http_request_duration_seconds_bucket{le=\"+Inf\"} \(state.latencyCount)")
             lines.append("rampart_http_request_duration_seconds_sum \(state.latencySum)")
             lines.append("rampart_http_request_duration_seconds_count \(state.latencyCount)")
+            if let inUse = state.sessionKeysInUse {
+                lines += [
+                    "# HELP rampart_session_keys_in_use Keys of the subject.jwt JWKS file that verify session tokens.",
+                    "# TYPE rampart_session_keys_in_use gauge",
+                    "rampart_session_keys_in_use \(inUse)",
+                    "# HELP rampart_session_key_events_total Reads of the subject.jwt JWKS file, by outcome.",
+                    "# TYPE rampart_session_key_events_total counter",
+                ]
+                for (event, count) in state.sessionKeyEvents.sorted(by: { $0.key < $1.key }) {
+                    lines.append("rampart_session_key_events_total{event=\"\(event)\"} \(count)")
+                }
+            }
             lines += [
                 "# HELP rampart_log_lines_dropped_total Log lines dropped because the log queue was full.",
                 "# TYPE rampart_log_lines_dropped_total counter",

@@ -13,8 +13,8 @@ extension ServiceRouter {
                 "\(route) is a demo route; it exists only with `rampart serve --demo` (and in `rampart demo`)")
         }
         let target = try RequestTarget(request.target)
-        let configured = routeTable.policy(method: request.method, target: target, headers: request.headers)
-        let policy = configured.matched ? configured.policy : (Self.demoPolicies[route] ?? .requireAssertion)
+        let configured = try routeTable.policy(method: request.method, target: target, headers: request.headers)
+        let policy = configured.rule != nil ? configured.policy : (Self.demoPolicies[route] ?? .requireAssertion)
         outcome.policy = policy
         var amount = 0
         if route == "/v1/demo/points/use" {
@@ -32,7 +32,7 @@ extension ServiceRouter {
         }
         let verdict = try await decide(
             method: request.method, target: request.target, headers: request.headers, body: .seen(request.body),
-            policy: policy, clientAddress: forwardedClient(request), &outcome)
+            policy: policy, clientAddress: forwardedClient(request), fromTrustedPeer: isTrustedPeer(request), &outcome)
         let allowance: GatewayAllowance
         switch verdict {
         case .refuse:

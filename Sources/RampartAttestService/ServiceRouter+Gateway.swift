@@ -57,22 +57,22 @@ extension ServiceRouter {
             throw AttestServiceError.invalidField("the original method must be 1...32 printable ASCII characters")
         }
         let checked = try RequestTarget(target)
-        let policy = routeTable.policy(method: method, target: checked, headers: request.headers).policy
+        let policy = try routeTable.policy(method: method, target: checked, headers: request.headers).policy
         outcome.policy = policy
         let body: SignedRequest.Body = request.body.isEmpty || gateway == .nginx ? .notSeen : .seen(request.body)
         return try await decide(
             method: method, target: target, headers: request.headers, body: body, policy: policy,
-            clientAddress: forwardedClient(request), &outcome)
+            clientAddress: forwardedClient(request), fromTrustedPeer: isTrustedPeer(request), &outcome)
     }
 
     /// Resolves the subject and runs the verifier.
     func decide(
         method: String, target: String, headers: [String: String], body: SignedRequest.Body, policy: RoutePolicy,
-        clientAddress: String?, _ outcome: inout Outcome
+        clientAddress: String?, fromTrustedPeer: Bool, _ outcome: inout Outcome
     ) async throws -> GatewayVerdict {
         var subject: String?
         var subjectRefusal: GatewayRefusal?
-        switch subjects.resolve(headers) {
+        switch subjects.resolve(headers, fromTrustedPeer: fromTrustedPeer) {
         case .subject(let value): subject = value
         case .refused(let refusal): subjectRefusal = refusal
         }
@@ -90,6 +90,14 @@ extension ServiceRouter {
                     + "the gateway to send it (docs/protecting-your-backend.md)")
         }
         return value
+    }
+
+    /// Whether the request's TCP peer is one of ``ServiceConfiguration/trustedProxies``: any peer when the list is
+    /// empty (the service warns about that at start), and an in-process caller (no peer address: the HTTP server
+    /// always sets one).
+    func isTrustedPeer(_ request: HTTPRequest) -> Bool {
+        guard !trustedProxies.isEmpty, let peer = request.remoteAddress else { return true }
+        return trustedProxies.contains(Array(peer.utf8))
     }
 
     /// The address failures are charged to: behind a trusted gateway (the TCP peer is one of
@@ -171,7 +179,7 @@ extension ServiceRouter {
         } else if fields.values["contentDigest"] != nil {
             body = .trustedDigest(try fields.string("contentDigest"))
         }
-        let policy = routeTable.policy(method: method, target: checked, headers: headers).policy
+        let policy = try routeTable.policy(method: method, target: checked, headers: headers).policy
         outcome.policy = policy
         if case .refused(let refusal) = SubjectResolver.checked(subject, from: "'subject'") {
             throw AttestServiceError.invalidField(refusal.message)

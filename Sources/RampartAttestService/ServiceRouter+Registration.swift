@@ -16,12 +16,17 @@ extension ServiceRouter {
     func registrationSubject(
         _ fields: RequestFields, _ request: HTTPRequest
     ) throws -> SubjectResolver.Resolution {
-        if listener == .admin { return .subject(try fields.string("subject")) }
+        if listener == .admin {
+            if case .refused(let refusal) = SubjectResolver.checked(try fields.string("subject"), from: "'subject'") {
+                throw AttestServiceError.invalidField(refusal.message)
+            }
+            return .subject(try fields.string("subject"))
+        }
         if fields.values["subject"] != nil {
             throw AttestServiceError.invalidField(
                 "'subject' is not accepted from the app: \(subjects.source.explanation). Remove it from the body")
         }
-        return subjects.resolve(request.headers)
+        return subjects.resolve(request.headers, fromTrustedPeer: isTrustedPeer(request))
     }
 
     /// `POST /v1/challenges`.

@@ -10,7 +10,8 @@ extension ServiceRouter {
         outcome.policy = .requireAssertion
         let verdict = try await decide(
             method: request.method, target: request.target, headers: request.headers, body: .seen(request.body),
-            policy: .requireAssertion, clientAddress: forwardedClient(request), &outcome)
+            policy: .requireAssertion, clientAddress: forwardedClient(request), fromTrustedPeer: isTrustedPeer(request),
+            &outcome)
         guard case .allow(let allowance) = verdict, let subject = allowance.subject, let keyID = allowance.keyID
         else { return Self.response(for: verdict, nginx: false, &outcome) }
         let issued = try await tokens.issue(

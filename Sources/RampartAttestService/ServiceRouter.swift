@@ -138,6 +138,9 @@ public final class ServiceRouter: HTTPResponder {
     /// The peers whose `X-Forwarded-For` names the client (``ServiceConfiguration/trustedProxies``), as the bytes of
     /// their canonical address text.
     let trustedProxies: Set<[UInt8]>
+    /// The `Host` names the internal listener answers besides loopback ones: ``ServiceConfiguration/adminHosts`` and
+    /// the admin listen address, lower-cased (IP addresses in canonical text).
+    let adminHosts: Set<String>
     let points = DemoPoints()
 
     /// Creates the router.
@@ -157,25 +160,31 @@ public final class ServiceRouter: HTTPResponder {
     ///     short or low-entropy token.
     ///   - trustedProxies: The gateways' addresses, whose `X-Forwarded-For` names the client that failures are
     ///     charged to (canonical IP text, as ``ServiceConfiguration/trustedProxies`` holds them).
+    ///   - adminHosts: On the internal listener, the `Host` names accepted besides loopback ones
+    ///     (``ServiceConfiguration/adminHosts``).
     ///   - log: Where request lines go.
     public convenience init(
         service: AttestationService, listener: Listener = .publicAPI, subjectSource: SubjectSource = .internalOnly,
         routes: RouteTable = .everyRoute(.requireAssertion), demo: Bool = false, tokens: AccessTokenIssuer? = nil,
         sessionTokens: SessionTokenVerifier? = nil, operatorToken: String? = nil,
-        trustedProxies: [String] = ServiceConfiguration.defaultTrustedProxies, log: ServiceLog = .disabled
+        trustedProxies: [String] = ServiceConfiguration.defaultTrustedProxies, adminHosts: [String] = [],
+        log: ServiceLog = .disabled
     ) {
         self.init(
             service: service, listener: listener,
             subjects: SubjectResolver(source: subjectSource, sessionTokens: sessionTokens, clock: service.clock),
             verifier: SignedRequestVerifier(service: service, accessTokens: tokens, log: log), routes: routes,
-            demo: demo, operatorToken: operatorToken, tokens: tokens, trustedProxies: trustedProxies, log: log)
+            demo: demo, operatorToken: operatorToken, tokens: tokens, trustedProxies: trustedProxies,
+            adminHosts: adminHosts, log: log)
     }
 
     init(
         service: AttestationService, listener: Listener, subjects: SubjectResolver, verifier: SignedRequestVerifier,
         routes: RouteTable, demo: Bool, operatorToken: String?, tokens: AccessTokenIssuer?,
-        trustedProxies: [String] = ServiceConfiguration.defaultTrustedProxies, log: ServiceLog
+        trustedProxies: [String] = ServiceConfiguration.defaultTrustedProxies, adminHosts: [String] = [],
+        log: ServiceLog
     ) {
+        self.adminHosts = Set(adminHosts.map { ServiceConfiguration.canonicalAddress($0) ?? $0.lowercased() })
         self.tokens = tokens
         self.trustedProxies = Set(trustedProxies.map { Array($0.utf8) })
         self.service = service
@@ -316,9 +325,13 @@ public final class ServiceRouter: HTTPResponder {
             outcome.code = AttestServiceError.Code.methodNotAllowed.description
             return response
         }
-        if listener == .admin, pattern != "/healthz", let refused = refuseUnlessOperator(request) {
-            outcome.code = "unauthorized"
-            return refused
+        if listener == .admin, pattern != "/healthz" {
+            try refuseCrossOrigin(request)
+            if let refused = refuseUnlessOperator(request) {
+                outcome.code = "unauthorized"
+                return refused
+            }
+            try refuseUnlessJSON(request)
         }
         switch pattern {
         case "/healthz":
@@ -385,6 +398,55 @@ public final class ServiceRouter: HTTPResponder {
                 keyId: key.keyID, subject: key.subject, environment: key.environment, counter: key.counter,
                 registeredAt: key.registeredAt, lastUsedAt: key.lastUsedAt, riskScore: service.riskScore(of: key),
                 blocked: service.isBlocked(key)))
+    }
+
+    /// Refuses a request to the internal listener that a web page could have made a browser send: one carrying
+    /// `Origin` (browsers add it to every cross-site and every non-GET request), and one whose `Host` is neither
+    /// loopback nor one of ``adminHosts`` (DNS rebinding: the page's own name resolving to this machine). With
+    /// ``refuseUnlessJSON(_:)`` (a `POST` must be `application/json`, which no page can send across sites without a
+    /// preflight this listener never answers), it keeps browsers out; the backend's and operators' clients send none
+    /// of these. `/healthz` is exempt.
+    func refuseCrossOrigin(_ request: HTTPRequest) throws {
+        if request.headers["origin"] != nil {
+            throw AttestServiceError.crossOriginRequest(
+                "the internal listener refuses requests that carry Origin (a browser sent it for a web page); call "
+                    + "it from your backend or an operator's tool, which send no Origin")
+        }
+        if let host = request.headers["host"], !isAllowedAdminHost(host) {
+            throw AttestServiceError.crossOriginRequest(
+                "the internal listener answers only Host localhost, a loopback address, its own listen address or "
+                    + "a name in adminHosts; this Host is none of them (DNS rebinding?). Call it by one of those "
+                    + "names, or add the name your backend uses to adminHosts")
+        }
+    }
+
+    /// Refuses a `POST` to the internal listener that is not `application/json` (see ``refuseCrossOrigin(_:)``).
+    func refuseUnlessJSON(_ request: HTTPRequest) throws {
+        guard request.method.hasSameUTF8(as: "POST") else { return }
+        let type = (request.headers["content-type"] ?? "").split(separator: ";", maxSplits: 1).first.map {
+            $0.trimmingCharacters(in: .whitespaces).lowercased()
+        }
+        guard type == "application/json" else {
+            throw AttestServiceError.unsupportedMediaType(
+                "a POST to the internal listener must be sent with 'Content-Type: application/json' (also with an "
+                    + "empty body), so that no web page can make a browser send it")
+        }
+    }
+
+    /// Whether `host` (a `Host` header: name or address, with an optional port) names this internal listener.
+    func isAllowedAdminHost(_ host: String) -> Bool {
+        var name = Substring(host.lowercased())
+        if name.hasPrefix("["), let end = name.firstIndex(of: "]") {
+            let rest = name[name.index(after: end)...]
+            guard rest.isEmpty || rest.hasPrefix(":") && rest.dropFirst().allSatisfy(\.isNumber) else { return false }
+            name = name[name.index(after: name.startIndex)..<end]
+        } else if let colon = name.lastIndex(of: ":") {
+            guard name[name.index(after: colon)...].allSatisfy(\.isNumber) else { return false }
+            name = name[..<colon]
+        }
+        if name == "localhost" || adminHosts.contains(String(name)) { return true }
+        guard let address = ServiceConfiguration.canonicalAddress(String(name)) else { return false }
+        return address == "::1" || address.hasPrefix("127.") || adminHosts.contains(address)
     }
 
     /// Nil when `request` may use an operator route, else the 401 `unauthorized` answer.

@@ -18,6 +18,7 @@ public enum Rampart {
         AppAttestCommand.self,
         DeviceCommand.self,
         ServeCommand.self,
+        RoutesCommand.self,
         DemoCommand.self,
     ]
 

@@ -73,6 +73,20 @@ public enum ServeCommand: ForwardedCommand {
     }
 }
 
+/// `rampart routes`, run by `rampart-service` (it reads the serve configuration with the service's libraries).
+public enum RoutesCommand: ForwardedCommand {
+    /// `routes`.
+    public static let name = "routes"
+    /// One line for `rampart --help` (RampartCLI's RoutesCommand.abstract; a test compares them).
+    public static let abstract = "say which route policy a request gets under a serve configuration (and why)"
+    /// See ``ForwardedCommand``.
+    public static var help: String { forwardedHelp }
+    /// See ``ForwardedCommand``.
+    public static func run(_ arguments: inout Arguments, context: CommandContext) async throws -> ExitCode {
+        forward(&arguments, context: context)
+    }
+}
+
 /// `rampart demo`, run by `rampart-service`.
 public enum DemoCommand: ForwardedCommand {
     /// `demo`.

@@ -236,19 +236,20 @@ struct AssertionRaceTests {
         #expect(try await service.key(id: keyID) == nil)
     }
 
-    @Test("held, then registered again elsewhere (another environment and time): accepted as stored now")
+    @Test("held, then registered again elsewhere (another time): accepted as stored now; another environment: refused")
     func heldThenRegisteredAgainElsewhere() async throws {
         let keyID = try await keyInUse()
         try elsewhere(
-            """
-            UPDATE rampart_keys SET environment = 'development', registered_at = registered_at + \(Int64(1000)) \
-            WHERE key_id = \(id(keyID))
-            """)
+            "UPDATE rampart_keys SET registered_at = registered_at + \(Int64(1000)) WHERE key_id = \(id(keyID))")
         let stored = try #require(try await service.key(id: keyID))
         let outcome = try await service.authorize(try await assertion(keyID, counter: 2))
         guard case .accepted(let key) = outcome else { return #expect(Bool(false), "refused: \(outcome)") }
-        #expect(key.environment == "development")
         #expect(key.registeredAt == stored.registeredAt)
+        // Registered again by a development service on the same database: this production service refuses it,
+        // although the key it last accepted (and holds) was a production one.
+        try elsewhere("UPDATE rampart_keys SET environment = 'development' WHERE key_id = \(id(keyID))")
+        #expect(reason(try await service.authorize(try await assertion(keyID, counter: 3))) == .wrongEnvironment)
+        #expect(try await service.key(id: keyID)?.counter == 2)
     }
 
     @Test("held for one subject, registered to another elsewhere: the new subject's request is accepted, not refused")

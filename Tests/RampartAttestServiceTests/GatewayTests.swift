@@ -353,7 +353,10 @@ struct GatewayTests: RouterCalls {
             let names = headers.filter { $0.key != subjectHeader }.map { #""\#($0.key)":"\#($0.value)""# }
             let json =
                 #"{"method":"POST","target":"\#(target)","subject":"alice","headers":{\#(names.joined(separator: ","))}\#(extra)}"#
-            return await admin.respond(to: HTTPRequest(method: "POST", path: "/v1/verify", body: Array(json.utf8)))
+            return await admin.respond(
+                to: HTTPRequest(
+                    method: "POST", path: "/v1/verify", headers: ["Content-Type": "application/json"],
+                    body: Array(json.utf8)))
         }
         let base64 = Data(Self.body).base64EncodedString()
         let withBody = await verify(

@@ -262,8 +262,12 @@ struct ConfigurationMessageTests {
         #expect(
             try message(#"{"limits":{"challengesPerMinute":1}}"#)
                 == "unknown configuration key 'limits.challengesPerMinute'; the limits are "
-                + "challengesPerAddressPerMinute, challengesPerSubjectPerMinute, failuresPerAddressPerMinute")
+                + "challengesPerAddressPerMinute, challengesPerSubjectPerMinute, failuresPerAddressPerMinute, "
+                + "ipv6PrefixLength")
         #expect(try message(#"{"limits":{"failuresPerAddressPerMinute":-1}}"#) != nil)
+        #expect(
+            try message(#"{"limits":{"ipv6PrefixLength":16}}"#)?.contains("ipv6PrefixLength must be 32...128") == true)
+        #expect(try message(#"{"limits":{"ipv6PrefixLength":56}}"#) == nil)
         #expect(try message(#"{"riskDecaySeconds":0.5}"#) != nil)
         #expect(try message(#"{"counterReorderWindow":5000}"#) != nil)
     }

@@ -193,7 +193,9 @@ struct ServiceRouterTests: RouterCalls {
     @Test("bad input on the internal listener gets the right 4xx and code", arguments: adminInputs)
     func badAdminInput(_ input: AdminInput) async {
         let response = await admin.respond(
-            to: HTTPRequest(method: input.method, path: input.path, body: Array(input.body.utf8)))
+            to: HTTPRequest(
+                method: input.method, path: input.path, headers: ["Content-Type": "application/json"],
+                body: Array(input.body.utf8)))
         #expect(response.status == input.status, "\(response.bodyText)")
         #expect(errorCode(response) == input.code, "\(response.bodyText)")
     }
@@ -215,7 +217,7 @@ struct ServiceRouterTests: RouterCalls {
     func internalSubject() async throws {
         let issued = await admin.respond(
             to: HTTPRequest(
-                method: "POST", path: "/v1/challenges",
+                method: "POST", path: "/v1/challenges", headers: ["Content-Type": "application/json"],
                 body: Array(#"{"purpose":"attestation","subject":"carol"}"#.utf8)
             ))
         #expect(issued.status == 200)
@@ -229,7 +231,9 @@ struct ServiceRouterTests: RouterCalls {
             "challenge":"\#(challenge)"}
             """#
         let registered = await admin.respond(
-            to: HTTPRequest(method: "POST", path: "/v1/attestations", body: Array(body.utf8)))
+            to: HTTPRequest(
+                method: "POST", path: "/v1/attestations", headers: ["Content-Type": "application/json"],
+                body: Array(body.utf8)))
         #expect(registered.status == 201, "\(registered.bodyText)")
         // The public listener refuses a challenge for carol named in the body.
         let named = await call(

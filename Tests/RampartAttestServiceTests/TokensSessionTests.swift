@@ -261,13 +261,14 @@ struct TokensSessionTests {
 
     /// A verifier over a fresh JWKS file holding `keys`, whose reads are counted and whose log lines are kept.
     static func reloading(
-        _ keys: [[String: any Sendable]] = [F.ecJWK()]
+        _ keys: [[String: any Sendable]] = [F.ecJWK()], metrics: ServiceMetrics? = nil
     ) throws -> (verifier: SessionTokenVerifier, path: String, record: Record) {
         let path = try writeJWKS(F.jwks(keys))
         let record = Record()
         let verifier = try SessionTokenVerifier(
             configuration: SessionTokenConfiguration(jwksPath: path, issuer: F.issuer, audience: F.audience),
-            log: ServiceLog(sink: { line in record.state.withLock { $0.lines.append(line) } }),
+            log: ServiceLog(sink: { line in record.state.withLock { $0.lines.append(line) } }), metrics: metrics,
+            clock: { F.now },
             readFile: { path in
                 record.state.withLock { $0.reads += 1 }
                 return try SessionTokenVerifier.readJWKS(at: path)
@@ -346,7 +347,7 @@ struct TokensSessionTests {
         #expect(record.reads == 3)  // the start, the changed stamp, then the unknown kid
     }
 
-    @Test("a corrupt, empty or missing replacement keeps the old keys, and each version is logged once")
+    @Test("a corrupt or missing replacement keeps the old keys for a bounded time, and each version is logged once")
     func badReplacementKeepsKeys() throws {
         let (verifier, path, record) = try Self.reloading()
         #expect(try verifier.subject(token: F.es256(), now: Self.at(0)) == "user-42")
@@ -356,7 +357,7 @@ struct TokensSessionTests {
         let kept = record.lines("sessionKeysKept")
         #expect(kept.count == 1)
         #expect(kept.first?.contains(#""level":"warning""#) == true)
-        #expect(kept.first?.contains(#"kept the 1 key (kid \"ec-1\") in use until the file is fixed"#) == true)
+        #expect(kept.first?.contains(#"kept the 1 key (kid \"ec-1\") in use for at most 300 s"#) == true)
         #expect(kept.first?.contains("the JWKS file \(path) (subject.jwt.jwks) is not usable") == true)
         // The same bad version: not read again on a stamp check, read (rate limited) for an unknown kid, but the
         // failure is not logged again; the unknown kid is still refused naming the file.
@@ -364,21 +365,70 @@ struct TokensSessionTests {
         Self.expectUnknownKid(verifier, Self.rotatedToken, at: Self.at(3), path: path)
         #expect(record.reads == 3)
         #expect(record.lines("sessionKeysKept").count == 1)
-        // Another bad version (no usable key), then no file at all: each logged once, the old key still verifies.
-        try Self.replace(path, with: F.jwks([F.rsaJWK(extra: ["use": "enc"])]))
-        #expect(try verifier.subject(token: F.es256(), now: Self.at(4)) == "user-42")
+        // No file at all: logged once, the old key still verifies within the bound (counted from the first failure).
         try FileManager.default.removeItem(atPath: path)
         #expect(try verifier.subject(token: F.es256(), now: Self.at(5)) == "user-42")
-        #expect(try verifier.subject(token: F.es256(), now: Self.at(6)) == "user-42")
+        #expect(try verifier.subject(token: F.es256(), now: Self.at(300)) == "user-42")
         let failures = record.lines("sessionKeysKept")
-        #expect(failures.count == 3)
-        #expect(failures.dropFirst().first?.contains("no RS256 or ES256 signature key") == true)
+        #expect(failures.count == 2)
         #expect(failures.last?.contains("could not read the JWKS file \(path)") == true)
         #expect(verifier.keySet.keys.compactMap(\.keyID) == ["ec-1"])
         // Fixed: the new keys are in use and the recovery is logged.
         try Self.replace(path, with: Self.rotatedKeys)
-        #expect(try verifier.subject(token: Self.rotatedToken, now: Self.at(7)) == "user-42")
+        #expect(try verifier.subject(token: Self.rotatedToken, now: Self.at(301)) == "user-42")
         #expect(record.lines("sessionKeysReloaded").count == 1)
+    }
+
+    @Test("revocation fails closed: an empty key set or one without a usable key means no keys, at once")
+    func emptyKeySetRevokes() throws {
+        for replacement in [F.jwks([]), F.jwks([F.rsaJWK(extra: ["use": "enc"])])] {
+            let metrics = ServiceMetrics()
+            let (verifier, path, record) = try Self.reloading(metrics: metrics)
+            #expect(try verifier.subject(token: F.es256(), now: Self.at(0)) == "user-42")
+            try Self.replace(path, with: replacement)
+            let error = #expect(throws: AttestServiceError.self) {
+                try verifier.subject(token: F.es256(), now: Self.at(1))
+            }
+            #expect(error?.code == .invalidSession)
+            #expect(verifier.keySet.keys.isEmpty)
+            let emptied = record.lines("sessionKeysEmpty")
+            #expect(emptied.count == 1)
+            #expect(emptied.first?.contains("holds no key for the configured algorithms") == true)
+            #expect(emptied.first?.contains(#""level":"warning""#) == true)
+            #expect(metrics.prometheusText.contains("rampart_session_keys_in_use 0"))
+            #expect(metrics.prometheusText.contains(#"rampart_session_key_events_total{event="emptied"} 1"#))
+            // Keys published again verify again.
+            try Self.replace(path, with: F.jwks([F.ecJWK()]))
+            #expect(try verifier.subject(token: F.es256(), now: Self.at(2)) == "user-42")
+            #expect(metrics.prometheusText.contains("rampart_session_keys_in_use 1"))
+        }
+    }
+
+    @Test("a file that stays unreadable past 300 s drops the old keys: every token is refused until it reads again")
+    func unreadableTooLongDropsKeys() throws {
+        let metrics = ServiceMetrics()
+        let token = F.es256(F.claims(["exp": F.now.timeIntervalSince1970 + 3600]))  // outlives the test's clock
+        let (verifier, path, record) = try Self.reloading(metrics: metrics)
+        #expect(try verifier.subject(token: token, now: Self.at(0)) == "user-42")
+        try FileManager.default.removeItem(atPath: path)
+        #expect(try verifier.subject(token: token, now: Self.at(10)) == "user-42")
+        #expect(try verifier.subject(token: token, now: Self.at(309)) == "user-42")
+        let error = #expect(throws: AttestServiceError.self) {
+            try verifier.subject(token: token, now: Self.at(310))
+        }
+        #expect(error?.code == .invalidSession)
+        #expect(verifier.keySet.keys.isEmpty)
+        #expect(record.lines("sessionKeysDropped").count == 1)
+        #expect(record.lines("sessionKeysDropped").first?.contains("has not been readable for 300 s") == true)
+        // Still gone later: refused, and the drop is not logged again.
+        #expect(throws: AttestServiceError.self) { try verifier.subject(token: token, now: Self.at(400)) }
+        #expect(record.lines("sessionKeysDropped").count == 1)
+        let text = metrics.prometheusText
+        #expect(text.contains("rampart_session_keys_in_use 0"))
+        #expect(text.contains(#"rampart_session_key_events_total{event="dropped"} 1"#))
+        #expect(text.contains(#"rampart_session_key_events_total{event="kept"} 1"#))
+        try Self.replace(path, with: F.jwks([F.ecJWK()]))
+        #expect(try verifier.subject(token: token, now: Self.at(401)) == "user-42")
     }
 
     @Test("reloadKeySet reads the file now: new keys are returned, a bad file throws and keeps the old keys")

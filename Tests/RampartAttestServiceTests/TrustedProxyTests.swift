@@ -5,6 +5,9 @@ import Testing
 /// Who failures are charged to behind a gateway: `X-Forwarded-For` counts only from a trusted proxy.
 struct TrustedProxyTests {
     let router: ServiceRouter
+    /// The same service with no trusted proxy: the subject header is believed from any peer (the service warns about
+    /// that at start), and `X-Forwarded-For` from none.
+    let direct: ServiceRouter
 
     init() throws {
         let store = try SQLiteAttestationStore(path: temporarySQLitePath())
@@ -15,10 +18,13 @@ struct TrustedProxyTests {
         router = ServiceRouter(
             service: service, subjectSource: .header("X-User-Id"),
             routes: try RouteTable(rules: [], defaultPolicy: .requireAssertion), trustedProxies: ["127.0.0.1"])
+        direct = ServiceRouter(
+            service: service, subjectSource: .header("X-User-Id"),
+            routes: try RouteTable(rules: [], defaultPolicy: .requireAssertion), trustedProxies: [])
     }
 
     /// A forward-auth check whose challenge was never issued: a failure charged to the client address.
-    func failing(from peer: String, forwardedFor: String?) async -> HTTPResponse {
+    func failing(from peer: String, forwardedFor: String?, directly: Bool = false) async -> HTTPResponse {
         var headers = [
             "X-Forwarded-Method": "POST", "X-Forwarded-Uri": "/api/x", "X-User-Id": "alice",
             "Rampart-Key-Id": Data(repeating: 7, count: 32).base64EncodedString(), "Rampart-Challenge": "never-issued",
@@ -26,7 +32,7 @@ struct TrustedProxyTests {
             "Content-Digest": "sha-256=:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=:",
         ]
         if let forwardedFor { headers["X-Forwarded-For"] = forwardedFor }
-        return await router.respond(
+        return await (directly ? direct : router).respond(
             to: HTTPRequest(method: "GET", path: "/forward-auth", headers: headers, remoteAddress: peer))
     }
 
@@ -35,15 +41,18 @@ struct TrustedProxyTests {
     )
     func untrustedPeer() async {
         for round in 0..<3 {
-            let answer = await failing(from: "192.0.2.7", forwardedFor: "198.51.100.\(round)")
-            #expect(answer.headers["Rampart-Error"] != "rateLimited")
+            let answer = await failing(from: "192.0.2.7", forwardedFor: "198.51.100.\(round)", directly: true)
+            #expect(answer.headers["Rampart-Error"] == "challengeUsed")
         }
         // The three failures were charged to the peer, whatever it claimed.
-        #expect(
-            await failing(from: "192.0.2.7", forwardedFor: "198.51.100.99").headers["Rampart-Error"] == "rateLimited")
+        let spent = await failing(from: "192.0.2.7", forwardedFor: "198.51.100.99", directly: true)
+        #expect(spent.headers["Rampart-Error"] == "rateLimited")
         // The address it named is untouched: behind the trusted gateway, that client still gets a verdict.
         let victim = await failing(from: "127.0.0.1", forwardedFor: "198.51.100.0")
         #expect(victim.headers["Rampart-Error"] == "challengeUsed")
+        // Where a trusted proxy is configured, a direct client's subject header is not believed at all.
+        let untrusted = await failing(from: "192.0.2.8", forwardedFor: nil)
+        #expect(untrusted.headers["Rampart-Error"] == "subjectRequired")
     }
 
     @Test("behind a trusted proxy, the last X-Forwarded-For entry (the proxy's own) is charged, not the proxy")

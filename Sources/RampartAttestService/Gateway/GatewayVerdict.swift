@@ -44,6 +44,7 @@ public struct GatewayAllowance: Hashable, Sendable {
     }
 
     /// The answer headers: `Rampart-Policy`, and when known `Rampart-Subject`, `Rampart-Key-Id`, `Rampart-Counter`,
+    /// `Rampart-Environment` (the App Attest environment of the key or token that allowed it),
     /// `Rampart-Verified-Digest` and `Rampart-Next-Challenge`.
     public var headers: [String: String] {
         var headers: [String: String] = [:]
@@ -53,11 +54,12 @@ public struct GatewayAllowance: Hashable, Sendable {
 
     /// Sets ``headers`` in `headers`, replacing values of the same names, without building a dictionary first.
     func add(to headers: inout [String: String]) {
-        headers.reserveCapacity(headers.count + 6)
+        headers.reserveCapacity(headers.count + 7)
         headers["Rampart-Policy"] = policy.rawValue
         if let subject { headers["Rampart-Subject"] = subject }
         if let keyID { headers["Rampart-Key-Id"] = keyID }
         if let counter { headers["Rampart-Counter"] = String(counter) }
+        if let environment { headers["Rampart-Environment"] = environment }
         if let verifiedDigest { headers[RequestSignature.verifiedDigestHeader] = verifiedDigest }
         if let nextChallenge { headers["Rampart-Next-Challenge"] = nextChallenge }
     }

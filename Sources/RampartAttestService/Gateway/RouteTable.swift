@@ -29,20 +29,33 @@ public struct RouteRule: Hashable, Sendable, CustomStringConvertible {
 /// The backend's routes and the policy each request gets, chosen so that no spelling of a path reaches a laxer
 /// policy than the route a backend would serve it from.
 ///
-/// A request's target is first checked by the strict path rule of `RequestTarget` (dot segments, `//`, `%2F`, `\`
-/// and encoded controls are refused before any matching). Then two lookups run and the **stricter** result wins:
+/// **The most specific rule wins** (not the first): an exact path beats a prefix, a longer prefix beats a shorter
+/// one, a named method beats `*`, and only between rules equal on all three does the earlier one win. A request no
+/// rule matches gets ``defaultPolicy``.
+///
+/// A request's target is first checked by the strict path rule of `RequestTarget`: a target that common backends
+/// could read as different paths (dot segments in any spelling, `..;`, `//`, `%2F`, `%25`, `\`, encoded non-ASCII,
+/// segments ending in `.` or a space) is refused before any matching. Then every reading a backend could give the
+/// remaining path is looked up, and the **strictest** policy wins:
 ///
 /// 1. **As sent**: the normalised path bytes (unreserved escapes such as `%41` decoded, RFC 3986 6.2.2) against each
-///    rule, byte for byte; the most specific matching rule applies (an exact path beats a prefix, a longer prefix
-///    beats a shorter one, a named method beats `*`, then the earlier rule), else ``defaultPolicy``.
-/// 2. **As a lenient backend might read it**: ASCII case folded, every escape decoded, `;parameters` dropped from
-///    each segment (servlet containers do), a trailing `/` ignored, and the method also read as `GET` for `HEAD`
-///    and as the value of `X-HTTP-Method-Override`, `X-HTTP-Method` or `X-Method-Override`; the most specific rule
-///    that matches under that reading.
+///    rule, byte for byte.
+/// 2. **As a lenient backend reads it**: ASCII case folded (ASP.NET Core, Spring with case-insensitive matching),
+///    every escape decoded, `;parameters` dropped from each segment (servlet containers, Spring), a trailing `/`
+///    ignored (Express and Spring by default), and also with the last segment's `.suffix` dropped (Rails'
+///    `(.:format)`, Spring's suffix patterns), matched with the same specificity order.
 ///
-/// So `/API/Admin`, `/api/admin/` and `/api/admin;x=1` get the policy of a rule for `/api/admin` even when a laxer
-/// `/api/*` would match their bytes, while an exception such as `/api/public/*` (open) under `/api/*`
-/// (require-assertion) keeps working for the paths it names. The query never takes part: routes match on the path.
+/// Each lookup runs for every method the request could mean to a backend: the method as sent, `GET` for `HEAD`,
+/// each method named in `X-HTTP-Method-Override`, `X-HTTP-Method` or `X-Method-Override` (a list names several),
+/// and *any* method when an override names an unknown method, when the query has a `_method` field, or when a
+/// `POST` carries a form body (`application/x-www-form-urlencoded`, `multipart/form-data`) whose `_method` field
+/// Rails, Laravel and Symfony read and the gateway may not see. An override that is not a list of method tokens is
+/// refused (`invalidField`).
+///
+/// So `/API/Admin`, `/api/admin/`, `/api/admin;x=1` and `/api/admin.json` get the policy of a rule for `/api/admin`
+/// even when a laxer `/api/*` would match their bytes, while an exception such as `/api/public/*` (open) under
+/// `/api/*` (require-assertion) keeps working for the paths it names. The query never takes part: routes match on
+/// the path.
 public struct RouteTable: Hashable, Sendable {
     /// The most rules a table holds (a configuration bound; each request scans them).
     public static let maximumRuleCount = 1024
@@ -138,41 +151,135 @@ public struct RouteTable: Hashable, Sendable {
             order: order)
     }
 
-    /// The policy of a request, and whether a rule (rather than ``defaultPolicy``) decided it.
+    /// The policy a request gets, for `rampart routes` and for code that wants to ask before deploying a table.
+    ///
+    /// - Parameters:
+    ///   - method: The request's method, e.g. `GET`.
+    ///   - target: The request target as sent (path and query).
+    ///   - headers: The request's headers, for method overrides and the content type (names in any case).
+    /// - Returns: The policy, and the rule that decided it (nil: ``defaultPolicy``).
+    /// - Throws: ``AttestServiceError``: `invalidTarget` for a target backends read differently (the service answers
+    ///   400, or 403 on `/auth-request`), `invalidField` for a method-override header that names no method.
+    public func decision(
+        method: String, target: String, headers: [String: String] = [:]
+    ) throws -> (policy: RoutePolicy, rule: RouteRule?) {
+        var lowercased: [String: String] = [:]
+        for (name, value) in headers { lowercased[name.lowercased()] = value }
+        let decision = try policy(method: method, target: RequestTarget(target), headers: lowercased)
+        return (decision.policy, decision.rule)
+    }
+
+    /// The policy of a request, the rule that decided it, and whether a rule matched the path as sent.
+    struct Decision {
+        /// The strictest policy of every reading.
+        var policy: RoutePolicy
+        /// The rule that gave ``policy``; nil when ``RouteTable/defaultPolicy`` did.
+        var rule: RouteRule?
+        /// False when no rule matched the path as sent (only ``RouteTable/defaultPolicy`` or a lenient reading).
+        var matched: Bool
+    }
+
+    /// The policy of a request (see the type's discussion).
     ///
     /// - Parameters:
     ///   - method: The request's method as sent.
     ///   - target: The checked target.
-    ///   - headers: The request's headers (lower-cased names), for method-override headers.
-    /// - Returns: The stricter of the two lookups; `matched` is false when only ``defaultPolicy`` applied.
-    func policy(
-        method: String, target: RequestTarget, headers: [String: String]
-    ) -> (policy: RoutePolicy, matched: Bool) {
+    ///   - headers: The request's headers (lower-cased names), for method overrides and the content type.
+    /// - Returns: The strictest policy of every reading and the rule that gave it.
+    /// - Throws: ``AttestServiceError`` (`invalidField`) for a method-override header that is not a list of methods.
+    func policy(method: String, target: RequestTarget, headers: [String: String]) throws -> Decision {
         let methodBytes = Array(method.utf8)
         let asSent = compiled.filter { rule in
             (rule.method.map { $0 == methodBytes } ?? true)
                 && (rule.exact.map { $0 == target.path } ?? rule.prefix.map { target.path.starts(with: $0) } ?? false)
         }
-        var policy = Self.mostSpecific(asSent)?.policy ?? defaultPolicy
-        let path = Self.lenient(target.path)
-        var methods: Set<[UInt8]> = [Self.upper(methodBytes)]
-        if Self.upper(methodBytes) == Array("HEAD".utf8) { methods.insert(Array("GET".utf8)) }
-        for name in ["x-http-method-override", "x-http-method", "x-method-override"] {
-            if let value = headers[name], value.utf8.count <= 32 { methods.insert(Self.upper(Array(value.utf8))) }
-        }
-        for candidate in methods {
-            let lenientMatches = compiled.filter { rule in
-                (rule.method.map { $0 == candidate } ?? true)
-                    && (rule.exact == nil
-                        ? (path + [UInt8(ascii: "/")]).starts(with: rule.lenientPath)
-                            || path.starts(with: rule.lenientPath)
-                        : path == rule.lenientPath)
+        let first = Self.mostSpecific(asSent)
+        var decision = Decision(
+            policy: first?.policy ?? defaultPolicy, rule: first.map { rules[$0.order] }, matched: first != nil)
+        let methods = try Self.methods(method: methodBytes, target: target, headers: headers)
+        for path in Self.lenientReadings(target.path) {
+            for candidate in methods {
+                let lenientMatches = compiled.filter { rule in
+                    (candidate == nil || rule.method == nil || rule.method == candidate)
+                        && (rule.exact == nil
+                            ? (path + [UInt8(ascii: "/")]).starts(with: rule.lenientPath)
+                                || path.starts(with: rule.lenientPath)
+                            : path == rule.lenientPath)
+                }
+                guard let rule = Self.mostSpecific(lenientMatches) else { continue }
+                // A stricter rule wins; an equally strict one names the rule where only the default decided.
+                if rule.policy.strictness > decision.policy.strictness
+                    || (decision.rule == nil && rule.policy == decision.policy)
+                {
+                    decision.policy = rule.policy
+                    decision.rule = rules[rule.order]
+                }
             }
-            if let rule = Self.mostSpecific(lenientMatches), rule.policy.strictness > policy.strictness {
-                policy = rule.policy
+        }
+        return decision
+    }
+
+    /// The method-override headers backends honour (Express's method-override, Rails, Spring's
+    /// HiddenHttpMethodFilter reads the form field only, ASP.NET Core's HttpMethodOverride).
+    static let overrideHeaders = ["x-http-method-override", "x-http-method", "x-method-override"]
+
+    /// The longest method name an override may hold.
+    static let maximumMethodLength = 32
+
+    /// The methods a backend may read the request as; nil stands for any method.
+    private static func methods(
+        method: [UInt8], target: RequestTarget, headers: [String: String]
+    ) throws -> [[UInt8]?] {
+        var methods: [[UInt8]?] = [upper(method)]
+        if upper(method) == Array("HEAD".utf8) { methods.append(Array("GET".utf8)) }
+        for name in overrideHeaders {
+            guard let value = headers[name] else { continue }
+            let items = value.utf8.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false)
+            guard items.count <= 16 else {
+                throw AttestServiceError.invalidField(
+                    "the \(name) header names more than 16 methods; send one method")
+            }
+            for item in items {
+                let token = Array(
+                    item.drop { $0 == 0x20 || $0 == 0x09 }.reversed().drop { $0 == 0x20 || $0 == 0x09 }
+                        .reversed())
+                guard (1...maximumMethodLength).contains(token.count), token.allSatisfy(isLetter) else {
+                    throw AttestServiceError.invalidField(
+                        "the \(name) header must name an HTTP method such as DELETE (or a comma-separated list); "
+                            + "backends read other values differently, so send one method or none")
+                }
+                let named = upper(token)
+                methods.append(knownMethods.contains(named) ? named : nil)
             }
         }
-        return (policy, !asSent.isEmpty)
+        let query = target.raw.utf8.split(separator: UInt8(ascii: "?"), maxSplits: 1).dropFirst().first ?? []
+        let queryNamesMethod = query.split(separator: UInt8(ascii: "&")).contains { field in
+            upper(RequestTarget.percentDecoded(field.prefix { $0 != UInt8(ascii: "=") })) == Array("_METHOD".utf8)
+        }
+        let contentType = headers["content-type"].map { upper(Array($0.utf8)) } ?? []
+        let formBody = ["APPLICATION/X-WWW-FORM-URLENCODED", "MULTIPART/FORM-DATA"].contains {
+            contentType.starts(with: Array($0.utf8))
+        }
+        if queryNamesMethod || (formBody && upper(method) == Array("POST".utf8)) { methods.append(nil) }
+        return methods
+    }
+
+    /// RFC 9110 9.3's methods and RFC 5789's `PATCH`: what a backend's override maps to a route.
+    private static let knownMethods: Set<[UInt8]> = Set(
+        ["GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH"].map { Array($0.utf8) })
+
+    private static func isLetter(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+    }
+
+    /// The lenient readings of a normalised path: ``lenient(_:)``, and that without the last segment's `.suffix`.
+    static func lenientReadings(_ path: [UInt8]) -> [[UInt8]] {
+        let reading = lenient(path)
+        let lastSegment = reading.lastIndex(of: UInt8(ascii: "/")).map { $0 + 1 } ?? 0
+        guard let dot = reading[lastSegment...].lastIndex(of: UInt8(ascii: ".")), dot > lastSegment else {
+            return [reading]
+        }
+        return [reading, Array(reading[..<dot])]
     }
 
     /// Exact paths beat prefixes, longer prefixes beat shorter ones, a named method beats `*`, then rule order.
@@ -191,21 +298,7 @@ public struct RouteTable: Hashable, Sendable {
     /// The lenient reading of a normalised path: escapes decoded, ASCII lower-cased, `;…` dropped from each
     /// segment, and no trailing `/` (except for the root).
     static func lenient(_ path: [UInt8]) -> [UInt8] {
-        var decoded: [UInt8] = []
-        decoded.reserveCapacity(path.count)
-        var index = 0
-        while index < path.count {
-            // RequestTarget left only well-formed escapes.
-            if path[index] == UInt8(ascii: "%"), index + 2 < path.count,
-                let value = UInt8(String(decoding: path[(index + 1)...(index + 2)], as: UTF8.self), radix: 16)
-            {
-                decoded.append(value)
-                index += 3
-            } else {
-                decoded.append(path[index])
-                index += 1
-            }
-        }
+        let decoded = RequestTarget.percentDecoded(path)
         var result: [UInt8] = []
         var inParameters = false
         for byte in decoded {

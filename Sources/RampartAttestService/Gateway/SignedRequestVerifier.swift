@@ -185,6 +185,15 @@ public final class SignedRequestVerifier: Sendable {
             if error.code == .storeFailure { throw error }
             return .refuse(GatewayRefusal(error))
         }
+        guard verified.environment.hasSameUTF8(as: service.configuration.environment) else {
+            return .refuse(
+                GatewayRefusal(
+                    Refusal(
+                        .wrongEnvironment,
+                        "the Rampart-Token was issued for a \(verified.environment) key and this service accepts "
+                            + "\(service.configuration.environment) keys only; get a token from this environment's "
+                            + "service with POST /v1/tokens")))
+        }
         guard verified.subject.hasSameUTF8(as: subject) else {
             return .refuse(
                 GatewayRefusal(

@@ -13,6 +13,8 @@ enum HTTPResponseError {
         case .headersTooLarge: 431
         case .requestTimeout: 408
         case .invalidSession, .invalidToken, .tokenExpired: 401
+        case .crossOriginRequest: 403
+        case .unsupportedMediaType: 415
         case .bodyTooLarge: 413
         case .lengthRequired: 411
         case .notFound, .keyNotFound: 404

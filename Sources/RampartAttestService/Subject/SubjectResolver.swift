@@ -23,7 +23,14 @@ struct SubjectResolver: Sendable {
     }
 
     /// The subject of a request with `headers` (lower-cased names).
-    func resolve(_ headers: [String: String]) -> Resolution {
+    ///
+    /// - Parameters:
+    ///   - headers: The request's headers.
+    ///   - fromTrustedPeer: Whether the TCP peer is one of ``ServiceConfiguration/trustedProxies`` (or that list is
+    ///     empty, which the service warns about at start): a header source is believed only then, because a client
+    ///     that reaches the listener directly sets any header it likes.
+    /// - Returns: The subject, or why there is none.
+    func resolve(_ headers: [String: String], fromTrustedPeer: Bool) -> Resolution {
         switch source.backing {
         case .internalOnly:
             return .refused(
@@ -33,6 +40,15 @@ struct SubjectResolver: Sendable {
                         "this service takes no subject on the public listener: \(source.explanation); have the "
                             + "backend call the internal listener")))
         case .header(let name):
+            guard fromTrustedPeer else {
+                return .refused(
+                    GatewayRefusal(
+                        Refusal(
+                            .subjectRequired,
+                            "the '\(name)' header is believed only from the proxies in trustedProxies, and this "
+                                + "request came from another address; send it through the proxy that authenticates "
+                                + "users, or add that proxy's address to trustedProxies")))
+            }
             guard let value = headers[name.lowercased()], !value.isEmpty else {
                 return .refused(
                     GatewayRefusal(
@@ -60,19 +76,35 @@ struct SubjectResolver: Sendable {
         }
     }
 
-    /// The subject if it is 1...256 bytes of text without control characters (it is echoed in `Rampart-Subject`).
+    /// The subject if a header carries it exactly: 1...256 bytes of printable ASCII (spaces only inside), because
+    /// it is echoed in `Rampart-Subject` and the API behind the gateway must read the same text.
+    ///
+    /// Every HTTP parser strips a header value's leading and trailing whitespace (RFC 9110 5.5), so `" alice"` would
+    /// reach the API as `alice`; and bytes above 0x7E are `obs-text`, which servers decode differently (Python's
+    /// WSGI and Node.js as Latin-1, others as UTF-8), so `café` would reach it as `cafÃ©`. Either would let one
+    /// subject's key or token act as another user the API knows, so both are refused, from every subject source.
     static func checked(_ subject: String, from place: String) -> Resolution {
         let bytes = subject.utf8
-        guard !bytes.isEmpty, bytes.count <= AttestationService.Configuration.maximumSubjectLength,
-            !bytes.contains(where: { $0 < 0x20 || $0 == 0x7F })
-        else {
-            return .refused(
-                GatewayRefusal(
-                    Refusal(
-                        .subjectRequired,
-                        "\(place) must be 1...\(AttestationService.Configuration.maximumSubjectLength) bytes of "
-                            + "text without control characters (a user or session id)")))
-        }
-        return .subject(subject)
+        let maximum = AttestationService.Configuration.maximumSubjectLength
+        let problem: String? =
+            if bytes.isEmpty || bytes.count > maximum {
+                "must be 1...\(maximum) bytes"
+            } else if let bad = bytes.first(where: { $0 < 0x20 || $0 > 0x7E }) {
+                bad > 0x7E
+                    ? "holds a non-ASCII character, which HTTP servers decode differently (Latin-1 or UTF-8)"
+                    : "holds a control character"
+            } else if bytes.first == 0x20 || bytes.last == 0x20 {
+                "starts or ends with a space, which every HTTP parser strips from the Rampart-Subject header"
+            } else {
+                nil
+            }
+        guard let problem else { return .subject(subject) }
+        return .refused(
+            GatewayRefusal(
+                Refusal(
+                    .subjectRequired,
+                    "\(place) \(problem); a subject must be 1...\(maximum) printable ASCII characters with no leading "
+                        + "or trailing space (a user or session id, e.g. its UUID), so the API reads exactly the "
+                        + "subject Rampart checked")))
     }
 }

@@ -66,6 +66,20 @@ public struct JSONWebKeySet {
     /// - Throws: ``AttestServiceError`` (`invalidConfiguration`) naming the key and member at fault, for anything
     ///   the rules above refuse.
     public init(jsonEncoded: [UInt8]) throws {
+        try self.init(jsonEncoded: jsonEncoded, requiringKeys: true)
+    }
+
+    /// The set with no keys: what a session-key file that holds none, or stayed unreadable too long, leaves in use.
+    static let empty = JSONWebKeySet(checkedKeys: [])
+
+    private init(checkedKeys: [JSONWebKey]) {
+        keys = checkedKeys
+        skippedKeys = []
+    }
+
+    /// Reads a JWKS document; with `requiringKeys` false, a well-formed document without a usable key is an empty
+    /// set instead of an error (an identity provider that withdrew every key).
+    init(jsonEncoded: [UInt8], requiringKeys: Bool) throws {
         guard jsonEncoded.count <= Limits.maximumByteCount else {
             throw Self.error(
                 "the JWKS is \(jsonEncoded.count) bytes; at most \(Limits.maximumByteCount) are accepted")
@@ -97,7 +111,7 @@ public struct JSONWebKeySet {
             }
         }
         try Self.refuseDuplicateKeyIDs(keyIDs)
-        guard !keys.isEmpty else {
+        guard !keys.isEmpty || !requiringKeys else {
             throw Self.error(
                 entries.isEmpty
                     ? "the JWKS holds no keys"

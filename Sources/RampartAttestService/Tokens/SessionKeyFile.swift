@@ -11,8 +11,15 @@ import Darwin
 ///
 /// The file is read again when a token names a `kid` the keys in use lack (at most once per
 /// ``SessionTokenVerifier/reloadInterval``), when its modification time, size or inode changed (looked at, with one
-/// `stat`, at most once per interval), and on ``reload(trigger:)`` (SIGHUP). A file that cannot be read or is not a
-/// usable JWKS never replaces the keys in use: they stay, and the failure is logged once per version of the file.
+/// `stat`, at most once per interval), and on ``reload(trigger:)`` (SIGHUP).
+///
+/// Revocation fails closed. A well-formed JWKS with no key for the configured algorithms (`{"keys": []}`, or only
+/// keys of other types or uses) *is* the identity provider's answer: it replaces the keys in use, so every session
+/// token is refused (`sessionKeysEmpty`). A file that cannot be read or parsed (deleted, half-written, not JSON) keeps
+/// the keys in use for at most ``maximumUnreadableSeconds`` after the first failed read, so a rotation that replaces
+/// the file non-atomically does not log every user out (`sessionKeysKept`, once per version of the file); past that
+/// bound the keys are dropped and every token is refused until the file reads again (`sessionKeysDropped`). Each
+/// outcome is logged and counted in `/metrics` (`rampart_session_key_events_total`, `rampart_session_keys_in_use`).
 ///
 /// Requests only hold `state` to copy the key set or claim a check; the reading and parsing happen outside it. One
 /// reload runs at a time (`reloading`): a request that finds one running goes on with the keys in use instead of
@@ -52,7 +59,13 @@ final class SessionKeyFile: Sendable {
         var lastMissReload: Date?
         /// The failure last logged (the version and the reason), so that one bad version is logged once.
         var loggedFailure: String?
+        /// When the file first failed to read since it last read well; nil while it reads well.
+        var failingSince: Date?
     }
+
+    /// How long an unreadable or unparseable file keeps the keys last read from it in use (5 minutes): long enough
+    /// for a deployment to finish rewriting it, short enough that deleting the file revokes the keys.
+    static let maximumUnreadableSeconds: TimeInterval = 300
 
     /// The file's path (`subject.jwt.jwks`).
     let path: String
@@ -61,12 +74,15 @@ final class SessionKeyFile: Sendable {
     /// Parses the bytes and checks that the set serves the configured algorithms.
     let keySetOf: @Sendable ([UInt8]) throws -> JSONWebKeySet
     let log: ServiceLog
+    let metrics: ServiceMetrics?
+    let clock: @Sendable () -> Date
     let state: Mutex<State>
     let reloading = Mutex(())
 
     /// Keys read from the file at `path`, whose stamp was `stamp` just before.
     init(
-        path: String, keySet: JSONWebKeySet, stamp: Stamp?, log: ServiceLog,
+        path: String, keySet: JSONWebKeySet, stamp: Stamp?, log: ServiceLog, metrics: ServiceMetrics?,
+        clock: @escaping @Sendable () -> Date,
         readFile: @escaping @Sendable (String) throws -> [UInt8],
         keySetOf: @escaping @Sendable ([UInt8]) throws -> JSONWebKeySet
     ) {
@@ -74,7 +90,10 @@ final class SessionKeyFile: Sendable {
         self.readFile = readFile
         self.keySetOf = keySetOf
         self.log = log
+        self.metrics = metrics
+        self.clock = clock
         state = Mutex(State(keySet: keySet, readStamp: stamp))
+        metrics?.recordSessionKeys(event: "loaded", keysInUse: keySet.keys.count)
     }
 
     /// A fixed key set, never reloaded.
@@ -83,6 +102,8 @@ final class SessionKeyFile: Sendable {
         readFile = nil
         keySetOf = { _ in keySet }
         log = .disabled
+        metrics = nil
+        clock = { Date() }
         state = Mutex(State(keySet: keySet))
     }
 
@@ -101,8 +122,28 @@ final class SessionKeyFile: Sendable {
         }
         guard isCheckDue else { return keySet }
         let stamp = Self.stamp(of: path)
-        guard state.withLock({ $0.readStamp != stamp }) else { return keySet }
-        return reloading.withLockIfAvailable { _ in reloadNow(trigger: .fileChanged) }?.keySet ?? keySet
+        guard state.withLock({ $0.readStamp != stamp }) else { return dropIfUnreadableTooLong(now: now) ?? keySet }
+        return reloading.withLockIfAvailable { _ in reloadNow(trigger: .fileChanged, now: now) }?.keySet ?? keySet
+    }
+
+    /// Drops the keys in use when the file has failed to read for ``maximumUnreadableSeconds``; returns the empty
+    /// set then, nil otherwise.
+    private func dropIfUnreadableTooLong(now: Date) -> JSONWebKeySet? {
+        let dropped = state.withLock { state -> JSONWebKeySet? in
+            guard let since = state.failingSince, now.timeIntervalSince(since) >= Self.maximumUnreadableSeconds,
+                !state.keySet.keys.isEmpty
+            else { return nil }
+            defer { state.keySet = .empty }
+            return state.keySet
+        }
+        guard let dropped else { return nil }
+        log.write(
+            level: "warning", event: "sessionKeysDropped",
+            message: "the JWKS file \(path) (subject.jwt.jwks) has not been readable for "
+                + "\(Int(Self.maximumUnreadableSeconds)) s, so the \(Self.describe(dropped)) read from it earlier no "
+                + "longer verify session tokens; every token is refused until the file is fixed")
+        metrics?.recordSessionKeys(event: "dropped", keysInUse: 0)
+        return .empty
     }
 
     /// After a token named a `kid` the keys in use lack: the keys read again from the file, or nil when the last
@@ -116,7 +157,7 @@ final class SessionKeyFile: Sendable {
             return true
         }
         guard isDue else { return nil }
-        return reloading.withLockIfAvailable { _ in reloadNow(trigger: .unknownKeyID) }?.keySet
+        return reloading.withLockIfAvailable { _ in reloadNow(trigger: .unknownKeyID, now: now) }?.keySet
     }
 
     /// Reads the file now, after any reload that is running.
@@ -127,14 +168,14 @@ final class SessionKeyFile: Sendable {
     ///   keys in use stay.
     func reload(trigger: Trigger) throws -> JSONWebKeySet {
         guard readFile != nil else { return keySet }
-        let outcome = reloading.withLock { _ in reloadNow(trigger: trigger) }
+        let outcome = reloading.withLock { _ in reloadNow(trigger: trigger, now: clock()) }
         if let failure = outcome.failure { throw failure }
         return outcome.keySet
     }
 
     /// One reload; the caller holds `reloading`, so reloads never interleave and the key set installed is the one
     /// read last.
-    private func reloadNow(trigger: Trigger) -> (keySet: JSONWebKeySet, failure: AttestServiceError?) {
+    private func reloadNow(trigger: Trigger, now: Date) -> (keySet: JSONWebKeySet, failure: AttestServiceError?) {
         let stamp = Self.stamp(of: path)
         let previous = keySet
         let result: Result<JSONWebKeySet, AttestServiceError>
@@ -155,8 +196,21 @@ final class SessionKeyFile: Sendable {
                 state.keySet = keySet
                 state.readStamp = stamp
                 state.loggedFailure = nil
+                state.failingSince = nil
             }
             let changed = keySet.jsonEncoded != previous.jsonEncoded
+            if keySet.keys.isEmpty {
+                if changed || always {
+                    log.write(
+                        level: "warning", event: "sessionKeysEmpty",
+                        message: prefix + "the JWKS file \(path) (subject.jwt.jwks) holds no key for the configured "
+                            + "algorithms, so every session token is refused until it does (the \(Self.describe(previous)) "
+                            + "in use before no longer verify)")
+                    metrics?.recordSessionKeys(event: "emptied", keysInUse: 0)
+                }
+                return (keySet, nil)
+            }
+            if changed { metrics?.recordSessionKeys(event: "reloaded", keysInUse: keySet.keys.count) }
             if changed || always {
                 log.write(
                     event: "sessionKeysReloaded",
@@ -168,16 +222,20 @@ final class SessionKeyFile: Sendable {
             let failure = "\(stamp.map(\.description) ?? "unreadable"): \(error.reason)"
             let isNew = state.withLock { state in
                 state.readStamp = stamp
+                if state.failingSince == nil { state.failingSince = now }
                 defer { state.loggedFailure = failure }
                 return state.loggedFailure != failure
             }
+            if let dropped = dropIfUnreadableTooLong(now: now) { return (dropped, error) }
             if isNew || always {
                 log.write(
                     level: "warning", event: "sessionKeysKept",
-                    message: prefix + "kept the \(Self.describe(previous)) in use until the file is fixed: "
-                        + error.reason)
+                    message: prefix + "kept the \(Self.describe(previous)) in use for at most "
+                        + "\(Int(Self.maximumUnreadableSeconds)) s after the first failed read, until the file is "
+                        + "fixed: " + error.reason)
+                metrics?.recordSessionKeys(event: "kept", keysInUse: previous.keys.count)
             }
-            return (previous, error)
+            return (keySet, error)
         }
     }
 

@@ -26,8 +26,10 @@ public import Foundation
 /// kids cannot turn every request into a file read), when the file's modification time, size or inode changed
 /// (looked at at most once per interval), and on ``reloadKeySet()`` (`rampart serve` calls it on SIGHUP). Replace the
 /// file atomically (write a temporary file, then rename it over the old one), or expect a half-written file to be
-/// refused and read again once complete. A file that became unreadable or is not a usable JWKS never replaces the
-/// keys in use: they stay, and the failure is logged once per version of the file as `sessionKeysKept`.
+/// refused and read again once complete. Revocation fails closed: a file that holds no key for the configured
+/// algorithms (`{"keys": []}`) leaves no key in use, and a file that stays unreadable for
+/// `SessionKeyFile.maximumUnreadableSeconds` (5 minutes) drops the keys read from it before; until then they stay, and
+/// the failure is logged once per version of the file as `sessionKeysKept`.
 ///
 /// The verifier is a value whose copies share the keys; it is safe to use from many tasks at once.
 public struct SessionTokenVerifier {
@@ -47,11 +49,17 @@ public struct SessionTokenVerifier {
     ///
     /// - Parameters:
     ///   - configuration: The `jwt` subject source.
-    ///   - log: Where reloads of the file are reported (`sessionKeysReloaded`, `sessionKeysKept`).
+    ///   - log: Where reloads of the file are reported (`sessionKeysReloaded`, `sessionKeysKept`,
+    ///     `sessionKeysEmpty`, `sessionKeysDropped`).
+    ///   - metrics: Where they are counted (`rampart_session_key_events_total`, `rampart_session_keys_in_use`).
+    ///   - clock: The time of SIGHUP and ``reloadKeySet()`` reads (token checks pass their own).
     /// - Throws: ``AttestServiceError`` (`invalidConfiguration`) naming the file or the setting at fault and what to
     ///   do.
-    public init(configuration: SessionTokenConfiguration, log: ServiceLog = .disabled) throws {
-        try self.init(configuration: configuration, log: log, readFile: Self.readJWKS)
+    public init(
+        configuration: SessionTokenConfiguration, log: ServiceLog = .disabled, metrics: ServiceMetrics? = nil,
+        clock: @escaping @Sendable () -> Date = { Date() }
+    ) throws {
+        try self.init(configuration: configuration, log: log, metrics: metrics, clock: clock, readFile: Self.readJWKS)
     }
 
     /// Checks `configuration` and reads its JWKS file through `readFile` (a test hook that counts reads).
@@ -59,24 +67,29 @@ public struct SessionTokenVerifier {
     /// - Parameters:
     ///   - configuration: The `jwt` subject source.
     ///   - log: Where reloads are reported.
+    ///   - metrics: Where reloads are counted.
+    ///   - clock: The time of explicit reloads.
     ///   - readFile: Returns the bytes of the file at a path, or throws ``AttestServiceError``.
-    /// - Throws: As ``init(configuration:log:)``.
+    /// - Throws: As ``init(configuration:log:metrics:clock:)``.
     @_spi(Testing)
     public init(
-        configuration: SessionTokenConfiguration, log: ServiceLog,
+        configuration: SessionTokenConfiguration, log: ServiceLog, metrics: ServiceMetrics? = nil,
+        clock: @escaping @Sendable () -> Date = { Date() },
         readFile: @escaping @Sendable (String) throws -> [UInt8]
     ) throws {
         let algorithms = try Self.algorithms(of: configuration)
         let path = configuration.jwksPath
         let stamp = SessionKeyFile.stamp(of: path)
+        // At start the file must hold a usable key (a mistake is refused then); a later version may hold none.
+        let keySet = try Self.keySet(jsonEncoded: readFile(path), configuration: configuration, algorithms: algorithms)
         let keySetOf: @Sendable ([UInt8]) throws -> JSONWebKeySet = { bytes in
-            try Self.keySet(jsonEncoded: bytes, configuration: configuration, algorithms: algorithms)
+            try Self.keySet(reloaded: bytes, configuration: configuration, algorithms: algorithms)
         }
-        let keySet = try keySetOf(readFile(path))
         self.configuration = configuration
         self.algorithms = algorithms
         keys = SessionKeyFile(
-            path: path, keySet: keySet, stamp: stamp, log: log, readFile: readFile, keySetOf: keySetOf)
+            path: path, keySet: keySet, stamp: stamp, log: log, metrics: metrics, clock: clock, readFile: readFile,
+            keySetOf: keySetOf)
     }
 
     /// Checks `configuration` and uses `keySet` instead of reading ``SessionTokenConfiguration/jwksPath``.
@@ -154,6 +167,23 @@ public struct SessionTokenVerifier {
         }
         try checkUsable(keySet, configuration: configuration, algorithms: algorithms)
         return keySet
+    }
+
+    /// The keys of a later version of the JWKS file for the configured algorithms, possibly none; throws only for a
+    /// file that is not a well-formed JWKS.
+    static func keySet(
+        reloaded bytes: [UInt8], configuration: SessionTokenConfiguration, algorithms: [JSONWebAlgorithm]
+    ) throws -> JSONWebKeySet {
+        let keySet: JSONWebKeySet
+        do {
+            keySet = try JSONWebKeySet(jsonEncoded: bytes, requiringKeys: false)
+        } catch let error as AttestServiceError {
+            throw AttestServiceError.invalidConfiguration(
+                "the JWKS file \(configuration.jwksPath) (subject.jwt.jwks) is not usable: \(error.reason); export "
+                    + "your identity provider's JWKS (the document at its jwks_uri) to that file")
+        }
+        let usable = keySet.keys.filter { algorithms.contains($0.algorithm) }
+        return usable.count == keySet.keys.count ? keySet : try JSONWebKeySet(keys: usable)
     }
 
     /// Refuses a key set with no key for the configured algorithms.
