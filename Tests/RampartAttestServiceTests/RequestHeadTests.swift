@@ -37,6 +37,63 @@ struct RequestHeadTests {
     }
 }
 
+/// ``RequestHead/Progress``: a head examined as it arrives gets the verdict of the whole, each byte examined once.
+struct RequestHeadProgressTests {
+    struct Case: CustomTestStringConvertible, Sendable {
+        let name: String
+        let head: String
+        var testDescription: String { name }
+    }
+
+    static let cases: [Case] = [
+        .init(name: "complete, with a body framing", head: "POST /x HTTP/1.1\r\nHost: x\r\nContent-Length: 7\r\n\r\n"),
+        .init(name: "an empty line before the request line", head: "\r\nGET / HTTP/1.1\r\nHost: x\r\n\r\n"),
+        .init(name: "Transfer-Encoding", head: "POST /x HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"),
+        .init(
+            name: "two Content-Length values",
+            head: "POST /x HTTP/1.1\r\nContent-Length: 7\r\nContent-Length: 5\r\n\r\n"),
+        .init(name: "a bare CR", head: "GET / HTTP/1.1\r\nHost: x\rX-A: b\r\n\r\n"),
+        .init(name: "a bare LF", head: "GET / HTTP/1.1\r\nHost: x\nX-A: b\r\n\r\n"),
+        .init(name: "an obs-fold", head: "GET / HTTP/1.1\r\nX-A: a\r\n  b\r\n\r\n"),
+        .init(name: "a NUL", head: "GET / HTTP/1.1\r\nX-A: a\u{0}b\r\n\r\n"),
+        .init(name: "a bad request line", head: "GET  / HTTP/1.1\r\nHost: x\r\n\r\n"),
+        .init(
+            name: "over the cap", head: "GET / HTTP/1.1\r\n" + String(repeating: "X-Trickle: 1\r\n", count: 20) + "\r\n"
+        ),
+    ]
+
+    /// The verdict and framing for `bytes` fed `step` bytes at a time through one ``RequestHead/Progress``, after
+    /// checking each incomplete prefix against a whole examination; and how many bytes were examined in all.
+    func fed(_ bytes: [UInt8], step: Int) -> (RequestHead.Verdict, RequestHead.BodyFraming?, examined: Int) {
+        var progress = RequestHead.Progress()
+        var examined = 0
+        var end = 0
+        while true {
+            end = min(end + step, bytes.count)
+            let before = progress.examinedByteCount
+            let result = RequestHead.examine(bytes[..<end], maximumByteCount: 256, progress: &progress)
+            examined += progress.examinedByteCount - before
+            let whole = RequestHead.examine(bytes[..<end], maximumByteCount: 256)
+            #expect(result.verdict == whole.verdict && result.framing == whole.framing, "prefix of \(end) bytes")
+            if result.verdict != .incomplete || end == bytes.count { return (result.verdict, result.framing, examined) }
+        }
+    }
+
+    @Test(
+        "fed a byte, a few bytes or a line at a time: the verdict of the whole head, each byte examined once",
+        arguments: cases)
+    func piecewise(_ example: Case) {
+        let bytes = Array(example.head.utf8)
+        let whole = RequestHead.examine(bytes, maximumByteCount: 256)
+        for step in [1, 3, 16, bytes.count] {
+            let (verdict, framing, examined) = fed(bytes, step: step)
+            #expect(verdict == whole.verdict, "\(step) bytes at a time")
+            #expect(framing == whole.framing, "\(step) bytes at a time")
+            #expect(examined <= bytes.count, "\(step) bytes at a time: \(examined) bytes examined")
+        }
+    }
+}
+
 /// ``RequestHead/decode(_:)``: the parts of a well-framed head, and what it still refuses.
 struct RequestHeadDecodeTests {
     func decode(_ text: String) throws(RequestHead.DecodeProblem) -> RequestHead.Decoded {

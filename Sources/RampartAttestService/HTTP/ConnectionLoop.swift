@@ -9,8 +9,8 @@ import Synchronization
 ///
 /// ## One parser
 ///
-/// Every byte a client sends passes ``RequestHead/examine(_:maximumByteCount:)`` (RFC 9112 framing: CRLF only, no
-/// obs-fold, no whitespace before a colon, one Content-Length, no NUL) and ``RequestHead/decode(_:)`` (version,
+/// Every byte a client sends passes ``RequestHead/examine(_:maximumByteCount:progress:)`` once, however slowly its head
+/// arrives (RFC 9112 framing: CRLF only, no obs-fold, no whitespace before a colon, one Content-Length, no NUL) and ``RequestHead/decode(_:)`` (version,
 /// `Host`, field values as UTF-8 text without control characters) before anything else sees it, on every request of a
 /// kept-alive connection, and the same code finds where the body ends and the next request starts. No second parser
 /// reads the bytes afterwards, so there is no second reading that a smuggled request could exploit: a body that hides
@@ -66,6 +66,9 @@ final class ConnectionLoop: Sendable {
     private let beforeSentNote: (@Sendable (ConnectionLoop) -> Void)?
     /// How many `sent` notes woke the loop's thread because it had asked for them (``note(_:)``).
     let sentNoteWakes = Atomic<Int>(0)
+    /// How many bytes of request heads the loop has examined (``RequestHead/Progress``): each byte once, however
+    /// slowly its head arrives.
+    let examinedHeadBytes = Atomic<Int>(0)
 
     /// What tests change to reach the loop's races deterministically; the server never sets them.
     struct TestHooks: Sendable {
@@ -245,6 +248,8 @@ final class ConnectionLoop: Sendable {
         var phase = Phase.head
         /// Bytes received and not yet consumed: a head not complete yet, a body, pipelined requests.
         var input: [UInt8] = []
+        /// How far the head at the start of `input` has been examined.
+        var headProgress = RequestHead.Progress()
         /// Answer bytes the client's socket has not taken yet, from `outputOffset` on.
         var output: [UInt8] = []
         var outputOffset = 0
@@ -444,8 +449,12 @@ final class ConnectionLoop: Sendable {
                 case .head:
                     guard !link.input.isEmpty, link.pendingOutput < ConnectionLoop.clientBufferLimit else { return }
                     if link.deadline == nil { link.deadline = .now + requestTimeout }
+                    let examinedBefore = link.headProgress.examinedByteCount
                     let examined = RequestHead.examine(
-                        link.input, maximumByteCount: loop.configuration.maximumHeadByteCount)
+                        link.input, maximumByteCount: loop.configuration.maximumHeadByteCount,
+                        progress: &link.headProgress)
+                    loop.examinedHeadBytes.add(
+                        link.headProgress.examinedByteCount - examinedBefore, ordering: .relaxed)
                     switch examined.verdict {
                     case .incomplete: return
                     case .malformed(let problem): return refuse(link, .malformed(problem))
@@ -463,6 +472,7 @@ final class ConnectionLoop: Sendable {
                             }
                         }
                         link.input.removeFirst(byteCount)
+                        link.headProgress = RequestHead.Progress()
                         let length = framing.contentLength ?? 0
                         if length > link.input.count && head.expectsContinue && head.minorVersion == 1 {
                             queue(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8), on: link)
