@@ -34,6 +34,13 @@ struct GatewayNginxTests {
         }
     }
 
+    @Test("'..;' and its other spellings never reach the upstream, with a token or without anything")
+    func dotSegmentSpellings() async throws {
+        try await GatewayStory.run(NginxGateway.self, simulator: simulator) {
+            try await $0.dotSegmentSpellingsAreRefused()
+        }
+    }
+
     @Test("a token from POST /v1/tokens through nginx opens a token route")
     func tokens() async throws {
         try await GatewayStory.run(NginxGateway.self, simulator: simulator) { try await $0.tokensOpenTokenRoutes() }

@@ -197,6 +197,29 @@ struct GatewayStory {
         #expect(named.body.contains(#""error":"invalidField""#))
     }
 
+    /// Issue 25: `..;` (which a servlet container behind the gateway resolves as `..`, reaching `/api/points/*`) and
+    /// its other spellings never reach the upstream, with a valid token or with nothing at all.
+    func dotSegmentSpellingsAreRefused() async throws {
+        let answer = try await send(try await signed("POST", "/v1/tokens"))
+        let object = try JSONSerialization.jsonObject(with: Data(answer.body.utf8)) as? [String: Any]
+        let token = try #require(object?["token"] as? String, "\(name): no token: \(answer.status) \(answer.body)")
+        let attempts: [(method: String, target: String, headers: [String: String])] = [
+            ("GET", "/api/feed/..;/points/balance", ["Rampart-Token": token]),
+            ("GET", "/api/feed/%2e%2e;/points/balance", ["Rampart-Token": token]),
+            ("GET", "/api/feed/..;a=b/points/balance", ["Rampart-Token": token]),
+            ("GET", "/api/feed/x/..;/..;/points/balance", ["Rampart-Token": token]),
+            ("POST", "/api/health/..;/points/use", [:]),
+            ("GET", "/api/feed/%252e%252e/points/balance", ["Rampart-Token": token]),
+        ]
+        for attempt in attempts {
+            let refused = try await app.send(port: port, attempt.method, attempt.target, headers: attempt.headers)
+            expectRefused(refused, "invalidTarget", status: 400, "\(attempt.method) \(attempt.target)")
+        }
+        // The token itself is good: the route it is for still opens.
+        let feed = try await app.send(port: port, "GET", "/api/feed/today", headers: ["Rampart-Token": token])
+        #expect(EchoUpstream.Seen(feed) != nil, "\(name): the token route: \(feed.status) \(feed.body)")
+    }
+
     /// A token from `POST /v1/tokens` (itself a signed request) opens `token` routes; no token is refused.
     func tokensOpenTokenRoutes() async throws {
         let request = try await signed("POST", "/v1/tokens")

@@ -189,34 +189,61 @@ public struct RouteTable: Hashable, Sendable {
     /// - Throws: ``AttestServiceError`` (`invalidField`) for a method-override header that is not a list of methods.
     func policy(method: String, target: RequestTarget, headers: [String: String]) throws -> Decision {
         let methodBytes = Array(method.utf8)
-        let asSent = compiled.filter { rule in
-            (rule.method.map { $0 == methodBytes } ?? true)
-                && (rule.exact.map { $0 == target.path } ?? rule.prefix.map { target.path.starts(with: $0) } ?? false)
-        }
-        let first = Self.mostSpecific(asSent)
+        let asSent = Self.mostSpecific(
+            compiled.filter { rule in
+                (rule.method.map { $0 == methodBytes } ?? true) && Self.matchesAsSent(rule, target.path)
+            })
         var decision = Decision(
-            policy: first?.policy ?? defaultPolicy, rule: first.map { rules[$0.order] }, matched: first != nil)
-        let methods = try Self.methods(method: methodBytes, target: target, headers: headers)
-        for path in Self.lenientReadings(target.path) {
-            for candidate in methods {
-                let lenientMatches = compiled.filter { rule in
-                    (candidate == nil || rule.method == nil || rule.method == candidate)
-                        && (rule.exact == nil
-                            ? (path + [UInt8(ascii: "/")]).starts(with: rule.lenientPath)
-                                || path.starts(with: rule.lenientPath)
-                            : path == rule.lenientPath)
-                }
-                guard let rule = Self.mostSpecific(lenientMatches) else { continue }
-                // A stricter rule wins; an equally strict one names the rule where only the default decided.
-                if rule.policy.strictness > decision.policy.strictness
-                    || (decision.rule == nil && rule.policy == decision.policy)
-                {
-                    decision.policy = rule.policy
-                    decision.rule = rules[rule.order]
-                }
+            policy: asSent?.policy ?? defaultPolicy, rule: asSent.map { rules[$0.order] }, matched: asSent != nil)
+        func consider(_ rule: Compiled?) {
+            let policy = rule?.policy ?? defaultPolicy
+            // A stricter reading wins; an equally strict rule names the rule where only the default decided.
+            if policy.strictness > decision.policy.strictness
+                || (decision.rule == nil && rule != nil && policy == decision.policy)
+            {
+                decision.policy = policy
+                decision.rule = rule.map { rules[$0.order] }
+            }
+        }
+        let readings = Self.lenientReadings(target.path)
+        var candidates: [[UInt8]] = []
+        for method in try Self.methods(method: methodBytes, target: target, headers: headers) {
+            // Any method: each method a rule names, and one no rule names (only '*' rules and the default).
+            candidates += method.map { [$0] } ?? (Array(Set(compiled.compactMap(\.method))) + [[]])
+        }
+        for candidate in candidates {
+            // Another method the backend may route the request as: its rule for the path, else the default.
+            if candidate != Self.upper(methodBytes) {
+                consider(
+                    Self.mostSpecific(
+                        compiled.filter { rule in
+                            Self.matches(rule.method, candidate) && Self.matchesAsSent(rule, target.path)
+                        }))
+            }
+            // Other spellings of the path that a backend maps to a rule.
+            for path in readings {
+                consider(
+                    Self.mostSpecific(
+                        compiled.filter { rule in
+                            Self.matches(rule.method, candidate)
+                                && (rule.exact == nil
+                                    ? (path + [UInt8(ascii: "/")]).starts(with: rule.lenientPath)
+                                        || path.starts(with: rule.lenientPath)
+                                    : path == rule.lenientPath)
+                        }))
             }
         }
         return decision
+    }
+
+    /// Whether a rule's method covers `candidate` (a rule's nil method is `*`).
+    private static func matches(_ ruleMethod: [UInt8]?, _ candidate: [UInt8]) -> Bool {
+        ruleMethod == nil || ruleMethod == candidate
+    }
+
+    /// Whether a rule's path covers the normalised path byte for byte.
+    private static func matchesAsSent(_ rule: Compiled, _ path: [UInt8]) -> Bool {
+        rule.exact.map { $0 == path } ?? rule.prefix.map { path.starts(with: $0) } ?? false
     }
 
     /// The method-override headers backends honour (Express's method-override, Rails, Spring's
