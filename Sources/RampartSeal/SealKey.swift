@@ -8,21 +8,26 @@ public import RampartCrypto
 /// files sealed before a rotation still open.
 public struct SealKey: Sendable {
     enum Kind: Sendable {
-        case passphrase(SymmetricKey, PasswordKDF)
+        case passphrase(SymmetricKey, PasswordKDF, KDFLimits)
         case key(SymmetricKey, id: String)
         case keyset(Keyset)
     }
 
     let kind: Kind
 
-    /// A passphrase, stretched by `kdf` when sealing; opening uses the KDF and costs stored in the header.
+    /// A passphrase, stretched by `kdf` when sealing; opening uses the KDF and costs stored in the header, within
+    /// `limits`.
     ///
     /// - Parameters:
     ///   - passphrase: The passphrase bytes (UTF-8 for text); copied into memory that is wiped on release.
     ///   - kdf: The KDF for sealing; ``PasswordKDF/argon2id`` (OWASP costs) by default.
+    ///   - limits: The most memory and work a header may ask of the KDF (checked before deriving anything when
+    ///     opening, and against `kdf` when sealing); ``KDFLimits/standard`` by default.
     /// - Returns: The key.
-    public static func passphrase(_ passphrase: some ContiguousBytes, kdf: PasswordKDF = .argon2id) -> SealKey {
-        SealKey(kind: .passphrase(SymmetricKey(bytes: passphrase), kdf))
+    public static func passphrase(
+        _ passphrase: some ContiguousBytes, kdf: PasswordKDF = .argon2id, limits: KDFLimits = .standard
+    ) -> SealKey {
+        SealKey(kind: .passphrase(SymmetricKey(bytes: passphrase), kdf, limits))
     }
 
     /// A passphrase given as text (its UTF-8 bytes).
@@ -30,9 +35,12 @@ public struct SealKey: Sendable {
     /// - Parameters:
     ///   - passphrase: The passphrase.
     ///   - kdf: The KDF for sealing.
+    ///   - limits: The most memory and work a header may ask of the KDF.
     /// - Returns: The key.
-    public static func passphrase(_ passphrase: String, kdf: PasswordKDF = .argon2id) -> SealKey {
-        .passphrase(Array(passphrase.utf8), kdf: kdf)
+    public static func passphrase(
+        _ passphrase: String, kdf: PasswordKDF = .argon2id, limits: KDFLimits = .standard
+    ) -> SealKey {
+        .passphrase(Array(passphrase.utf8), kdf: kdf, limits: limits)
     }
 
     /// A 32-byte key-encryption key and the id stored in the header to name it.
@@ -65,9 +73,10 @@ public struct SealKey: Sendable {
         let source: SealHeader.KeySource
         let keyEncryptionKey: SymmetricKey
         switch kind {
-        case .passphrase(let passphrase, let kdf):
+        case .passphrase(let passphrase, let kdf, let limits):
             guard passphrase.byteCount > 0 else { throw SealError.invalidParameter("the passphrase is empty") }
             try kdf.checkStrength()
+            try limits.check(kdf, what: "sealing")
             let salt = SecureRandom.bytes(count: SealHeader.passwordSaltByteCount)
             keyEncryptionKey = try kdf.deriveKey(passphrase: passphrase, salt: salt)
             source = .passphrase(kdf, salt: salt)
@@ -89,7 +98,9 @@ public struct SealKey: Sendable {
     /// Finds the key-encryption key for `header` and unwraps its data key.
     func unwrapDataKey(of header: SealHeader) throws -> SymmetricKey {
         switch (header.keySource, kind) {
-        case (.passphrase(let kdf, let salt), .passphrase(let passphrase, _)):
+        case (.passphrase(let kdf, let salt), .passphrase(let passphrase, _, let limits)):
+            // The header is not authenticated yet: bound what it may cost before deriving.
+            try limits.check(kdf, what: "the header")
             return try header.unwrapDataKey(with: kdf.deriveKey(passphrase: passphrase, salt: salt))
         case (.key(let headerID), .key(let key, let id)):
             guard headerID == id else {

@@ -76,6 +76,29 @@ struct SealCommandTests {
         #expect(opened.stdout == "a note\n")
     }
 
+    @Test("open refuses a forged header asking Argon2id for 1 GiB and 64 passes: exit 2, limitExceeded, no output")
+    func forgedKDFCosts() async throws {
+        let directory = try Self.workspace(size: 1_000)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = { (name: String) in directory.appendingPathComponent(name).path }
+        let sealed = await runRampart([
+            "seal", path("plain.bin"), path("plain.sealed"), "--passphrase-file", path("pass.txt"),
+        ])
+        #expect(sealed.status == 0, "\(sealed.stderr)")
+        var bytes = try #require(FileManager.default.contents(atPath: path("plain.sealed")))
+        // The Argon2id stanza's m, t and p (docs/seal-format.md): 1 GiB, 64 passes, 16 lanes.
+        bytes.replaceSubrange(57..<69, with: [0, 0x10, 0, 0, 0, 0, 0, 64, 0, 0, 0, 16])
+        try bytes.write(to: directory.appendingPathComponent("forged.sealed"))
+        let opened = await runRampart([
+            "open", path("forged.sealed"), path("out.bin"), "--passphrase-file", path("pass.txt"),
+        ])
+        #expect(opened.status == 2)
+        #expect(
+            opened.stderr.contains("limitExceeded: the header asks for Argon2id m=1048576,t=64,p=16"),
+            "\(opened.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: path("out.bin")))
+    }
+
     @Test("bad usage and non-sealed input exit 2")
     func usage() async throws {
         let directory = try Self.workspace(size: 10)

@@ -39,10 +39,13 @@ public final class FileVault: VaultBackend {
     }
 
     private let state: Mutex<State>
+    /// The limits the vault was opened with; a rotation's new KDF must fit them.
+    private let kdfLimits: KDFLimits
 
-    private init(path: String, state: State) {
+    private init(path: String, state: State, kdfLimits: KDFLimits) {
         self.path = path
         self.state = Mutex(state)
+        self.kdfLimits = kdfLimits
     }
 
     /// Opens the vault at `path`, creating it when it does not exist and `create` is true.
@@ -54,16 +57,21 @@ public final class FileVault: VaultBackend {
     ///   - credential: The passphrase or key.
     ///   - create: Whether to create a missing vault.
     ///   - kdf: Argon2id parameters for a new passphrase-protected vault; an existing vault keeps its own.
+    ///   - kdfLimits: The most Argon2id memory and work the vault's header may ask for (it is read before anything
+    ///     in it can be verified); ``KDFLimits/standard`` by default. A new vault's `kdf` must fit them too.
     /// - Returns: The open vault.
     /// - Throws: ``VaultError/Code/authFailed`` ("wrong passphrase or not a Rampart vault") when the credential does
     ///   not unwrap the vault key or the file is not a vault; ``VaultError/Code/itemNotFound`` when the file does not
-    ///   exist and `create` is false; ``VaultError/Code/ioFailure`` when the file cannot be opened.
+    ///   exist and `create` is false; ``VaultError/Code/invalidParameters`` when the header (or `kdf`, creating)
+    ///   asks for more than `kdfLimits`; ``VaultError/Code/ioFailure`` when the file cannot be opened.
     public static func open(
         at path: String,
         credential: VaultCredential,
         create: Bool = true,
-        kdf: Argon2Parameters = .owasp
+        kdf: Argon2Parameters = .owasp,
+        kdfLimits: KDFLimits = .standard
     ) throws -> FileVault {
+        if create, case .passphrase = credential.backing { try kdfLimits.check(kdf, what: "the new vault's KDF") }
         let createdFile = try createFileIfMissing(path, allowed: create)
         let database: SQLiteConnection
         do {
@@ -80,8 +88,8 @@ public final class FileVault: VaultBackend {
                 guard createdFile || create else { throw VaultError.authFailed() }
                 try initialize(database, credential: credential, kdf: kdf)
             }
-            let unlocked = try unlock(database, credential: credential)
-            return FileVault(path: path, state: unlocked)
+            let unlocked = try unlock(database, credential: credential, kdfLimits: kdfLimits)
+            return FileVault(path: path, state: unlocked, kdfLimits: kdfLimits)
         } catch let error as SQLiteError where error.isNotADatabase {
             throw VaultError.authFailed()
         } catch let error as SQLiteError {
@@ -176,6 +184,7 @@ public final class FileVault: VaultBackend {
         kdf: Argon2Parameters = .owasp,
         reencryptItems: Bool = false
     ) throws -> Int {
+        if case .passphrase = credential.backing { try kdfLimits.check(kdf, what: "the new vault KDF") }
         let header = try KeyHeader.make(credential: credential, kdf: kdf)
         return try write { state in
             let rows = try state.database.query("SELECT \(raw: Self.columns) FROM items")
@@ -458,7 +467,9 @@ public final class FileVault: VaultBackend {
         }
     }
 
-    private static func unlock(_ database: SQLiteConnection, credential: VaultCredential) throws -> State {
+    private static func unlock(
+        _ database: SQLiteConnection, credential: VaultCredential, kdfLimits: KDFLimits
+    ) throws -> State {
         let rows = try database.query(
             """
             SELECT format, vault_id, kdf, salt, memory_kib, iterations, parallelism, wrapped_key, generation
@@ -474,12 +485,57 @@ public final class FileVault: VaultBackend {
         let header = KeyHeader(
             kdfName: kdfName, salt: salt,
             parameters: Argon2Parameters(memoryKiB: memory, iterations: iterations, parallelism: parallelism))
+        // The header is not verified until the key unwraps: bound what it may cost before deriving.
+        if kdfName == KeyHeader.passphraseKDF, case .passphrase = credential.backing {
+            try kdfLimits.check(header.parameters, what: "the vault's header")
+        }
         let dataKey = try header.unwrap(wrapped, credential: credential, vaultID: vaultID, generation: generation)
         return State(database: database, dataKey: dataKey, generation: generation, vaultID: vaultID)
     }
 }
 
 extension FileVault: Sendable {}
+
+extension FileVault {
+    /// The most Argon2id work a vault header may ask for before anything in it can be verified.
+    ///
+    /// The header's costs are bound into the key wrap, but that is checked only after deriving with them, so anyone
+    /// who can write the file could make opening allocate gigabytes for minutes. Opening refuses costs above the
+    /// limits with ``VaultError/Code/invalidParameters`` before deriving; creating a vault or rotating to a
+    /// passphrase refuses them too, so no vault is made that the same limits would not open.
+    public struct KDFLimits: Hashable, Sendable {
+        /// The most memory, in KiB (Argon2id's m).
+        public var maximumMemoryKiB: UInt32
+        /// The most memory written and read over all passes, in KiB (m × t).
+        public var maximumWorkKiB: UInt64
+
+        /// 256 MiB of memory and 1 GiB of work (m × t): about a second on one core, and 13 times the default
+        /// ``RampartCrypto/Argon2Parameters/owasp`` (19 MiB, t = 2).
+        public static let standard = KDFLimits(maximumMemoryKiB: 256 * 1024, maximumWorkKiB: 1024 * 1024)
+
+        /// Creates limits; lower ones bound what a tampered vault file can cost more tightly.
+        ///
+        /// - Warning: Limits above ``standard`` let a tampered header make opening take minutes and gigabytes.
+        /// - Parameters:
+        ///   - maximumMemoryKiB: The most memory, in KiB.
+        ///   - maximumWorkKiB: The most memory × passes, in KiB.
+        public init(maximumMemoryKiB: UInt32, maximumWorkKiB: UInt64) {
+            self.maximumMemoryKiB = maximumMemoryKiB
+            self.maximumWorkKiB = maximumWorkKiB
+        }
+
+        func check(_ parameters: Argon2Parameters, what: String) throws {
+            let work = UInt64(parameters.memoryKiB) * UInt64(parameters.iterations)
+            guard parameters.memoryKiB <= maximumMemoryKiB, work <= maximumWorkKiB else {
+                throw VaultError.invalidParameters(
+                    "\(what) asks Argon2id for m=\(parameters.memoryKiB) KiB, t=\(parameters.iterations): more than "
+                        + "the \(maximumMemoryKiB) KiB of memory and \(maximumWorkKiB) KiB of work (m × t) these "
+                        + "limits allow; a vault file someone else could write may be forged to stall the reader, and "
+                        + "one made with these costs opens only with higher FileVault.KDFLimits")
+            }
+        }
+    }
+}
 
 /// How the vault key is wrapped: the KDF, its salt and parameters, which are bound into the wrap's associated data.
 struct KeyHeader {

@@ -36,8 +36,9 @@ public enum OpenCommand: Command {
           1  wrong passphrase or key, or a tampered, truncated or extended file: stderr names the cause and the
              failing segment; OUT is untouched
           2  bad usage, not a sealed file, the wrong kind of key (a passphrase for a file sealed with a vault key,
-             or the reverse: stderr says which to give), an unsupported version, a missing vault or keyset, or an
-             I/O failure
+             or the reverse: stderr says which to give), an unsupported version, KDF costs in the header above
+             256 MiB of memory or 1 GiB of work (limitExceeded: refused before deriving, since the header cannot be
+             checked until the key is), a missing vault or keyset, or an I/O failure
 
         EXAMPLE:
           rampart open backup.tar.sealed backup.tar --passphrase-file pass.txt
