@@ -66,6 +66,7 @@ public final class AttestationServer {
                 host: host, port: port, maximumBodyByteCount: configuration.maximumBodyBytes,
                 connectionLimit: configuration.connectionLimit,
                 connectionsPerAddress: configuration.connectionsPerAddress,
+                proxyAddresses: Set(configuration.trustedProxies),
                 requestTimeoutSeconds: configuration.requestTimeoutSeconds)
         }
         let http = HTTPServer(configuration: listener(host, port), responder: router)

@@ -62,14 +62,15 @@ public struct ServiceConfiguration: Hashable, Decodable {
     public var adminListen: String = ServiceConfiguration.defaultAdminListen
     /// The most simultaneous connections per listener (see ``HTTPServer/Configuration/connectionLimit``).
     public var connectionLimit: Int = HTTPServer.Configuration.defaultConnectionLimit
-    /// The most simultaneous connections from one client address, 0 for none (raise it behind a reverse proxy).
+    /// The most simultaneous connections from one client address, 0 for none; the ``trustedProxies`` are exempt
+    /// (see ``HTTPServer/Configuration/proxyAddresses``).
     public var connectionsPerAddress: Int = HTTPServer.Configuration.defaultConnectionsPerAddress
     /// Seconds a request has to arrive whole, head and body (see ``HTTPServer/Configuration/requestTimeoutSeconds``).
     public var requestTimeoutSeconds: Double = HTTPServer.Configuration.defaultRequestTimeoutSeconds
     /// The gateways and reverse proxies whose `X-Forwarded-For` names the client (IP addresses; default the loopback
     /// addresses). Per-address failure and issuance limits charge the last `X-Forwarded-For` entry of a request from
     /// one of them, and the TCP peer otherwise: a client that reaches the listener directly cannot choose the
-    /// address it is charged as.
+    /// address it is charged as. Their connections are exempt from ``connectionsPerAddress``.
     public var trustedProxies: [String] = ServiceConfiguration.defaultTrustedProxies
     /// The default ``trustedProxies``: `127.0.0.1` and `::1`.
     public static let defaultTrustedProxies = ["127.0.0.1", "::1"]

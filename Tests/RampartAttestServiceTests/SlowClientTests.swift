@@ -208,6 +208,24 @@ struct SlowClientTests {
         #expect(other.status == 200)
     }
 
+    @Test("a proxy's address is exempt from the per-address limit; other addresses are still limited")
+    func proxyAddressUncapped() async throws {
+        let server = HTTPServer(
+            configuration: .init(
+                host: "127.0.0.1", port: 0, connectionsPerAddress: 4, proxyAddresses: ["127.0.1.1"]),
+            responder: EchoResponder())
+        try server.start()
+        defer { server.stop() }
+        let port = try #require(server.port)
+        // Six from the proxy 127.0.1.1, then six from 127.0.1.2.
+        let tricklers = Tricklers(count: 12, port: port, interval: 0.2, perAddress: 6)
+        defer { tricklers.stop() }
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(tricklers.closedByServer() == 2, "only the two over the limit from 127.0.1.2")
+        let proxied = try #require(await RawHTTP.request(port: port, "GET", "/healthz", source: "127.0.1.1"))
+        #expect(proxied.status == 200)
+    }
+
     @Test("the global connection limit closes connections past it; answered requests free their place")
     func globalLimit() async throws {
         let server = HTTPServer(

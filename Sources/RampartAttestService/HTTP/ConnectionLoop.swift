@@ -37,7 +37,8 @@ import Synchronization
 ///   its own first byte (later ones), however often it sends a byte: a late head is answered 408, a late body cuts
 ///   the connection.
 /// - ``HTTPServer/Configuration/connectionLimit`` in all and ``HTTPServer/Configuration/connectionsPerAddress``
-///   per client address; a connection over either is closed at accept.
+///   per client address (but the ``HTTPServer/Configuration/proxyAddresses``); a connection over either is closed at
+///   accept.
 /// - A body announced larger than ``HTTPServer/Configuration/maximumBodyByteCount`` is 413, a Transfer-Encoding
 ///   (a body of unknown length) 411, both before any of the body is read.
 /// - A connection idle for ``HTTPServer/Configuration/connectionTimeoutSeconds`` between requests, or whose client
@@ -373,7 +374,8 @@ final class ConnectionLoop: Sendable {
                 let address = ConnectionLoop.text(of: peer)
                 let fromAddress = perAddress[address, default: 0]
                 let perAddressLimit = loop.configuration.connectionsPerAddress
-                guard connections < loop.connectionLimit, perAddressLimit == 0 || fromAddress < perAddressLimit,
+                let capped = perAddressLimit != 0 && !loop.configuration.proxyAddresses.contains(address)
+                guard connections < loop.connectionLimit, !capped || fromAddress < perAddressLimit,
                     CNetwork_epoll_add_edge(loop.epoll, socket) == 0
                 else {
                     close(socket)
