@@ -243,4 +243,34 @@ struct RewrapCommandTests {
         #expect(stale.status == 1)
         #expect(await runRampart(["rewrap", path("b.sealed")]).status == 2)
     }
+
+    @Test("rewrap --reencrypt seals each file again under a fresh data key: every body byte changes, the file opens")
+    func reencrypt() async throws {
+        let directory = try SealCommandTests.workspace(size: 5_000)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = { (name: String) in directory.appendingPathComponent(name).path }
+        let vault = ["--vault", path("keys.vault"), "--vault-passphrase-file", path("pass.txt"), "--key", "docs"]
+        #expect(await runRampart(["seal", path("plain.bin"), path("a.sealed")] + vault).status == 0)
+        let before = try #require(FileManager.default.contents(atPath: path("a.sealed")))
+        let moved = await runRampart(["rewrap", path("a.sealed"), "--rotate", "--reencrypt"] + vault)
+        #expect(moved.status == 0, "\(moved.stderr)")
+        #expect(moved.stdout == "\(path("a.sealed")): docs/v1 -> docs/v2\n")
+        let after = try #require(FileManager.default.contents(atPath: path("a.sealed")))
+        #expect(zip(before.suffix(5_016), after.suffix(5_016)).filter { $0 == $1 }.count < 100)
+        #expect(await runRampart(["open", path("a.sealed"), path("a.out")] + vault).status == 0)
+        #expect(
+            FileManager.default.contents(atPath: path("a.out"))
+                == FileManager.default.contents(atPath: path("plain.bin")))
+
+        #expect(
+            await runRampart(["seal", path("plain.bin"), path("b.sealed"), "--passphrase-file", path("pass.txt")])
+                .status == 0)
+        let same = await runRampart(["rewrap", path("b.sealed"), "--passphrase-file", path("pass.txt"), "--reencrypt"])
+        #expect(same.status == 0, "\(same.stderr)")
+        #expect(
+            await runRampart(["open", path("b.sealed"), path("b.out"), "--passphrase-file", path("pass.txt")]).status
+                == 0)
+        let help = await runRampart(["rewrap", "--help"])
+        #expect(help.stdout.contains("Re-wrapping keeps each file's data key"))
+    }
 }

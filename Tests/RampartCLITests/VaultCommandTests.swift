@@ -157,6 +157,29 @@ struct VaultCommandTests {
         #expect(get.stdout == "v\n")
     }
 
+    @Test("rotate-key reseals by default; --keep-vault-key says what it leaves open; both flags at once are usage")
+    func rotateModes() async throws {
+        let scratch = try VaultScratch()
+        #expect(await runVault(scratch.base + ["set", "--service", "s", "--account", "a"], stdin: "v").status == 0)
+        let first = try scratch.file("first.key", Data((0..<32).map { UInt8($0) }))
+        let resealed = await runVault(scratch.base + ["rotate-key", "--new-key-file", first, "--json"])
+        #expect(resealed.status == 0, "\(resealed.stderr)")
+        #expect(resealed.stdout.contains("\"reencrypted\" : true"))
+        let second = try scratch.file("second.key", Data((0..<32).map { UInt8(255 - $0) }))
+        let byKey = ["--path", scratch.vault, "--key-file", first]
+        let both = await runVault(byKey + ["rotate-key", "--new-key-file", second, "--reencrypt", "--keep-vault-key"])
+        #expect(both.status == 2)
+        #expect(both.stderr.contains("give --reencrypt (the default) or --keep-vault-key, not both"))
+        let kept = await runVault(byKey + ["rotate-key", "--new-key-file", second, "--keep-vault-key"])
+        #expect(kept.status == 0, "\(kept.stderr)")
+        #expect(
+            kept.stdout
+                == "re-wrapped the vault key for the new key file; 1 item kept under the same vault key, which the "
+                + "old credential still unwraps from any copy of the old header\n")
+        let help = await runVault(["rotate-key", "--help"])
+        #expect(help.stdout.contains("--keep-vault-key only re-wraps the vault key"))
+    }
+
     @Test("bad usage is exit 2: unknown action, unknown accessibility, empty secret, both credentials")
     func usage() async throws {
         let scratch = try VaultScratch()

@@ -59,11 +59,15 @@ enum VaultCommand: Command {
             summary: ["print items' attributes (tab-separated, or --json), never their secrets"]),
         Action(name: "delete", usage: "delete --service S --account A", summary: ["remove the item"]),
         Action(
-            name: "rotate-key", usage: "rotate-key (--new-passphrase-file F | --new-key-file F) [--reencrypt]",
+            name: "rotate-key", usage: "rotate-key (--new-passphrase-file F | --new-key-file F) [--keep-vault-key]",
             summary: [
-                "re-wrap the vault key for a new passphrase (or RAMPART_VAULT_NEW_PASSPHRASE) or key",
-                "file; --reencrypt also reseals every item under a fresh vault key. Afterwards the",
-                "vault opens only with the new credential",
+                "draw a new vault key, reseal every item under it and wrap it for a new passphrase (or",
+                "RAMPART_VAULT_NEW_PASSPHRASE) or key file, in one transaction. Afterwards the old",
+                "credential opens neither this file nor items added later, even with a saved copy of",
+                "the old header; a copy of the file made before still opens with it and holds what the",
+                "vault held then. --keep-vault-key only re-wraps the vault key (faster, for a credential",
+                "that was not exposed): whoever kept the old header and credential can then still",
+                "decrypt every item, later ones included. --reencrypt (the default) is accepted",
             ]),
     ]
 
@@ -302,7 +306,11 @@ enum VaultCommand: Command {
     ) throws -> ExitCode {
         let newPassphraseFile = try arguments.option("--new-passphrase-file")
         let newKeyFile = try arguments.option("--new-key-file")
-        let reencrypt = arguments.flag("--reencrypt")
+        let keepVaultKey = arguments.flag("--keep-vault-key")
+        if arguments.flag("--reencrypt"), keepVaultKey {
+            throw UsageError("give --reencrypt (the default) or --keep-vault-key, not both")
+        }
+        let reencrypt = !keepVaultKey
         try arguments.finish()
         let newCredential = try self.credential(
             passphraseFile: newPassphraseFile, keyFile: newKeyFile, variable: "RAMPART_VAULT_NEW_PASSPHRASE",
@@ -313,9 +321,15 @@ enum VaultCommand: Command {
             try context.printJSON(RotationOutput(items: count, reencrypted: reencrypt))
         } else {
             let items = count == 1 ? "1 item" : "\(count) items"
-            context.print(
-                "rotated the vault key\(reencrypt ? " and resealed \(items)" : "; \(items) kept"); "
-                    + "it now opens only with the new \(newKeyFile == nil ? "passphrase" : "key file")")
+            let credential = newKeyFile == nil ? "passphrase" : "key file"
+            if reencrypt {
+                context.print(
+                    "rotated the vault key and resealed \(items); it now opens only with the new \(credential)")
+            } else {
+                context.print(
+                    "re-wrapped the vault key for the new \(credential); \(items) kept under the same vault key, "
+                        + "which the old credential still unwraps from any copy of the old header")
+            }
         }
         return .success
     }

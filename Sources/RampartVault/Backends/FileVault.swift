@@ -166,23 +166,33 @@ public final class FileVault: VaultBackend {
 
     // MARK: Key rotation
 
-    /// Re-wraps the vault key under a new credential, optionally re-encrypting every item under a fresh vault key,
-    /// in one transaction: on any failure the vault is unchanged and the old credential still opens it.
+    /// Draws a new vault key, reseals every item under it and wraps it under a new credential, in one transaction:
+    /// on any failure the vault is unchanged and the old credential still opens it.
+    ///
+    /// Afterwards the old credential opens neither this file nor anything added to it later, even together with a
+    /// copy of the vault's header row from before the rotation. A copy of the whole file taken before the rotation
+    /// still opens with the old credential and holds what the vault held then: rotation cuts off the old credential
+    /// from the vault's future, not from copies already made.
     ///
     /// Other processes that have the vault open must reopen it afterwards: their operations fail with
     /// ``VaultError/Code/authFailed`` until they do.
     ///
+    /// - Warning: With `reencryptItems` false only the wrap changes and the vault key stays: whoever kept the old
+    ///   header row (a backup, a copy of the file) and the old credential can still unwrap the vault key and decrypt
+    ///   every item, including items added after the rotation. Use it only when the credential changes for another
+    ///   reason than its exposure.
     /// - Parameters:
     ///   - credential: The new passphrase or key.
     ///   - kdf: Argon2id parameters for a new passphrase.
-    ///   - reencryptItems: Whether to draw a new vault key and reseal every item with it.
+    ///   - reencryptItems: Whether to draw a new vault key and reseal every item with it (the default).
     /// - Returns: How many items the vault holds (and, when `reencryptItems`, were resealed).
-    /// - Throws: ``VaultError/Code/integrityFailure`` when an item fails authentication (nothing is changed).
+    /// - Throws: ``VaultError/Code/integrityFailure`` when an item fails authentication (nothing is changed);
+    ///   ``VaultError/Code/invalidParameters`` when `kdf` exceeds the limits the vault was opened with.
     @discardableResult
     public func rotateKey(
         to credential: VaultCredential,
         kdf: Argon2Parameters = .owasp,
-        reencryptItems: Bool = false
+        reencryptItems: Bool = true
     ) throws -> Int {
         if case .passphrase = credential.backing { try kdfLimits.check(kdf, what: "the new vault KDF") }
         let header = try KeyHeader.make(credential: credential, kdf: kdf)

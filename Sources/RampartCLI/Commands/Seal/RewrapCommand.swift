@@ -11,14 +11,21 @@ public enum RewrapCommand: Command {
     /// The `--help` text.
     public static let help = """
         USAGE: rampart rewrap FILE... (--vault FILE (--vault-passphrase-file F | --vault-key-file F) --key NAME
-                                       [--rotate] | --passphrase-file OLD --new-passphrase-file NEW [--kdf K])
-                                      [--json]
+                                       [--rotate] | --passphrase-file OLD [--new-passphrase-file NEW] [--kdf K])
+                                      [--reencrypt] [--json]
 
         Rewrites only the header of each sealed FILE: its data key is unwrapped with the current key and wrapped
         again, and every segment is copied unchanged (docs/seal-format.md). With --vault, files move to the
         primary key of keyset NAME; --rotate first adds a new key to the keyset and makes it primary (the old keys
-        stay, so files not yet re-wrapped still open). With --new-passphrase-file, files move from one passphrase
-        to another. Each file is replaced through a temporary file and a rename.
+        stay, so files not yet re-wrapped still open; several rewraps may rotate one keyset at once). With
+        --new-passphrase-file, files move from one passphrase to another. Each file is replaced through a
+        temporary file and a rename, and under a keyset only once the keyset as stored opens the new header.
+
+        Re-wrapping keeps each file's data key: whoever kept a copy of a file (or only its header) from before and
+        holds the old key or passphrase can still decrypt the re-wrapped file. It protects files the holder of the
+        old credential has not copied. --reencrypt instead opens each file and seals it again under a fresh data
+        key (a full read and write; the plaintext stays in memory), after which the old credential opens nothing
+        of the new file; with --passphrase-file alone it keeps the passphrase and changes the data key.
 
         OPTIONS:
           --vault FILE              the encrypted vault file holding the keyset
@@ -29,6 +36,7 @@ public enum RewrapCommand: Command {
           --passphrase-file OLD     a file holding the current passphrase
           --new-passphrase-file NEW a file holding the new passphrase
           --kdf K                   argon2id (default), scrypt or pbkdf2, for the new passphrase
+          --reencrypt               seal each file again under a fresh data key instead of re-wrapping it
           --json                    print [{"file", "from", "to"}]
           -h, --help                show this help
 
@@ -61,6 +69,7 @@ public enum RewrapCommand: Command {
     public static func run(_ arguments: inout Arguments, context: CommandContext) async throws -> ExitCode {
         let json = arguments.flag("--json")
         let rotate = arguments.flag("--rotate")
+        let reencrypt = arguments.flag("--reencrypt")
         let newPassphraseFile = try arguments.option("--new-passphrase-file")
         let kdf = try SealIO.kdf(arguments.option("--kdf"))
         let passphraseFile = try arguments.option("--passphrase-file")
@@ -72,12 +81,14 @@ public enum RewrapCommand: Command {
         let newKey: SealKey
         var keyset: (keyset: Keyset, store: KeysetStore)?
         do {
-            if let newPassphraseFile {
-                guard !rotate else { throw UsageError("--rotate goes with --vault, not --new-passphrase-file") }
+            if newPassphraseFile != nil || (reencrypt && passphraseFile != nil) {
+                guard !rotate else { throw UsageError("--rotate goes with --vault, not --passphrase-file") }
                 oldKey = try await SealIO.key(
                     passphraseFile: passphraseFile, vault: vault, kdf: kdf, createIfMissing: false
                 ).key
-                newKey = .passphrase(try SealIO.readSecretFile(newPassphraseFile, what: "new passphrase"), kdf: kdf)
+                // --reencrypt alone keeps the passphrase and draws a new data key and KDF salt.
+                let newFile = newPassphraseFile ?? passphraseFile ?? ""
+                newKey = .passphrase(try SealIO.readSecretFile(newFile, what: "new passphrase"), kdf: kdf)
             } else {
                 guard let vault, passphraseFile == nil else {
                     throw UsageError(
@@ -103,7 +114,15 @@ public enum RewrapCommand: Command {
                 let before = try SealedStream.readHeader(from: &source)
                 let after: SealHeader
                 if let (keyset, store) = keyset {
-                    after = try await store.commit(SealedFile.stageRewrap(at: url, using: keyset))
+                    let staged =
+                        reencrypt
+                        ? try SealedFile.stageReencrypt(at: url, oldKey: .keyset(keyset), newKey: .keyset(keyset))
+                        : try SealedFile.stageRewrap(at: url, using: keyset)
+                    after = try await store.commit(staged)
+                } else if reencrypt {
+                    let staged = try SealedFile.stageReencrypt(at: url, oldKey: oldKey, newKey: newKey)
+                    try staged.commit()
+                    after = staged.header
                 } else {
                     after = try SealedFile.rewrap(at: url, oldKey: oldKey, newKey: newKey)
                 }
