@@ -46,7 +46,7 @@ public final class AttestationServer {
             store: store, verifier: verifier,
             configuration: configuration.serviceConfiguration, sealingKeys: sealingKeys, clock: clock)
         let tokens = try configuration.tokenConfiguration().map {
-            try AccessTokenIssuer(configuration: $0, store: store, clock: clock)
+            try AccessTokenIssuer(configuration: $0, store: store, sealingKeys: sealingKeys, clock: clock)
         }
         let sessionTokens = try subjectSource.jwtSettings.map {
             try SessionTokenVerifier(
@@ -104,6 +104,13 @@ public final class AttestationServer {
         }
         for warning in configuration.warnings {
             log.write(level: "warning", event: ServiceConfiguration.Warning.logEvent, message: warning.message)
+        }
+        if tokens != nil, sealingKeys == nil {
+            log.write(
+                level: "warning", event: "tokenKeysUnsealed",
+                message: "access-token signing keys are stored unencrypted in the database, because no challenge "
+                    + "sealing keys are configured: anyone who can read the database can mint tokens; set "
+                    + "challenges.sealingKeys (or RAMPART_CHALLENGE_KEYS) to seal them")
         }
         if configuration.defaultPolicy == .open {
             log.write(

@@ -32,6 +32,11 @@ public struct ChallengeSealingKeys {
         /// next within seconds, and each needs its tag, an HMAC (about 7,700 instructions) that a hit here replaces.
         /// Bounded (a DoS bound); a tag is no secret, since every challenge carries its subject's.
         let subjectTags = BoundedCache<[UInt8], [UInt8]>(capacity: ChallengeSealingKeys.subjectTagCacheCapacity)
+
+        init(id: [UInt8], key: HMACKey) {
+            self.id = id
+            self.key = key
+        }
     }
 
     /// How many subjects' tags each key keeps (at most 256 bytes of subject and 16 of tag each).

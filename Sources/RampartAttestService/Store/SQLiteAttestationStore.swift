@@ -2,6 +2,12 @@ import Foundation
 import RampartSQLite
 import Synchronization
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The embedded store: one SQLite file in WAL mode (the default for `rampart serve`).
 ///
 /// Writes go through one writer connection with group commit: the transactions submitted while the writer is busy
@@ -11,6 +17,10 @@ import Synchronization
 /// or counter, and one fsync serves many requests.
 /// Reads (``read(_:)``) use their own `query_only` connections and never wait for the writer (WAL readers see the
 /// last commit). Several processes may open the same file: SQLite's file lock serialises their writers.
+///
+/// A new database file is created with mode 0600 (SQLite gives its `-wal` and `-shm` files the same mode): it holds
+/// the registered keys, the spent challenges and, without configured challenge sealing keys, the keys that seal
+/// challenges and sign access tokens. An existing file keeps its mode.
 public final class SQLiteAttestationStore: AttestationStore {
     /// How many read connections a file store keeps.
     static let readerCount = 2
@@ -29,6 +39,7 @@ public final class SQLiteAttestationStore: AttestationStore {
     ///   `rampart_` tables that are not Rampart's schema (see the schema rules in RunningTheService).
     public init(path: String) throws {
         let writer: ConnectionSlot
+        if path != ":memory:" && !path.isEmpty { try createPrivately(path) }
         do {
             let opened = try SQLiteConnection(path: path)
             // BEGIN IMMEDIATE: two processes opening one new file create the tables once.
@@ -167,4 +178,21 @@ private final class ConnectionSlot: Sendable {
     let connection: Mutex<SQLiteConnection?>
 
     init(_ connection: sending SQLiteConnection) { self.connection = Mutex(connection) }
+}
+
+/// Creates an empty file with mode 0600 at `path` unless something is there already.
+private func createPrivately(_ path: String) throws {
+    // O_EXCL: another process creating the file first is fine (EEXIST); O_NOFOLLOW: a planted symbolic link is
+    // not followed to create a file elsewhere.
+    let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+    guard descriptor >= 0 else {
+        let code = errno
+        if code == EEXIST { return }
+        throw AttestServiceError.storeFailure(
+            "could not create the SQLite store at \(path): \(String(cString: strerror(code))); check that its "
+                + "directory exists and is writable")
+    }
+    // The umask can only remove bits; fchmod makes the mode exactly 0600 whatever it is.
+    _ = fchmod(descriptor, 0o600)
+    close(descriptor)
 }

@@ -18,8 +18,10 @@ import RampartRequestSigning
 /// and is then deleted. Keys are cached in memory; a token naming an unknown `kid` reloads them from the store at
 /// most once a second.
 ///
-/// - Important: Anyone who can read the `rampart_token_keys` table (the database file, a replica, a backup) can mint
-///   tokens for any subject. Protect the database like a signing key.
+/// - Important: With challenge sealing keys configured, the signing keys are stored sealed under a key derived from
+///   them (`TokenKeySealing`), so a reader of the database cannot mint tokens. Without them, anyone who can read the
+///   `rampart_token_keys` table (the database file, a replica, a backup) can mint tokens for any subject: protect
+///   the database like a signing key (`rampart serve` warns at start).
 public actor AccessTokenIssuer {
     /// The configuration.
     public let configuration: TokenConfiguration
@@ -39,6 +41,10 @@ public actor AccessTokenIssuer {
     var keys: [LoadedKey] = []
     /// When an unknown kid last caused a reload (rate limit: once a second).
     var lastMissReload: Date?
+    /// The keys that seal signing keys at rest; nil: they are stored plain.
+    let sealingKeys: ChallengeSealingKeys?
+    /// Why stored keys could not be opened at the last reload (shown when no current key is usable).
+    var unopened: [String] = []
 
     /// The shortest time between reloads caused by unknown kids, in seconds (a DoS bound: forged kids cannot turn
     /// every request into a database query).
@@ -50,13 +56,15 @@ public actor AccessTokenIssuer {
     ///   - configuration: Issuer, audience, lifetime, rotation and leeway; checked with
     ///     ``TokenConfiguration/validate()``.
     ///   - store: Where signing keys are kept (shared by every process on the database).
+    ///   - sealingKeys: The challenge sealing keys, under which signing keys are sealed at rest; nil: stored plain.
     ///   - clock: The current time, for the methods that take none.
     /// - Throws: ``AttestServiceError`` (`invalidConfiguration`) for an invalid configuration.
     public init(
-        configuration: TokenConfiguration, store: any AttestationStore,
+        configuration: TokenConfiguration, store: any AttestationStore, sealingKeys: ChallengeSealingKeys? = nil,
         clock: @escaping @Sendable () -> Date = { Date() }
     ) throws {
         try configuration.validate()
+        self.sealingKeys = sealingKeys
         self.configuration = configuration
         self.store = store
         self.clock = clock
@@ -242,7 +250,8 @@ public actor AccessTokenIssuer {
         try await reload(now: now, creating: true)
         guard let key = keys.last(where: { $0.record.slot == current }) else {
             throw AttestServiceError.storeFailure(
-                "no token signing key could be stored for the current rotation period; nothing was issued")
+                "no token signing key could be stored for the current rotation period; nothing was issued"
+                    + (unopened.isEmpty ? "" : " (" + unopened.joined(separator: "; ") + ")"))
         }
         return key
     }
@@ -251,6 +260,7 @@ public actor AccessTokenIssuer {
     /// period's key, and in the pre-publication window the next period's, where no process has.
     func reload(now: Date, creating: Bool) async throws {
         let schedule = schedule
+        let sealingKeys = sealingKeys
         let current = schedule.slot(at: now)
         let due = schedule.isNextKeyDue(at: now) ? [current, current + 1] : [current]
         let records = try await store.transaction { transaction -> [TokenSigningKeyRecord] in
@@ -264,20 +274,31 @@ public actor AccessTokenIssuer {
             for slot in missing {
                 let privateKey = ECPrivateKey(curve: .p256)
                 let kid = try JSONWebKey(privateKey.publicKey, keyID: nil).thumbprint
-                let record = TokenSigningKeyRecord(
-                    keyID: kid, createdAt: now, slot: slot, privateKey: privateKey.pkcs8DERRepresentation)
+                let pkcs8 = privateKey.pkcs8DERRepresentation
+                let stored = try sealingKeys.map { try TokenKeySealing.seal(pkcs8, keyID: kid, with: $0) } ?? pkcs8
+                let record = TokenSigningKeyRecord(keyID: kid, createdAt: now, slot: slot, privateKey: stored)
                 _ = try transaction.insertTokenSigningKey(record)
             }
             return try transaction.tokenSigningKeys()
         }
         var loaded: [LoadedKey] = []
+        var unopened: [String] = []
         for record in records {
             if let cached = keys.first(where: { $0.record == record }) {
                 loaded.append(cached)
                 continue
             }
+            // A key that cannot be opened (its sealing key is no longer listed) verifies nothing and signs nothing;
+            // the others stay usable, and the reason is shown if the current period has no usable key.
+            let pkcs8: [UInt8]
             do {
-                let privateKey = try ECPrivateKey(pkcs8DERRepresentation: record.privateKey)
+                pkcs8 = try TokenKeySealing.open(record.privateKey, keyID: record.keyID, with: sealingKeys)
+            } catch let error as AttestServiceError {
+                unopened.append(error.reason)
+                continue
+            }
+            do {
+                let privateKey = try ECPrivateKey(pkcs8DERRepresentation: pkcs8)
                 guard privateKey.curve == .p256 else { throw CryptoError.invalidKey("not P-256") }
                 let publicKey = try JSONWebKey(privateKey.publicKey, keyID: record.keyID)
                 loaded.append(LoadedKey(record: record, privateKey: privateKey, publicKey: publicKey))
@@ -287,6 +308,7 @@ public actor AccessTokenIssuer {
                         + "rampart_token_keys (tokens it signed will be refused)")
             }
         }
+        self.unopened = unopened
         // Oldest first: by the start of publication, which orders the keys by signing period (keys made in one
         // transaction share a creation time).
         keys = loaded.sorted {

@@ -2,9 +2,9 @@ public import Foundation
 
 /// An access-token signing key as the store keeps it (table `rampart_token_keys`).
 ///
-/// - Important: ``privateKey`` is the P-256 private key in unencrypted PKCS#8. Anyone who can read the table can
-///   mint access tokens that every service and gateway trusting the JWKS accepts, for any subject: protect the
-///   database (and its backups) like a signing key.
+/// - Important: ``privateKey`` is the P-256 private key in PKCS#8, sealed under the challenge sealing keys when they
+///   are configured (`TokenKeySealing`), else unencrypted: then anyone who can read the table can mint access tokens
+///   that every service and gateway trusting the JWKS accepts, for any subject.
 public struct TokenSigningKeyRecord: Hashable {
     /// The key's `kid`: its RFC 7638 JWK thumbprint.
     public var keyID: String
@@ -15,7 +15,7 @@ public struct TokenSigningKeyRecord: Hashable {
     /// down): the period of `createdAt` or the next one. Unique in the table, so processes sharing one database that
     /// rotate at the same moment agree on one key.
     public var slot: Int64
-    /// The P-256 private key, PKCS#8 DER. A secret.
+    /// The P-256 private key, PKCS#8 DER, or that sealed (`RTK1…`, see `TokenKeySealing`). A secret.
     public var privateKey: [UInt8]
 
     /// Creates a record.
