@@ -133,6 +133,31 @@ struct ServiceConfigurationTests {
         #expect(ServiceConfiguration().warnings == [])
     }
 
+    @Test("open defaultPolicy, a subject header from any peer and unsealed token keys are warned about at start")
+    func riskyConfigurationIsWarnedAbout() async throws {
+        func warnings(_ extra: String) async throws -> Set<String> {
+            let path = try write(
+                #"""
+                {"listen":"127.0.0.1:0","adminListen":"127.0.0.1:0","database":"sqlite:\#(temporarySQLitePath())",
+                 "teamId":"ABCDE12345","bundleId":"com.example.app","subject":{"header":"X-User-Id"}\#(extra)}
+                """#)
+            let lines = LogLines()
+            let server = try AttestationServer(
+                configuration: try ServiceConfiguration.load(path: path), verifier: FakeVerifier(),
+                log: ServiceLog(sink: lines.append))
+            await server.stop()
+            let events = lines.all.compactMap { line -> [String: String]? in
+                (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: String]
+            }
+            return Set(events.filter { $0["level"] == "warning" }.compactMap { $0["event"] })
+        }
+        let risky = try await warnings(#","defaultPolicy":"open","trustedProxies":[]"#)
+        #expect(risky == ["defaultPolicyOpen", "subjectHeaderFromAnyPeer", "tokenKeysUnsealed"])
+        let key = Data(SecureRandom.bytes(count: 32)).base64EncodedString()
+        let careful = try await warnings(#","challenges":{"sealingKeys":["\#(key)"]}"#)
+        #expect(careful.isEmpty, "\(careful)")
+    }
+
     @Test("a service whose configuration sets an ignored key logs the warning as it starts, and serves")
     func ignoredKeyIsLoggedAtStart() async throws {
         let path = try write(

@@ -24,9 +24,14 @@ import Glibc
 ///   GitHub and in DocC). Only the network, long-running servers on fixed ports, a full build or a full test run are
 ///   reasons; ``DocExampleTests/skipsAreFew()`` keeps the list short and each skip is reported with its reason.
 struct DocExampleTests {
-    /// The documents the test reads, relative to the package root.
+    /// The documents the test reads, relative to the package root: the README, the guides under `docs/` and the
+    /// DocC articles.
     static let documents: [String] = {
         var paths = ["README.md"]
+        let guides =
+            (try? FileManager.default.contentsOfDirectory(atPath: packageRoot.appendingPathComponent("docs").path))
+            ?? []
+        paths += guides.filter { $0.hasSuffix(".md") }.sorted().map { "docs/\($0)" }
         let sources = packageRoot.appendingPathComponent("Sources")
         let modules = (try? FileManager.default.contentsOfDirectory(atPath: sources.path)) ?? []
         for module in modules.sorted() {
@@ -76,9 +81,10 @@ struct DocExampleTests {
                 skipped.append("\(path):\(example.line)")
             }
         }
-        // Today: the README's build, test-suite and fixed-port service blocks, `rampart serve` in RunningTheService,
-        // and the examples against api.example.com and github.com. A new skip must replace one of these.
-        #expect(skipped.count <= 9, "too many skipped doc examples: \(skipped)")
+        // Today: the README's build, test-suite and fixed-port service blocks, `rampart serve` in RunningTheService
+        // and in the backend guide (docs/, read since issue 25; GatewayDocTests starts that configuration), and the
+        // examples against api.example.com and github.com. A new skip must replace one of these.
+        #expect(skipped.count <= 10, "too many skipped doc examples: \(skipped)")
     }
 
     @Test("the parser finds shell blocks, their output, skip markers and exit annotations")

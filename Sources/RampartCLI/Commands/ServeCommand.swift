@@ -19,8 +19,8 @@ public enum ServeCommand: Command {
         once (POST /v1/attestations {"keyId","attestationObject","challenge"}) and sign each sensitive request
         (docs/request-signature.md). Your gateway checks those requests: Envoy ext_authz on /ext-authz/<target>, Traefik
         and Caddy forward auth on /forward-auth, nginx auth_request on /auth-request; verdicts 200 (with
-        Rampart-Subject, Rampart-Key-Id, Rampart-Counter, Rampart-Policy, Rampart-Verified-Digest,
-        Rampart-Next-Challenge), 401, 403, 409, 429, each refusal with its code in Rampart-Error. A signed
+        Rampart-Subject, Rampart-Key-Id, Rampart-Counter, Rampart-Environment, Rampart-Policy,
+        Rampart-Verified-Digest, Rampart-Next-Challenge), 401, 403, 409, 429, each refusal with its code in Rampart-Error. A signed
         POST /v1/tokens gives a short-lived access token for routes under the token policy (keys at
         GET /.well-known/jwks.json). Every answer is JSON; errors are {"error","message"}. One JSON log line per request
         goes to standard error; no challenge, assertion, body or subject is logged, and a key appears only as an
@@ -30,20 +30,27 @@ public enum ServeCommand: Command {
         {"header": "X-User-Id"} (a header your proxy sets after authenticating, and strips from clients; or
         --subject-header NAME), {"jwt": {"jwks": FILE, "issuer": I, "audience": A, "algorithms": ["RS256","ES256"],
         "leewaySeconds": 60}} (the app's session token in Authorization), or {"internal": true} (only your backend
-        names subjects, on the internal listener). Without one, serve refuses to start, except with --demo.
+        names subjects, on the internal listener). Without one, serve refuses to start, except with --demo. A header
+        subject is believed only from trustedProxies peers (a warning at start when that list is empty), and every
+        subject must be 1...256 printable ASCII characters without a leading or trailing space (subjectRequired).
+        Keys and tokens of the other App Attest environment are refused (wrongEnvironment).
 
         Routes: "routes": [{"method": "POST", "path": "/api/points/*", "policy": "require-assertion"}, ...]
-        (exact paths or trailing-* prefixes; method or "*"), "defaultPolicy" (require-assertion); policies open,
-        limited (checked when signed, logged, allowed), token, require-assertion. Targets with dot segments, '//',
-        %2F, %5C, '\\' or encoded control characters are refused (400 invalidTarget; 403 on /auth-request); a path
-        that a lenient backend could read as a stricter route's (other case, trailing '/', ;params) gets the stricter
-        policy.
+        (exact paths or trailing-* prefixes; method or "*"), "defaultPolicy" (require-assertion; a warning at start
+        when open); policies open, limited (checked when signed, logged, allowed), token, require-assertion. The most
+        specific rule wins. A target common backends read as different paths (dot segments in any spelling, also
+        '..;', '//', %2F, %5C, '\\', %25, encoded non-ASCII, a segment ending in '.' or a space) is refused (400
+        invalidTarget; 403 on /auth-request); a reading that maps to a stricter route (other case, trailing '/',
+        ;params, a .json suffix, a method-override header, a form POST's _method) gets the stricter policy. 'rampart
+        routes --config FILE METHOD TARGET' says which policy a request gets.
 
         Two listeners: the public one (--listen) for apps and gateways, and the internal one (--admin-listen,
         loopback by default) for your backend and operators: POST /v1/verify (the sidecar check), POST
         /v1/challenges and POST /v1/attestations with "subject" in the body, GET /v1/keys/{keyId}, GET /metrics
         (Prometheus) and GET /healthz. With an operator token, internal routes need 'Authorization: Bearer <token>';
-        without one the internal listener must be on loopback.
+        without one the internal listener must be on loopback. The internal listener refuses what a browser could
+        send: Origin, a Host that is not loopback, its own address or one of adminHosts (403 crossOriginRequest), and
+        a POST without Content-Type: application/json (415 unsupportedMediaType).
 
         Each request must arrive whole within requestTimeoutSeconds (default 10 s, 408 otherwise); badly framed
         HTTP (bare LF, obs-fold, two Content-Lengths) is 400 malformedRequest, on every request of a kept-alive connection.
@@ -55,8 +62,9 @@ public enum ServeCommand: Command {
                                environment, root, subject, routes, defaultPolicy, tokens {issuer, audience,
                                lifetimeSeconds}, challengeLifetimeSeconds, riskBlockThreshold, riskDecaySeconds,
                                counterReorderWindow, limits {challengesPerAddressPerMinute,
-                               challengesPerSubjectPerMinute, failuresPerAddressPerMinute}, maximumBodyBytes,
-                               postgresPoolSize, operatorToken, connectionLimit, connectionsPerAddress,
+                               challengesPerSubjectPerMinute, failuresPerAddressPerMinute, ipv6PrefixLength (IPv6
+                               budgets per network, 64)}, maximumBodyBytes, postgresPoolSize, operatorToken,
+                               adminHosts (Host names of the internal listener), connectionLimit, connectionsPerAddress,
                                requestTimeoutSeconds, trustedProxies
                        (gateway addresses whose X-Forwarded-For is believed; default loopback), challenges
                        {sealingKeys}); flags override it;
