@@ -1,11 +1,5 @@
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Deletes what a previous installation left in the store, the first time an app runs after being (re)installed.
 ///
 /// On iOS, Keychain items survive deleting the app, because they live outside its sandbox; a reinstalled app then finds
@@ -82,13 +76,10 @@ public struct ReinstallCleanup {
     }
 
     private func writeMarker() throws {
-        let descriptor = open(markerPath, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
+        if let reason = Platform.createFile(atPath: markerPath, permissions: 0o600) {
             throw VaultError.ioFailure(
-                "cannot write the first-run marker \(markerPath): \(String(cString: strerror(errno))); "
-                    + "put it in a directory the app owns")
+                "cannot write the first-run marker \(markerPath): \(reason); put it in a directory the app owns")
         }
-        close(descriptor)
     }
 }
 

@@ -25,6 +25,13 @@ import RampartAppleSimulation
 ///   ``AttestedClientError/Code/deviceFailure``, to retry later with the same key.
 ///
 /// Assertions for one key are generated one at a time, in call order.
+///
+/// - Important: On watchOS this type needs watchOS 9, where `DCAppAttestService` and `DCError` first exist
+///   (`API_AVAILABLE(macos(11.0), ios(14.0), tvos(15.0), watchos(9.0))` in DeviceCheck's `DCAppAttestService.h` and
+///   `DCError.h`); the package's other platform minimums (iOS 15, macOS 12, tvOS 15, visionOS 1) already cover it.
+///   A watchOS 8 app checks `if #available(watchOS 9, *)` and otherwise treats App Attest as unsupported, as it does
+///   when ``isSupported`` is false.
+@available(watchOS 9, *)
 public final class DeviceCheckAppAttestDevice: AppAttestDevice {
     private let serializer = KeySerializer()
 
@@ -119,4 +126,5 @@ actor KeySerializer {
     }
 }
 
+@available(watchOS 9, *)
 extension DeviceCheckAppAttestDevice: Sendable {}

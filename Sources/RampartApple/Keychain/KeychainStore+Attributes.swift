@@ -53,27 +53,32 @@ extension KeychainStore {
         return control
     }
 
+    // The tables hold each constant as a String: on Apple platforms `CFString` is a class that is not `Sendable`, so
+    // Swift 6 refuses a static stored property of a type holding one (scripts/check-apple-build.py checks for it).
+
     /// Internet protocols Rampart names, and their `kSecAttrProtocol` values.
-    static let protocols: [(String, CFString)] = [
-        ("https", kSecAttrProtocolHTTPS), ("http", kSecAttrProtocolHTTP), ("ftp", kSecAttrProtocolFTP),
-        ("ssh", kSecAttrProtocolSSH),
+    static let protocols: [(String, String)] = [
+        ("https", kSecAttrProtocolHTTPS as String), ("http", kSecAttrProtocolHTTP as String),
+        ("ftp", kSecAttrProtocolFTP as String), ("ssh", kSecAttrProtocolSSH as String),
     ]
     /// Authentication schemes Rampart names, and their `kSecAttrAuthenticationType` values.
-    static let authenticationTypes: [(String, CFString)] = [
-        ("default", kSecAttrAuthenticationTypeDefault), ("basic", kSecAttrAuthenticationTypeHTTPBasic),
-        ("digest", kSecAttrAuthenticationTypeHTTPDigest), ("form", kSecAttrAuthenticationTypeHTMLForm),
+    static let authenticationTypes: [(String, String)] = [
+        ("default", kSecAttrAuthenticationTypeDefault as String),
+        ("basic", kSecAttrAuthenticationTypeHTTPBasic as String),
+        ("digest", kSecAttrAuthenticationTypeHTTPDigest as String),
+        ("form", kSecAttrAuthenticationTypeHTMLForm as String),
     ]
     /// Key types Rampart names, and their `kSecAttrKeyType` values; other names are stored as they are.
-    static let keyTypes: [(String, CFString)] = [
-        ("ec-p256", kSecAttrKeyTypeECSECPrimeRandom), ("rsa", kSecAttrKeyTypeRSA),
+    static let keyTypes: [(String, String)] = [
+        ("ec-p256", kSecAttrKeyTypeECSECPrimeRandom as String), ("rsa", kSecAttrKeyTypeRSA as String),
     ]
 
-    static func encode(_ name: String, _ table: [(String, CFString)]) -> String {
-        table.first { $0.0 == name }.map { $0.1 as String } ?? name
+    static func encode(_ name: String, _ table: [(String, String)]) -> String {
+        table.first { $0.0 == name }?.1 ?? name
     }
 
-    static func decode(_ value: String, _ table: [(String, CFString)]) -> String {
-        table.first { ($0.1 as String) == value }?.0 ?? value
+    static func decode(_ value: String, _ table: [(String, String)]) -> String {
+        table.first { $0.1 == value }?.0 ?? value
     }
 
     /// The attribute keys and values of `attributes`.

@@ -1,10 +1,4 @@
 #if !canImport(COpenSSL) || RAMPART_CRYPTOKIT_BACKEND
-#if canImport(Glibc)
-internal import Glibc
-#elseif canImport(Darwin)
-internal import Darwin
-#endif
-
 /// Fills `buffer` from the system CSPRNG (`SystemRandomNumberGenerator`: `arc4random_buf` on Apple platforms,
 /// `getrandom` on Linux), which traps rather than return weak randomness.
 func fillRandom(_ buffer: UnsafeMutableRawBufferPointer) {
@@ -28,14 +22,8 @@ func constantTimeEqual(_ lhs: UnsafeRawBufferPointer, _ rhs: UnsafeRawBufferPoin
     return difference == 0
 }
 
-/// Wipes `buffer` with a call the compiler may not remove: `memset_s` (C11 Annex K) on Apple platforms,
-/// `explicit_bzero` on glibc.
+/// Wipes `buffer` with a call the compiler may not remove (``Platform/zero(_:)``).
 func cleanse(_ buffer: UnsafeMutableRawBufferPointer) {
-    guard let base = buffer.baseAddress, buffer.count > 0 else { return }
-    #if canImport(Darwin)
-    _ = memset_s(base, buffer.count, 0, buffer.count)
-    #else
-    explicit_bzero(base, buffer.count)
-    #endif
+    Platform.zero(buffer)
 }
 #endif
