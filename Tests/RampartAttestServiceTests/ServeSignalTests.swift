@@ -67,7 +67,7 @@ struct ServeSignalTests {
         server.child.process.signal(SIGHUP)
         try await server.child.wait { server.child.stderr.contains(#""event":"sessionKeysKept""#) }
         let kept = server.child.stderr.split(separator: "\n").first { $0.contains(#""event":"sessionKeysKept""#) }
-        #expect(kept?.contains(#"SIGHUP: kept the 1 key (kid \"ec-1\") in use until the file is fixed"#) == true)
+        #expect(kept?.contains(#"SIGHUP: kept the 1 key (kid \"ec-1\") in use for at most 300 s"#) == true)
         #expect(kept?.contains("the JWKS file \(jwks) (subject.jwt.jwks) is not usable") == true)
         #expect(kept?.contains(#""level":"warning""#) == true)
         #expect(await Self.challenge(port: server.port, token: first).status == 200)

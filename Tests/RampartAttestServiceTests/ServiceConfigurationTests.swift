@@ -153,7 +153,7 @@ struct ServiceConfigurationTests {
         }
         let risky = try await warnings(#","defaultPolicy":"open","trustedProxies":[]"#)
         #expect(risky == ["defaultPolicyOpen", "subjectHeaderFromAnyPeer", "tokenKeysUnsealed"])
-        let key = Data(SecureRandom.bytes(count: 32)).base64EncodedString()
+        let key = Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
         let careful = try await warnings(#","challenges":{"sealingKeys":["\#(key)"]}"#)
         #expect(careful.isEmpty, "\(careful)")
     }
