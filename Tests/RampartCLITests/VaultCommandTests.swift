@@ -180,6 +180,23 @@ struct VaultCommandTests {
         #expect(help.stdout.contains("--keep-vault-key only re-wraps the vault key"))
     }
 
+    @Test("backup DEST writes a copy that opens with the same passphrase; an existing DEST is exit 2")
+    func backup() async throws {
+        let scratch = try VaultScratch()
+        #expect(await runVault(scratch.base + ["set", "--service", "s", "--account", "a"], stdin: "v").status == 0)
+        let destination = scratch.directory.appendingPathComponent("copy.vault").path
+        let backup = await runVault(scratch.base + ["backup", destination])
+        #expect(backup.status == 0, "\(backup.stderr)")
+        #expect(backup.stdout == "backed up 1 item to \(destination)\n")
+        let copy = ["--path", destination, "--passphrase-file", scratch.passphraseFile]
+        #expect(await runVault(copy + ["get", "--service", "s", "--account", "a"]).stdout == "v\n")
+        let again = await runVault(scratch.base + ["backup", destination])
+        #expect(again.status == 2)
+        #expect(again.stderr.contains("exists; give the backup a new file name"), "\(again.stderr)")
+        let missing = await runVault(scratch.base + ["backup"])
+        #expect(missing.status == 2)
+    }
+
     @Test("bad usage is exit 2: unknown action, unknown accessibility, empty secret, both credentials")
     func usage() async throws {
         let scratch = try VaultScratch()

@@ -59,6 +59,13 @@ enum VaultCommand: Command {
             summary: ["print items' attributes (tab-separated, or --json), never their secrets"]),
         Action(name: "delete", usage: "delete --service S --account A", summary: ["remove the item"]),
         Action(
+            name: "backup", usage: "backup DEST",
+            summary: [
+                "write a consistent copy of the vault to the new file DEST (mode 0600), through",
+                "SQLite's VACUUM INTO: it opens with the same credential and holds nothing deleted",
+                "or replaced; copy a vault this way, not with cp, which can miss its write-ahead log",
+            ]),
+        Action(
             name: "rotate-key", usage: "rotate-key (--new-passphrase-file F | --new-key-file F) [--keep-vault-key]",
             summary: [
                 "draw a new vault key, reseal every item under it and wrap it for a new passphrase (or",
@@ -133,7 +140,7 @@ enum VaultCommand: Command {
         }
         let json = arguments.flag("--json")
         guard let action = arguments.popFirstPositional() else {
-            throw UsageError("missing action: add, set, get, list, delete or rotate-key")
+            throw UsageError("missing action: add, set, get, list, delete, backup or rotate-key")
         }
         let credential = try credential(
             passphraseFile: passphraseFile, keyFile: keyFile, variable: "RAMPART_VAULT_PASSPHRASE", context: context,
@@ -145,7 +152,9 @@ enum VaultCommand: Command {
             case "list": return try await list(path: path, credential, &arguments, json, context)
             case "delete": return try await delete(path: path, credential, &arguments, json, context)
             case "rotate-key": return try rotate(path: path, credential, &arguments, json, context)
-            default: throw UsageError("unknown action '\(action)': use add, set, get, list, delete or rotate-key")
+            case "backup": return try backup(path: path, credential, &arguments, json, context)
+            default:
+                throw UsageError("unknown action '\(action)': use add, set, get, list, delete, backup or rotate-key")
             }
         } catch let error as VaultError {
             switch error.code {
@@ -334,6 +343,33 @@ enum VaultCommand: Command {
         return .success
     }
 
+    private static func backup(
+        path: String,
+        _ credential: VaultCredential,
+        _ arguments: inout Arguments,
+        _ json: Bool,
+        _ context: CommandContext
+    ) throws -> ExitCode {
+        guard let destination = arguments.popFirstPositional() else {
+            throw UsageError("give the backup's file: rampart vault --path FILE backup DEST")
+        }
+        try arguments.finish()
+        let backend: FileVault
+        do {
+            backend = try FileVault.open(at: path, credential: credential, create: false)
+        } catch let error as VaultError where error.code == .itemNotFound {
+            throw UsageError("there is no vault at \(path)")
+        }
+        try backend.backup(to: destination)
+        let count = try backend.count()
+        if json {
+            try context.printJSON(BackupOutput(backup: destination, items: count))
+        } else {
+            context.print("backed up \(count == 1 ? "1 item" : "\(count) items") to \(destination)")
+        }
+        return .success
+    }
+
     // MARK: Helpers
 
     private static func open(_ path: String, _ credential: VaultCredential, create: Bool) throws -> Vault {
@@ -412,6 +448,12 @@ private struct SecretOutput: Encodable {
         self.value = value
         valueBase64 = Data(item.value).base64EncodedString()
     }
+}
+
+/// `backup --json`.
+private struct BackupOutput: Encodable {
+    let backup: String
+    let items: Int
 }
 
 /// `rotate-key --json`.

@@ -76,6 +76,9 @@ public final class FileVault: VaultBackend {
         let database: SQLiteConnection
         do {
             database = try SQLiteConnection(path: path, options: connectionOptions)
+            // Freed space (deleted rows, replaced values, the old key wrap) is overwritten with zeros; a
+            // per-connection setting that writes nothing.
+            try database.execute(constant: "PRAGMA secure_delete = ON")
         } catch let error as SQLiteError where error.isNotADatabase {
             throw VaultError.authFailed()
         } catch {
@@ -136,7 +139,7 @@ public final class FileVault: VaultBackend {
         matching filter: ItemFilter,
         _ transform: @Sendable (VaultItem) throws -> VaultItem
     ) async throws -> Int {
-        try write { state in
+        try write(erasing: true) { state in
             let matched = try Self.select(filter, state: state)
             let replacements = try matched.map { try Self.row(for: transform($0.item), state: state) }
             for (rowID, _) in matched {
@@ -155,7 +158,7 @@ public final class FileVault: VaultBackend {
     /// - Returns: How many were removed.
     /// - Throws: ``VaultError/Code/integrityFailure`` when a matched row was altered.
     public func delete(matching filter: ItemFilter) async throws -> Int {
-        try write { state in
+        try write(erasing: true) { state in
             let matched = try Self.select(filter, state: state)
             for (rowID, _) in matched {
                 try state.database.run("DELETE FROM items WHERE id = \(rowID)")
@@ -196,7 +199,7 @@ public final class FileVault: VaultBackend {
     ) throws -> Int {
         if case .passphrase = credential.backing { try kdfLimits.check(kdf, what: "the new vault KDF") }
         let header = try KeyHeader.make(credential: credential, kdf: kdf)
-        return try write { state in
+        return try write(erasing: true) { state in
             let rows = try state.database.query("SELECT \(raw: Self.columns) FROM items")
             let newKey = reencryptItems ? SymmetricKey(randomByteCount: 32) : state.dataKey
             var next = state
@@ -233,6 +236,49 @@ public final class FileVault: VaultBackend {
         }
     }
 
+    /// Writes a consistent copy of the vault to a new file (`VACUUM INTO`), with mode 0600 and flushed to disk.
+    ///
+    /// The copy holds the vault as of the last commit, opens with the same credential, and, being rebuilt rather than
+    /// copied page by page, carries no free page: nothing deleted or replaced, and no earlier wrap of the vault key.
+    /// Copying the file with `cp` instead can take a main file whose log was not yet checkpointed, or miss the log.
+    ///
+    /// - Parameter path: Where to write the copy; must not exist.
+    /// - Throws: ``VaultError/Code/duplicateItem`` when `path` exists; ``VaultError/Code/authFailed`` when the key
+    ///   was rotated since this vault was opened; ``VaultError/Code/ioFailure`` when the copy cannot be written
+    ///   (nothing is left at `path`).
+    public func backup(to path: String) throws {
+        guard try Self.createFileIfMissing(path, allowed: true) else {
+            throw VaultError.duplicateItem("\(path) exists; give the backup a new file name")
+        }
+        do {
+            try state.withLock { state in
+                try Self.mapSQLite {
+                    try Self.checkGeneration(state)
+                    _ = try state.database.run("VACUUM INTO \(path)")
+                }
+            }
+            try Self.flush(path)
+        } catch {
+            unlink(path)
+            throw error
+        }
+    }
+
+    /// `fsync` of a file and of its directory.
+    private static func flush(_ path: String) throws {
+        let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        for (target, flags) in [(path, O_RDONLY), (directory, O_RDONLY | O_DIRECTORY)] {
+            let descriptor = Glibc.open(target, flags | O_CLOEXEC)
+            guard descriptor >= 0 else {
+                throw VaultError.ioFailure("cannot open \(target) to flush it: \(String(cString: strerror(errno)))")
+            }
+            defer { close(descriptor) }
+            guard fsync(descriptor) == 0 else {
+                throw VaultError.ioFailure("cannot flush \(target) to disk: \(String(cString: strerror(errno)))")
+            }
+        }
+    }
+
     /// Decodes and authenticates every row of every class, for the fuzz target and tests.
     ///
     /// - Returns: The items.
@@ -248,14 +294,34 @@ public final class FileVault: VaultBackend {
 
     // MARK: Transactions
 
-    private func write<R: Sendable>(_ body: (inout State) throws -> R) throws -> R {
+    /// Runs `body` in one write transaction; with `erasing`, then checkpoints the whole log into the file (see
+    /// ``checkpointFully(_:)``), because the transaction removed or replaced secrets.
+    private func write<R: Sendable>(erasing: Bool = false, _ body: (inout State) throws -> R) throws -> R {
         try state.withLock { state in
             try Self.mapSQLite {
-                try state.database.transaction(.immediate) {
+                let result = try state.database.transaction(.immediate) {
                     try Self.checkGeneration(state)
                     return try body(&state)
                 }
+                if erasing { try Self.checkpointFully(state.database) }
+                return result
             }
+        }
+    }
+
+    /// Copies every page of the write-ahead log into the main file and empties the log (`PRAGMA
+    /// wal_checkpoint(TRUNCATE)`, which waits up to ``busyTimeout`` for other connections' reads to move to the latest
+    /// commit). With `secure_delete` on, freed space was zeroed, so afterwards neither the file nor its log holds a
+    /// removed or replaced value, or the vault key's previous wrap; a copy of the main file alone is the current
+    /// vault.
+    private static func checkpointFully(_ database: SQLiteConnection) throws {
+        let row = try database.query("PRAGMA wal_checkpoint(TRUNCATE)").first
+        guard let row, row.integer(0) == 0 else {
+            throw VaultError.ioFailure(
+                "the change is committed, but another process kept reading an older state of the vault for more than "
+                    + "\(busyTimeout), so the removed or replaced values are still in the file's write-ahead log "
+                    + "and the main file still holds the old state; close the other process, then run "
+                    + "'rampart vault backup' or the change again to erase them")
         }
     }
 
