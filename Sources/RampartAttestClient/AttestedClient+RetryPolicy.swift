@@ -64,12 +64,17 @@ extension AttestedClient {
         static func seconds(retryAfter value: String, now: Date) -> TimeInterval? {
             let text = value.trimmingCharacters(in: .whitespaces)
             if let seconds = Int(text), seconds >= 0 { return TimeInterval(seconds) }
+            guard let date = date(http: text) else { return nil }
+            return max(0, date.timeIntervalSince(now))
+        }
+
+        /// An HTTP date (IMF-fixdate, RFC 9110 §5.6.7), as in `Retry-After` and `Date`.
+        static func date(http value: String) -> Date? {
             let formatter = DateFormatter()
             formatter.locale = Locale(identifier: "en_US_POSIX")
             formatter.timeZone = TimeZone(identifier: "GMT")
             formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-            guard let date = formatter.date(from: text) else { return nil }
-            return max(0, date.timeIntervalSince(now))
+            return formatter.date(from: value.trimmingCharacters(in: .whitespaces))
         }
     }
 }

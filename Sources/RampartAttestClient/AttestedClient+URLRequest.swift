@@ -40,12 +40,17 @@ extension AttestedClient {
                 "the URLRequest has a body stream; set httpBody instead, so its digest can be signed")
         }
         let target = try Self.requestTarget(of: url)
+        let method = request.httpMethod ?? "GET"
+        let credentials = try await currentCredentials(for: "\(method) \(target)")
+        let key = try await registeredKeyID(credentials)
+        let challenge = try await takeChallenge(for: key, fresh: false, credentials)
         let signedRequest = try await sign(
-            request.httpMethod ?? "GET", target, body: request.httpBody.map(Array.init) ?? [])
+            method, target, headers: [], body: request.httpBody.map(Array.init) ?? [], keyID: key,
+            challenge: challenge)
         var result = request
         result.httpMethod = signedRequest.method
         for field in signedRequest.signatureHeaders { result.setValue(field.value, forHTTPHeaderField: field.name) }
-        for field in try await providedHeaders() where result.value(forHTTPHeaderField: field.name) == nil {
+        for field in credentials.headers where result.value(forHTTPHeaderField: field.name) == nil {
             result.setValue(field.value, forHTTPHeaderField: field.name)
         }
         return result

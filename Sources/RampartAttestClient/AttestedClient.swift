@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import RampartCrypto
 public import RampartRequestSigning
 public import RampartSecretStore
@@ -12,8 +12,14 @@ public import RampartSecretStore
 /// let answer = try await client.send("POST", "/api/points/use", json: .object(["amount": .number(1000)]))
 /// ```
 ///
-/// The app never names its user: the backend knows who is signed in from its own authentication, which the
-/// `headers` provider adds to every request the client makes (challenges, registration, signed requests).
+/// The app never names its user to the server: the backend knows who is signed in from its own authentication,
+/// which the `headers` (or `credentials`) provider adds to every request the client makes (challenges,
+/// registration, signed requests, tokens).
+///
+/// A key is registered to the user who was signed in when it was attested, so on a device where several people
+/// sign in, the app also tells the client locally who is signed in (``Credentials/user``): the client keeps one key
+/// per user and signs each request with the key of the user the request authenticates as. A client that is not
+/// told (the `headers` initializer) keeps one key and attests a new one when the server answers `wrongSubject`.
 ///
 /// The first protected request generates a key, gets an `attestation` challenge (`POST /v1/challenges
 /// {"purpose":"attestation"}`), attests the key over SHA-256(challenge) and registers it (`POST /v1/attestations
@@ -28,21 +34,24 @@ public import RampartSecretStore
 ///
 /// | answer | what the client does |
 /// |---|---|
-/// | `unknownKey`, `keyBlocked` (or the device lost the key: ``AttestedClientError/Code/invalidKey``) | forgets the key, attests a new one, retries once |
-/// | `challengeUsed`, `challengeExpired`, `counterReplay` | signs again over a fresh challenge (a new counter) and retries once |
+/// | `unknownKey`, `keyBlocked`, `wrongSubject` (or the device lost the key: ``AttestedClientError/Code/invalidKey``) | forgets the key, attests a new one, retries once |
+/// | `challengeUsed`, `challengeExpired`, `counterReplay`, `challengeMismatch` | signs again over a fresh challenge (a new counter) and retries once |
 /// | `invalidAssertion` and every other refusal | returns the answer, no retry |
 /// | 429 | waits (`Retry-After`, bounded by ``RetryPolicy``), signs again, retries; ``AttestedClientError/Code/rateLimited`` past the budget |
 ///
 /// Requests signed with one key are signed and sent one at a time (across every client in the process that uses
 /// the key), so their counters reach the server in order.
 public actor AttestedClient {
-    /// The secret store service under which key ids are kept (account: ``account``).
+    /// The secret store service under which key ids are kept (account: ``account``) when the app does not name
+    /// its users; a user's key id is kept under `keyIDService/<account>` with the user as the account.
     public static let keyIDService = "rampart.appattest.keyid"
     /// The account used when none is given.
     public static let defaultAccount = "default"
 
     /// The header lines the app adds to every request: its own authentication to its backend.
     public typealias HeaderProvider = @Sendable () async throws -> [HTTPField]
+    /// Who is signed in and the header lines that authenticate them, asked for before each request.
+    public typealias CredentialsProvider = @Sendable () async throws -> Credentials
 
     let transport: any AttestedClientTransport
     let device: any AppAttestDevice
@@ -51,12 +60,19 @@ public actor AttestedClient {
     public let account: String
     /// How 429 answers are waited out.
     public let retryPolicy: RetryPolicy
-    let headers: HeaderProvider
+    let credentials: CredentialsProvider
     let turns: KeyTurns
+    let clock: @Sendable () -> Date
     private var nextChallenges: [String: String] = [:]
-    private var registration: Task<String, any Error>?
+    private var registrations: [KeySlot: Task<String, any Error>] = [:]
+    var accessTokens: [KeySlot: AccessToken] = [:]
+    var accessTokenFetches: [KeySlot: Task<AccessToken, any Error>] = [:]
 
-    /// Creates a client.
+    /// Creates a client for an app that does not tell it who is signed in: one key, whoever signs in.
+    ///
+    /// After another user signs in on the device, the first request answers `wrongSubject` (the key is registered
+    /// to the earlier user) and the client attests a new key for the new user. An app where users switch should
+    /// use ``init(transport:device:secrets:account:retryPolicy:credentials:)`` instead, which keeps a key per user.
     ///
     /// - Parameters:
     ///   - transport: How to reach the server.
@@ -74,46 +90,101 @@ public actor AttestedClient {
     ) {
         self.init(
             transport: transport, device: device, secrets: secrets, account: account, retryPolicy: retryPolicy,
-            headers: headers, turns: .shared)
+            credentials: { Credentials(user: nil, headers: try await headers()) }, turns: .shared, clock: { Date() })
+    }
+
+    /// Creates a client that keeps one key per signed-in user.
+    ///
+    /// The provider says, before each request, who is signed in (the app's own user id, kept on the device and
+    /// never sent) and the headers that authenticate them to the backend. Each user's key id is kept under
+    /// `keyIDService/<account>` and the user's id, so switching back and forth between users on one device signs
+    /// each user's requests with that user's key, attested once.
+    ///
+    /// ```swift
+    /// let client = AttestedClient(
+    ///     transport: transport, device: DeviceCheckAppAttestDevice(), secrets: KeychainStore(),
+    ///     credentials: {
+    ///         guard let session = try await sessions.load() else { throw SignedOut() }
+    ///         let authorization = HTTPField(name: "Authorization", value: session.authorization)
+    ///         return .init(user: session.userID, headers: [authorization])
+    ///     })
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - transport: How to reach the server.
+    ///   - device: App Attest.
+    ///   - secrets: Where the key ids are kept.
+    ///   - account: The local name the keys are kept under.
+    ///   - retryPolicy: How long to wait out rate limits.
+    ///   - credentials: Who is signed in and their authentication headers; throw when nobody is (the request is
+    ///     not sent: ``AttestedClientError/Code/credentialsUnavailable``).
+    public init(
+        transport: any AttestedClientTransport, device: any AppAttestDevice, secrets: any SecretStore,
+        account: String = AttestedClient.defaultAccount, retryPolicy: RetryPolicy = RetryPolicy(),
+        credentials: @escaping CredentialsProvider
+    ) {
+        self.init(
+            transport: transport, device: device, secrets: secrets, account: account, retryPolicy: retryPolicy,
+            credentials: credentials, turns: .shared, clock: { Date() })
+    }
+
+    /// Creates a client whose access-token cache reads `clock` instead of the system clock.
+    ///
+    /// - Parameters:
+    ///   - transport: How to reach the server.
+    ///   - device: App Attest.
+    ///   - secrets: Where the key ids are kept.
+    ///   - account: The local name the keys are kept under.
+    ///   - retryPolicy: How long to wait out rate limits.
+    ///   - clock: The current time.
+    ///   - credentials: Who is signed in and their authentication headers.
+    @_spi(Testing)
+    public init(
+        transport: any AttestedClientTransport, device: any AppAttestDevice, secrets: any SecretStore,
+        account: String = AttestedClient.defaultAccount, retryPolicy: RetryPolicy = RetryPolicy(),
+        clock: @escaping @Sendable () -> Date, credentials: @escaping CredentialsProvider
+    ) {
+        self.init(
+            transport: transport, device: device, secrets: secrets, account: account, retryPolicy: retryPolicy,
+            credentials: credentials, turns: .shared, clock: clock)
     }
 
     init(
         transport: any AttestedClientTransport, device: any AppAttestDevice, secrets: any SecretStore,
-        account: String, retryPolicy: RetryPolicy, headers: @escaping HeaderProvider, turns: KeyTurns
+        account: String, retryPolicy: RetryPolicy, credentials: @escaping CredentialsProvider, turns: KeyTurns,
+        clock: @escaping @Sendable () -> Date
     ) {
         self.transport = transport
         self.device = device
         self.secrets = secrets
         self.account = account
         self.retryPolicy = retryPolicy
-        self.headers = headers
+        self.credentials = credentials
         self.turns = turns
+        self.clock = clock
     }
 
     // MARK: Keys
 
-    /// The registered key id, registering a new key first when none is kept.
+    /// The registered key id of the signed-in user, registering a new key first when none is kept.
     ///
     /// - Returns: The key id (standard base64).
     /// - Throws: ``AttestedClientError``.
     public func registeredKeyID() async throws -> String {
-        if let kept = try await keptKeyID() { return kept }
-        return try await register()
+        let credentials = try await currentCredentials()
+        return try await registeredKeyID(credentials)
     }
 
-    /// Generates a key, attests it over a fresh challenge and registers it; keeps its id.
+    /// Generates a key, attests it over a fresh challenge and registers it for the signed-in user; keeps its id.
     ///
-    /// Concurrent calls share one registration.
+    /// Concurrent calls for one user share one registration.
     ///
     /// - Returns: The new key id.
     /// - Throws: ``AttestedClientError`` (`registrationRefused` with the server's code, `deviceFailure`, …).
     @discardableResult
     public func register() async throws -> String {
-        if let registration { return try await registration.value }
-        let task = Task { try await self.registerNewKey() }
-        registration = task
-        defer { registration = nil }
-        return try await task.value
+        let credentials = try await currentCredentials()
+        return try await register(credentials)
     }
 
     /// Attests `keyID` over a fresh `attestation` challenge and posts it, returning the server's answer as is.
@@ -122,41 +193,32 @@ public actor AttestedClient {
     /// - Returns: The answer to `POST /v1/attestations`.
     /// - Throws: ``AttestedClientError``.
     public func attest(keyID: String) async throws -> ServerAnswer {
-        let challenge = try await freshChallenge(purpose: "attestation")
-        let object = try await deviceCall {
-            try await self.device.attestKey(keyID, clientDataHash: SHA256.hash(Array(challenge.utf8)))
-        }
-        let body = JSONValue.object([
-            "keyId": .string(keyID), "attestationObject": .string(Data(object).base64EncodedString()),
-            "challenge": .string(challenge),
-        ])
-        return try await exchange(Self.jsonRequest("POST", "/v1/attestations", body))
+        try await attest(keyID: keyID, try await currentCredentials())
     }
 
-    /// Forgets the kept key id (and its next challenge), so the next protected request registers a new key.
+    /// Forgets the signed-in user's kept key id (and its next challenge and access token), so their next protected
+    /// request registers a new key.
     ///
-    /// - Throws: ``AttestedClientError`` (`secretStoreFailure`).
+    /// - Throws: ``AttestedClientError`` (`secretStoreFailure`, `credentialsUnavailable`).
     public func forgetKey() async throws {
-        if let kept = try await keptKeyID() { nextChallenges[kept] = nil }
-        do {
-            try await secrets.deleteSecret(service: Self.keyIDService, account: account)
-        } catch {
-            throw AttestedClientError.secretStoreFailure(
-                "could not forget the key id kept under \(Self.keyIDService)/\(account): \(error)")
-        }
+        try await forgetKey(slot(for: try await currentCredentials()))
     }
 
-    /// Keeps a key id that was registered elsewhere (a tool restoring a saved device, a test).
+    /// Keeps a key id that was registered elsewhere (a tool restoring a saved device, a test) for the signed-in
+    /// user.
     ///
     /// - Parameter keyID: The key id (standard base64), known to the device and the server.
-    /// - Throws: ``AttestedClientError`` (`secretStoreFailure`).
+    /// - Throws: ``AttestedClientError`` (`secretStoreFailure`, `credentialsUnavailable`).
     public func keep(keyID: String) async throws {
-        do {
-            try await secrets.setSecret(Array(keyID.utf8), service: Self.keyIDService, account: account)
-        } catch {
-            throw AttestedClientError.secretStoreFailure(
-                "could not keep the key id under \(Self.keyIDService)/\(account): \(error)")
-        }
+        try await keep(keyID: keyID, in: slot(for: try await currentCredentials()))
+    }
+
+    /// The signed-in user's kept key id, without registering one.
+    ///
+    /// - Returns: The key id, or nil when none is kept.
+    /// - Throws: ``AttestedClientError`` (`secretStoreFailure`, `credentialsUnavailable`).
+    public func keptKeyID() async throws -> String? {
+        try await keptKeyID(slot(for: try await currentCredentials()))
     }
 
     // MARK: Next challenges
@@ -190,15 +252,16 @@ public actor AttestedClient {
     ///   - target: The request target: path and query as they will be sent, percent-encoded, starting with `/`.
     ///   - headers: Header lines of this request (e.g. `Content-Type`).
     ///   - body: The body as it will be sent.
-    ///   - keyID: The key to sign with; the registered one by default.
+    ///   - keyID: The key to sign with; the signed-in user's registered one by default.
     /// - Returns: The signed request.
     /// - Throws: ``AttestedClientError`` (`invalidRequest` before anything is sent, `deviceFailure`, …).
     public func sign(
         _ method: String, _ target: String, headers: [HTTPField] = [], body: [UInt8] = [], keyID: String? = nil
     ) async throws -> SignedRequest {
+        let credentials = try await currentCredentials()
         let key: String
-        if let keyID { key = keyID } else { key = try await registeredKeyID() }
-        let challenge = try await takeChallenge(for: key, fresh: false)
+        if let keyID { key = keyID } else { key = try await registeredKeyID(credentials) }
+        let challenge = try await takeChallenge(for: key, fresh: false, credentials)
         return try await sign(method, target, headers: headers, body: body, keyID: key, challenge: challenge)
     }
 
@@ -208,13 +271,12 @@ public actor AttestedClient {
     /// - Returns: The answer.
     /// - Throws: ``AttestedClientError`` (`transportFailure`, `credentialsUnavailable`).
     public func send(_ request: SignedRequest) async throws -> ServerAnswer {
-        let answer = try await exchange(request.transportRequest, waitOutRateLimits: false)
-        if let next = answer.nextChallenge { nextChallenges[request.keyID] = next }
-        return answer
+        try await send(request, try await currentCredentials(for: "\(request.method) \(request.target)"))
     }
 
-    /// Signs and sends a request, acting on the server's answer: a new key for `unknownKey` or `keyBlocked`, a
-    /// fresh challenge for `challengeUsed`, `challengeExpired` or `counterReplay` (each once), waiting out 429s.
+    /// Signs and sends a request, acting on the server's answer: a new key for `unknownKey`, `keyBlocked` or
+    /// `wrongSubject`, a fresh challenge for `challengeUsed`, `challengeExpired`, `counterReplay` or
+    /// `challengeMismatch` (each once), waiting out 429s.
     ///
     /// - Parameters:
     ///   - method: The method, e.g. `POST`.
@@ -226,28 +288,43 @@ public actor AttestedClient {
     public func send(
         _ method: String, _ target: String, headers: [HTTPField] = [], body: [UInt8] = []
     ) async throws -> ServerAnswer {
+        try await send(method, target, headers: headers, body: body, as: nil)
+    }
+
+    /// ``send(_:_:headers:body:)`` for the user of `pinned` on every attempt, or the signed-in user of each.
+    func send(
+        _ method: String, _ target: String, headers: [HTTPField], body: [UInt8], as pinned: Credentials?
+    ) async throws -> ServerAnswer {
         var attestedAgain = false
         var freshChallengeUsed = false
         var rateLimitedTries = 0
         while true {
-            let key = try await registeredKeyID()
+            // Asked once per attempt: the key, the challenge and the request all belong to the same user.
+            let credentials: Credentials
+            if let pinned {
+                credentials = pinned
+            } else {
+                credentials = try await currentCredentials(for: "\(method.uppercased()) \(target)")
+            }
+            let slot = slot(for: credentials)
+            let key = try await registeredKeyID(credentials)
             await turns.acquire(key)
             let answer: ServerAnswer
             do {
                 // The key may have been replaced while this request waited for its turn.
-                guard try await keptKeyID() == key else {
+                guard try await keptKeyID(slot) == key else {
                     await turns.release(key)
                     continue
                 }
-                let challenge = try await takeChallenge(for: key, fresh: freshChallengeUsed)
+                let challenge = try await takeChallenge(for: key, fresh: freshChallengeUsed, credentials)
                 let request = try await sign(
                     method, target, headers: headers, body: body, keyID: key, challenge: challenge)
-                answer = try await send(request)
+                answer = try await send(request, credentials)
             } catch let error as AttestedClientError where error.code == .invalidKey && !attestedAgain {
                 // The device no longer has the key (DCError.invalidKey after a reinstall or a restore).
                 await turns.release(key)
                 attestedAgain = true
-                try await forget(key)
+                try await forget(key, in: slot)
                 continue
             } catch {
                 await turns.release(key)
@@ -255,13 +332,16 @@ public actor AttestedClient {
             }
             await turns.release(key)
             switch answer.errorCode {
-            case "unknownKey", "keyBlocked":
+            case "unknownKey", "keyBlocked", "wrongSubject":
+                // wrongSubject: the key is registered to another user, who signed in before this one without the
+                // app telling the client (or under the same local user id).
                 guard !attestedAgain else { return answer }
                 attestedAgain = true
-                try await forget(key)
+                try await forget(key, in: slot)
                 continue
-            case "challengeUsed", "challengeExpired", "counterReplay":
-                // Refused before it was acted on: signing again gives a new challenge and a higher counter.
+            case "challengeUsed", "challengeExpired", "counterReplay", "challengeMismatch":
+                // Refused before it was acted on: signing again gives a new challenge (issued for the user signed
+                // in now) and a higher counter.
                 guard !freshChallengeUsed else { return answer }
                 freshChallengeUsed = true
                 continue
@@ -293,6 +373,40 @@ public actor AttestedClient {
 
     // MARK: Internals
 
+    /// Where a user's key id is kept: `keyIDService`/``account`` without a user, `keyIDService/<account>`/user
+    /// with one (so no two pairs share a place, whatever characters the names hold).
+    struct KeySlot: Hashable, Sendable, CustomStringConvertible {
+        let service: String
+        let account: String
+
+        var description: String { "\(service)/\(account)" }
+    }
+
+    func slot(for credentials: Credentials) -> KeySlot {
+        guard let user = credentials.user else { return KeySlot(service: Self.keyIDService, account: account) }
+        return KeySlot(service: "\(Self.keyIDService)/\(account)", account: user)
+    }
+
+    func registeredKeyID(_ credentials: Credentials) async throws -> String {
+        if let kept = try await keptKeyID(slot(for: credentials)) { return kept }
+        return try await register(credentials)
+    }
+
+    func register(_ credentials: Credentials) async throws -> String {
+        let slot = slot(for: credentials)
+        if let registration = registrations[slot] { return try await registration.value }
+        let task = Task { try await self.registerNewKey(credentials) }
+        registrations[slot] = task
+        defer { registrations[slot] = nil }
+        return try await task.value
+    }
+
+    func send(_ request: SignedRequest, _ credentials: Credentials) async throws -> ServerAnswer {
+        let answer = try await exchange(request.transportRequest, credentials, waitOutRateLimits: false)
+        if let next = answer.nextChallenge { nextChallenges[request.keyID] = next }
+        return answer
+    }
+
     func sign(
         _ method: String, _ target: String, headers: [HTTPField], body: [UInt8], keyID: String, challenge: String
     ) async throws -> SignedRequest {
@@ -318,51 +432,76 @@ public actor AttestedClient {
     }
 
     /// The challenge for the next request signed with `key`: the kept next challenge (consumed), unless `fresh`.
-    func takeChallenge(for key: String, fresh: Bool) async throws -> String {
+    func takeChallenge(for key: String, fresh: Bool, _ credentials: Credentials) async throws -> String {
         let kept = nextChallenges.removeValue(forKey: key)
         if !fresh, let kept { return kept }
-        return try await freshChallenge(purpose: "assertion")
+        return try await freshChallenge(purpose: "assertion", credentials)
     }
 
     /// Forgets `key` unless it was already replaced (by a concurrent request that got the same refusal).
-    private func forget(_ key: String) async throws {
+    private func forget(_ key: String, in slot: KeySlot) async throws {
         nextChallenges[key] = nil
-        if try await keptKeyID() == key { try await forgetKey() }
+        if try await keptKeyID(slot) == key { try await forgetKey(slot) }
     }
 
-    private func registerNewKey() async throws -> String {
+    private func forgetKey(_ slot: KeySlot) async throws {
+        if let kept = try await keptKeyID(slot) { nextChallenges[kept] = nil }
+        accessTokens[slot] = nil
+        do {
+            try await secrets.deleteSecret(service: slot.service, account: slot.account)
+        } catch {
+            throw AttestedClientError.secretStoreFailure("could not forget the key id kept under \(slot): \(error)")
+        }
+    }
+
+    private func keep(keyID: String, in slot: KeySlot) async throws {
+        do {
+            try await secrets.setSecret(Array(keyID.utf8), service: slot.service, account: slot.account)
+        } catch {
+            throw AttestedClientError.secretStoreFailure("could not keep the key id under \(slot): \(error)")
+        }
+    }
+
+    func keptKeyID(_ slot: KeySlot) async throws -> String? {
+        do {
+            return try await secrets.secret(service: slot.service, account: slot.account).map {
+                String(decoding: $0, as: UTF8.self)
+            }
+        } catch {
+            throw AttestedClientError.secretStoreFailure("could not read the key id kept under \(slot): \(error)")
+        }
+    }
+
+    private func attest(keyID: String, _ credentials: Credentials) async throws -> ServerAnswer {
+        let challenge = try await freshChallenge(purpose: "attestation", credentials)
+        let object = try await deviceCall {
+            try await self.device.attestKey(keyID, clientDataHash: SHA256.hash(Array(challenge.utf8)))
+        }
+        let body = JSONValue.object([
+            "keyId": .string(keyID), "attestationObject": .string(Data(object).base64EncodedString()),
+            "challenge": .string(challenge),
+        ])
+        return try await exchange(Self.jsonRequest("POST", "/v1/attestations", body), credentials)
+    }
+
+    private func registerNewKey(_ credentials: Credentials) async throws -> String {
         guard device.isSupported else {
             throw AttestedClientError.deviceUnsupported(
                 "App Attest is not supported on this device; apply the server's policy for unattested clients")
         }
         let keyID = try await deviceCall { try await self.device.generateKey() }
-        let answer = try await attest(keyID: keyID)
+        let answer = try await attest(keyID: keyID, credentials)
         guard answer.status == 201 else {
             throw AttestedClientError.registrationRefused(
                 "the server refused the key (\(answer.errorCode ?? "HTTP \(answer.status)")): \(answer.message ?? "")")
         }
-        try await keep(keyID: keyID)
+        try await keep(keyID: keyID, in: slot(for: credentials))
         return keyID
     }
 
-    /// The kept key id, without registering one.
-    ///
-    /// - Returns: The key id, or nil when none is kept.
-    /// - Throws: ``AttestedClientError`` (`secretStoreFailure`).
-    public func keptKeyID() async throws -> String? {
-        do {
-            return try await secrets.secret(service: Self.keyIDService, account: account).map {
-                String(decoding: $0, as: UTF8.self)
-            }
-        } catch {
-            throw AttestedClientError.secretStoreFailure(
-                "could not read the key id kept under \(Self.keyIDService)/\(account): \(error)")
-        }
-    }
-
-    private func freshChallenge(purpose: String) async throws -> String {
+    private func freshChallenge(purpose: String, _ credentials: Credentials) async throws -> String {
         let answer = try await exchange(
-            Self.jsonRequest("POST", "/v1/challenges", .object(["purpose": .string(purpose)])))
+            Self.jsonRequest("POST", "/v1/challenges", .object(["purpose": .string(purpose)])), credentials)
         guard answer.status == 200, let value = answer.field("challenge") else {
             let code = answer.errorCode.map { " \($0)" } ?? ""
             throw AttestedClientError.unexpectedResponse(
@@ -373,11 +512,12 @@ public actor AttestedClient {
     }
 
     /// Sends `request` with the app's headers, waiting out 429s when asked.
-    func exchange(_ request: TransportRequest, waitOutRateLimits: Bool = true) async throws -> ServerAnswer {
+    func exchange(
+        _ request: TransportRequest, _ credentials: Credentials, waitOutRateLimits: Bool = true
+    ) async throws -> ServerAnswer {
         var request = request
-        let extra = try await providedHeaders(for: "\(request.method) \(request.target)")
         let given = Set(request.headers.map { $0.name.lowercased() })
-        request.headers += extra.filter { !given.contains($0.name.lowercased()) }
+        request.headers += credentials.headers.filter { !given.contains($0.name.lowercased()) }
         var tries = 0
         while true {
             let answer = ServerAnswer(try await transport.send(request))
@@ -387,10 +527,10 @@ public actor AttestedClient {
         }
     }
 
-    /// The header provider's lines, its failure as ``AttestedClientError/Code/credentialsUnavailable``.
-    func providedHeaders(for request: String = "the request") async throws -> [HTTPField] {
+    /// The credentials provider's answer, its failure as ``AttestedClientError/Code/credentialsUnavailable``.
+    func currentCredentials(for request: String = "the request") async throws -> Credentials {
         do {
-            return try await headers()
+            return try await credentials()
         } catch let error as AttestedClientError {
             throw error
         } catch {

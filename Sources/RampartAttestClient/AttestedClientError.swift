@@ -17,6 +17,7 @@ public struct AttestedClientError {
             case invalidKey
             case rateLimited
             case credentialsUnavailable
+            case tokenRefused
         }
 
         let backing: Backing
@@ -45,6 +46,9 @@ public struct AttestedClientError {
         /// The app's header provider (its own authentication to the backend, a session token) failed, so no
         /// request was sent; sign the user in again.
         public static let credentialsUnavailable = Code(backing: .credentialsUnavailable)
+        /// `POST /v1/tokens` answered without a token (the service issues none, or refused the signed request; its
+        /// code is in the reason and ``AttestedClientError/detail``).
+        public static let tokenRefused = Code(backing: .tokenRefused)
 
         /// The code's stable name.
         public var description: String { backing.rawValue }
@@ -123,6 +127,13 @@ public struct AttestedClientError {
         _ reason: String, detail: String = "", file: String = #fileID, line: UInt = #line
     ) -> Self {
         Self(.credentialsUnavailable, reason, detail: detail, file: file, line: line)
+    }
+
+    /// The server issued no access token.
+    public static func tokenRefused(
+        _ reason: String, detail: String = "", file: String = #fileID, line: UInt = #line
+    ) -> Self {
+        Self(.tokenRefused, reason, detail: detail, file: file, line: line)
     }
 
     /// The device no longer has the key.

@@ -205,7 +205,7 @@ struct AttestedClientTests {
     @Test(
         "invalidAssertion (and other refusals) are returned without a retry",
         arguments: [
-            "invalidAssertion", "digestMismatch", "wrongEnvironment", "wrongSubject", "assertionRequired",
+            "invalidAssertion", "digestMismatch", "wrongEnvironment", "assertionRequired",
         ])
     func noRetry(code: String) async throws {
         let setup = try Self.setup()

@@ -213,6 +213,49 @@ struct DeviceAgainstServeTests {
         #expect(await server.stop() == 0)
     }
 
+    @Test(
+        "another user on the same device: the request is signed again, a key attested for them, and it passes; and back"
+    )
+    func switchUsers() async throws {
+        let path = ScratchDirectory.uniquePath("device")
+        try #require(
+            await Self.rampart(["device", "init", path, "--team-id", Self.teamID, "--bundle-id", Self.bundleID]).status
+                == 0)
+        let server = try await ServeProcess.start([
+            "--demo", "--root", path + "/ca/root.pem", "--team-id", Self.teamID, "--bundle-id", Self.bundleID,
+            "--environment", "development", "--db", "sqlite:" + ScratchDirectory.uniquePath("users.db"),
+        ])
+        let url = "http://127.0.0.1:\(server.port)"
+        func use(_ user: String, _ amount: Int) async -> (status: Int32, stdout: String, stderr: String) {
+            await Self.rampart([
+                "device", "request", "--dir", path, "--server", url, "-H", "X-User-Id: \(user)", "POST",
+                "/v1/demo/points/use", "--data", #"{"amount":\#(amount)}"#,
+            ])
+        }
+        let registered = await Self.rampart(
+            ["device", "register", "--dir", path, "--server", url, "-H", "X-User-Id: alice"])
+        try #require(registered.status == 0, "\(registered.stderr)")
+        let aliceKey = try Self.keyFile(path)["keyId"] as? String
+        let alice = await use("alice", 1000)
+        #expect(alice.status == 0, "\(alice.stderr)")
+        #expect(alice.stdout.contains(#""balance":4000"#), "\(alice.stdout)")
+
+        // Before: 409 challengeMismatch (alice's next challenge), then 403 wrongSubject for every request.
+        let bob = await use("bob", 500)
+        #expect(bob.status == 0, "\(bob.stderr)")
+        #expect(bob.stdout.contains(#""balance":4500"#), "bob's own balance: \(bob.stdout)")
+        let bobKey = try Self.keyFile(path)["keyId"] as? String
+        #expect(bobKey != aliceKey, "a key registered to bob")
+        let bobAgain = await use("bob", 500)
+        #expect(bobAgain.status == 0, "\(bobAgain.stderr)")
+        #expect(try Self.keyFile(path)["keyId"] as? String == bobKey, "bob's key is kept while he is signed in")
+
+        let aliceAgain = await use("alice", 1000)
+        #expect(aliceAgain.status == 0, "\(aliceAgain.stderr)")
+        #expect(aliceAgain.stdout.contains(#""balance":3000"#), "\(aliceAgain.stdout)")
+        #expect(await server.stop() == 0)
+    }
+
     @Test("a server that no longer knows the key: request attests a new one, retries, and saves it")
     func reattest() async throws {
         let path = ScratchDirectory.uniquePath("device")

@@ -51,9 +51,10 @@ enum DeviceCommand: Command {
           format (Rampart-Key-Id, Rampart-Challenge, Rampart-Assertion, Content-Digest), sends it, and prints the
           answer's body on standard output, like curl. The challenge is the Rampart-Next-Challenge kept from the
           previous answer, else a fresh one; the new counter and next challenge are saved in DIR/key.json. As an
-          app's AttestedClient does, it attests a new key when the server answers unknownKey or keyBlocked (or
-          there is no key yet), retries once with a fresh challenge after challengeUsed, challengeExpired or
-          counterReplay, and waits out 429s (Retry-After, at most 30 s, 3 times).
+          app's AttestedClient does, it attests a new key when the server answers unknownKey, keyBlocked or
+          wrongSubject (the key is registered to another user: -H names someone else now) or there is no key yet,
+          retries once with a fresh challenge after challengeUsed, challengeExpired, counterReplay or
+          challengeMismatch, and waits out 429s (Retry-After, at most 30 s, 3 times).
 
           --data @FILE|@-|TEXT the body: a file's bytes, standard input, or the text itself (default: none);
                                sent with Content-Type: application/json unless -H sets one
