@@ -97,11 +97,16 @@ struct EnvoyShapeTests {
     @Test("the documented configuration: /ext-authz, the signature headers allowed, the verdict headers passed on")
     func documentedConfiguration() {
         #expect(configuration.pathPrefix == "/ext-authz")
-        for name in ["rampart-key-id", "rampart-challenge", "rampart-assertion", "content-digest", "rampart-token"] {
+        // The method overrides too: Rampart reads them as the stricter methods they may make the request.
+        for name in [
+            "rampart-key-id", "rampart-challenge", "rampart-assertion", "content-digest", "rampart-token",
+            "x-http-method-override", "x-method-override", "x-http-method",
+        ] {
             #expect(configuration.allowedHeaders.contains(name), "allowed_headers lacks \(name)")
         }
         for name in [
-            "rampart-subject", "rampart-key-id", "rampart-counter", "rampart-policy", "rampart-verified-digest",
+            "rampart-subject", "rampart-key-id", "rampart-counter", "rampart-policy", "rampart-environment",
+            "rampart-verified-digest",
         ] {
             #expect(configuration.upstreamHeaders.contains(name), "allowed_upstream_headers lacks \(name)")
         }

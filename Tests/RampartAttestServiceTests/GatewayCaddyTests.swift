@@ -42,6 +42,18 @@ struct GatewayCaddyTests {
         }
     }
 
+    @Test("headers spelt with underscores (X_User_Id, Rampart_Key_Id) never reach the upstream")
+    func underscoreSpellings() async throws {
+        try await GatewayStory.run(CaddyGateway.self, simulator: simulator) {
+            try await $0.underscoreSpellingsAreDropped()
+        }
+    }
+
+    @Test("a signed body sent chunked reaches the upstream whole and verifies; the next requests pass cleanly")
+    func chunkedBody() async throws {
+        try await GatewayStory.run(CaddyGateway.self, simulator: simulator) { try await $0.chunkedBodiesVerify() }
+    }
+
     @Test("a token from POST /v1/tokens through Caddy opens a token route")
     func tokens() async throws {
         try await GatewayStory.run(CaddyGateway.self, simulator: simulator) { try await $0.tokensOpenTokenRoutes() }
@@ -77,7 +89,7 @@ struct CaddyGateway: ProxyGateway {
             let site = try Gateway.substitute(
                 try Gateway.example("Caddyfile"),
                 [
-                    "http://:8000": "http://127.0.0.1:\(port)",
+                    "http://:8000": "http://:\(port)",
                     "127.0.0.1:8080": "127.0.0.1:\(rampartPort)",
                     "127.0.0.1:9000": "127.0.0.1:\(upstreamPort)",
                 ])

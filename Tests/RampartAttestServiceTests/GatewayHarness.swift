@@ -203,7 +203,8 @@ struct EchoUpstream {
 }
 
 /// `rampart serve` with `docs/examples/rampart.json` (the simulator's root, a scratch SQLite store, development
-/// environment, and limits raised so that a test's many deliberate failures from one address are not rate limited).
+/// environment, and limits raised so that a test's many deliberate failures from one address are not rate limited;
+/// the connection limits are the example's, so a burst through a gateway meets them as a deployment would).
 enum GatewayService {
     static let teamID = "ABCDE12345"
     static let bundleID = "com.example.app"
@@ -220,7 +221,6 @@ enum GatewayService {
             "failuresPerAddressPerMinute": 100_000,
         ]
         object["riskBlockThreshold"] = 1000
-        object["connectionsPerAddress"] = 0
         for (key, value) in overrides { object[key] = value }
         let path = ScratchDirectory.uniquePath("rampart.json")
         try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])

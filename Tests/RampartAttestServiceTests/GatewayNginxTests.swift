@@ -41,6 +41,43 @@ struct GatewayNginxTests {
         }
     }
 
+    @Test("headers spelt with underscores (X_User_Id, Rampart_Key_Id) never reach the upstream")
+    func underscoreSpellings() async throws {
+        try await GatewayStory.run(NginxGateway.self, simulator: simulator) {
+            try await $0.underscoreSpellingsAreDropped()
+        }
+    }
+
+    @Test("a signed body sent chunked reaches the upstream whole and verifies; the next requests pass cleanly")
+    func chunkedBody() async throws {
+        try await GatewayStory.run(NginxGateway.self, simulator: simulator) { try await $0.chunkedBodiesVerify() }
+    }
+
+    @Test("three bursts of 200 concurrent requests through nginx: every one reaches the upstream, none is a 500")
+    func bursts() async throws {
+        // Every auth_request comes from 127.0.0.1: Rampart's cap of 64 connections per address closed the rest at
+        // accept, and nginx answered those users 500 (issue 25 item 3).
+        try await GatewayStory.run(NginxGateway.self, simulator: simulator) { story in
+            for burst in 1...3 {
+                let statuses = await withTaskGroup(of: String.self) { group in
+                    for index in 0..<200 {
+                        group.addTask {
+                            let answer = await RawHTTP.request(
+                                port: story.port, "GET", "/api/health?burst=\(burst)&n=\(index)",
+                                headers: GatewayStory.basicAlice)
+                            guard let answer else { return "no answer" }
+                            return EchoUpstream.Seen(answer) == nil ? "\(answer.status) not from the upstream" : "200"
+                        }
+                    }
+                    var counts: [String: Int] = [:]
+                    for await status in group { counts[status, default: 0] += 1 }
+                    return counts
+                }
+                #expect(statuses == ["200": 200], "burst \(burst): \(statuses)")
+            }
+        }
+    }
+
     @Test("a token from POST /v1/tokens through nginx opens a token route")
     func tokens() async throws {
         try await GatewayStory.run(NginxGateway.self, simulator: simulator) { try await $0.tokensOpenTokenRoutes() }
@@ -74,7 +111,7 @@ struct NginxGateway: ProxyGateway {
             let site = try Gateway.substitute(
                 try Gateway.example("nginx.conf"),
                 [
-                    "listen 8000;": "listen 127.0.0.1:\(port);",
+                    "listen 127.0.0.1:8000;": "listen 127.0.0.1:\(port);",
                     "127.0.0.1:8080": "127.0.0.1:\(rampartPort)",
                     "127.0.0.1:9000": "127.0.0.1:\(upstreamPort)",
                     "/etc/nginx/api.htpasswd": directory.appendingPathComponent("api.htpasswd").path,
@@ -87,7 +124,7 @@ struct NginxGateway: ProxyGateway {
                 worker_processes 1;
                 pid \(path)/nginx.pid;
                 error_log stderr notice;
-                events { worker_connections 256; }
+                events { worker_connections 2048; }
                 http {
                     access_log off;
                     client_body_temp_path \(path)/client_body;

@@ -97,6 +97,7 @@ struct GatewayStory {
         #expect(seen.headers["rampart-policy"] == "require-assertion")
         #expect(seen.headers["rampart-key-id"] == app.keyID)
         #expect(seen.headers["rampart-counter"] == "1")
+        #expect(seen.headers["rampart-environment"] == "development")
         #expect(seen.headers["rampart-verified-digest"] == RequestSignature.contentDigest(of: body))
         #expect(seen.headers["rampart-verified-digest"] == seen.bodyDigest)
         #expect(seen.headers["x-user-id"] == "alice")
@@ -168,7 +169,7 @@ struct GatewayStory {
         let forged = [
             "X-User-Id": "mallory", "Rampart-Subject": "mallory", "Rampart-Policy": "require-assertion",
             "Rampart-Counter": "99", "Rampart-Verified-Digest": RequestSignature.contentDigest(of: []),
-            "Rampart-Key-Id": Data(repeating: 1, count: 32).base64EncodedString(),
+            "Rampart-Key-Id": Data(repeating: 1, count: 32).base64EncodedString(), "Rampart-Environment": "production",
         ]
         let open = try await app.send(port: port, "GET", "/api/health?probe=1", headers: forged)
         let seen = try #require(EchoUpstream.Seen(open), "\(name): open route: \(open.status) \(open.body)")
@@ -179,6 +180,7 @@ struct GatewayStory {
         #expect([nil, "alice"].contains(seen.headers["rampart-subject"]), "\(name): forged Rampart-Subject passed")
         #expect(seen.headers["rampart-counter"] == nil, "\(name): forged Rampart-Counter passed")
         #expect(seen.headers["rampart-key-id"] == nil, "\(name): unverified Rampart-Key-Id passed")
+        #expect(seen.headers["rampart-environment"] == nil, "\(name): forged Rampart-Environment passed")
         #expect(seen.headers["rampart-verified-digest"] == nil, "\(name): forged Rampart-Verified-Digest passed")
 
         // On a protected route the forged subject is replaced by the verified one.
@@ -220,6 +222,56 @@ struct GatewayStory {
         #expect(EchoUpstream.Seen(feed) != nil, "\(name): the token route: \(feed.status) \(feed.body)")
     }
 
+    /// Issue 25: headers spelt with underscores, which CGI, WSGI, Rack and PHP backends read as the real ones
+    /// (`X_User_Id` as `X-User-Id`), never reach the upstream, on an open route or a signed one.
+    func underscoreSpellingsAreDropped() async throws {
+        let forged = [
+            "X_User_Id": "mallory", "X-User_Id": "mallory", "Rampart_Subject": "mallory",
+            "Rampart_Policy": "require-assertion", "Rampart_Counter": "99", "Rampart_Environment": "production",
+            "Rampart_Key_Id": Data(repeating: 1, count: 32).base64EncodedString(),
+            "Rampart-Key_Id": Data(repeating: 2, count: 32).base64EncodedString(),
+            "Rampart_Verified_Digest": RequestSignature.contentDigest(of: Array("forged".utf8)),
+        ]
+        let open = try await app.send(port: port, "GET", "/api/health", headers: forged)
+        var signed = try await signed("POST", "/api/points/use", body: Array(#"{"amount":1}"#.utf8))
+        signed.headers.merge(forged) { $1 }
+        let protected = try await send(signed)
+        for (route, answer) in [("open route", open), ("signed request", protected)] {
+            let seen = try #require(EchoUpstream.Seen(answer), "\(name), \(route): \(answer.status) \(answer.body)")
+            let spelt = seen.headers.keys.filter { $0.contains("_") }.sorted()
+            #expect(spelt.isEmpty, "\(name), \(route): the upstream got \(spelt)")
+            #expect(seen.headers["x-user-id"] == "alice")
+        }
+    }
+
+    /// Issue 25: a signed body sent with `Transfer-Encoding: chunked` (which Caddy forwards as it streams it) reaches
+    /// the upstream whole and passes its digest check, and the connection the gateway keeps to the upstream serves
+    /// the next request cleanly.
+    func chunkedBodiesVerify() async throws {
+        let body = Array(#"{"action":"point_use","amount":1000,"note":"sent in two chunks"}"#.utf8)
+        let request = try await signed("POST", "/api/points/use", body: body)
+        var head = "POST /api/points/use HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+        head += "Transfer-Encoding: chunked\r\n"
+        for (field, value) in app.authentication.merging(request.headers, uniquingKeysWith: { $1 }) {
+            head += "\(field): \(value)\r\n"
+        }
+        var bytes = Array((head + "\r\n").utf8)
+        for chunk in [body[..<20], body[20...]] {
+            bytes += Array((String(chunk.count, radix: 16) + "\r\n").utf8) + chunk + Array("\r\n".utf8)
+        }
+        bytes += Array("0\r\n\r\n".utf8)
+        let answer = try #require(await RawHTTP.exchange(port: port, bytes), "\(name): no answer to a chunked body")
+        let seen = try #require(EchoUpstream.Seen(answer), "\(name): chunked: \(answer.status) \(answer.body)")
+        #expect(answer.status == 200)
+        #expect(seen.body == body, "\(name): the upstream read \(seen.body.count) of the body's \(body.count) bytes")
+        #expect(seen.headers["rampart-verified-digest"] == seen.bodyDigest)
+        for index in 1...3 {
+            let next = try await send(try await signed("GET", "/api/points/balance?next=\(index)"))
+            let nextSeen = try #require(EchoUpstream.Seen(next), "\(name): after chunked: \(next.status) \(next.body)")
+            #expect(nextSeen.target == "/api/points/balance?next=\(index)")
+        }
+    }
+
     /// A token from `POST /v1/tokens` (itself a signed request) opens `token` routes; no token is refused.
     func tokensOpenTokenRoutes() async throws {
         let request = try await signed("POST", "/v1/tokens")
@@ -230,6 +282,9 @@ struct GatewayStory {
         let seen = try #require(EchoUpstream.Seen(feed), "\(name): token route: \(feed.status) \(feed.body)")
         #expect(seen.headers["rampart-subject"] == "alice")
         #expect(seen.headers["rampart-policy"] == "token")
+        #expect(seen.headers["rampart-key-id"] == app.keyID, "\(name): the token's key id did not reach the upstream")
+        #expect(seen.headers["rampart-environment"] == "development")
+        #expect(seen.headers["rampart-counter"] == nil, "\(name): a token has no counter")
         let without = try await app.send(port: port, "GET", "/api/feed/today")
         expectRefused(without, "assertionRequired", status: 401, "a token route without a token or a signature")
         var altered = Array(token.utf8)
