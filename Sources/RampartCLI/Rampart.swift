@@ -2,6 +2,10 @@ import Foundation
 
 /// The `rampart` command-line tool: dispatches to subcommands and turns errors into one-line messages and exit codes.
 public enum Rampart {
+    /// This release's version (semantic versioning; CHANGELOG.md lists what each one changed), printed by
+    /// `rampart --version`.
+    public static let version = "0.9.0"
+
     /// Every subcommand, in the order `rampart --help` lists them.
     public static let commands: [any Command.Type] = [
         PinsCommand.self,
@@ -39,7 +43,8 @@ public enum Rampart {
             "",
             "Every subcommand takes --help (help on standard output, exit 0) and --json. Exit codes: 0 success,",
             "1 negative verdict (pin mismatch, untrusted chain, invalid attestation, tampered file, wrong passphrase",
-            "or key), 2 bad usage or input. 'rampart' alone prints this help on standard error and exits 2.",
+            "or key), 2 bad usage or input. 'rampart' alone prints this help on standard error and exits 2;",
+            "'rampart --version' prints the version.",
         ]
         return lines.joined(separator: "\n")
     }
@@ -68,6 +73,10 @@ public enum Rampart {
             return Forwarding.exec(arguments[1], ["--help"], context: context)
         }
         #endif
+        if name == "--version" || name == "version" {
+            context.print("rampart \(version)")
+            return ExitCode.success.rawValue
+        }
         guard name != "--help", name != "-h", name != "help" else {
             if arguments.count >= 2, let command = commands.first(where: { $0.name == arguments[1] }) {
                 context.print(command.help)

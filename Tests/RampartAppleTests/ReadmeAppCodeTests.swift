@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 
-/// The README's "In your iOS app" code is the example app's code: every Swift block there (but the package manifest,
-/// marked `<!-- package manifest -->`) appears, line for line, in a file of Examples/iOSApp/Sources.
+/// The iOS guide's code (`docs/ios-guide.md`, section "In your iOS app") is the example app's code: every Swift block
+/// there (but the package manifest, marked `<!-- package manifest -->`) appears, line for line, in a file of
+/// Examples/iOSApp/Sources.
 struct ReadmeAppCodeTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..")
         .standardizedFileURL
@@ -35,9 +36,9 @@ struct ReadmeAppCodeTests {
         return blocks
     }
 
-    @Test("every Swift block of the README's iOS section is the example app's code")
+    @Test("every Swift block of the iOS guide is the example app's code")
     func blocksComeFromTheExample() throws {
-        let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
+        let readme = try String(contentsOf: Self.root.appendingPathComponent("docs/ios-guide.md"), encoding: .utf8)
         let start = try #require(readme.range(of: "## In your iOS app"))
         let rest = readme[start.upperBound...]
         let section = String(rest[..<(rest.range(of: "\n## ")?.lowerBound ?? rest.endIndex)])

@@ -35,11 +35,11 @@ struct GatewayDocTests {
                 ])
     }
 
-    @Test("the README's Protecting your backend section links the guide and the wire format")
+    @Test("the README's backend path links the guide and the wire format")
     func readmeLinks() throws {
         let readme = try String(
             contentsOf: Gateway.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
-        let section = try #require(readme.range(of: "## Protecting your backend"), "no README section")
+        let section = try #require(readme.range(of: "## In front of your backend"), "no README section")
         let rest = readme[section.upperBound...]
         let body = rest[..<(rest.range(of: "\n## ")?.lowerBound ?? rest.endIndex)]
         #expect(body.contains("docs/protecting-your-backend.md"))

@@ -54,3 +54,18 @@ struct RoutesCommandTests {
         #expect(help.stdout.contains("USAGE: rampart routes --config FILE METHOD TARGET"))
     }
 }
+
+/// `rampart --version`: the version CHANGELOG.md describes.
+struct VersionTests {
+    @Test("rampart --version prints the version, which CHANGELOG.md has an entry for")
+    func version() async throws {
+        let result = await runRampart(["--version"])
+        #expect(result.status == 0)
+        #expect(result.stdout.hasPrefix("rampart "))
+        let version = result.stdout.dropFirst("rampart ".count).trimmingCharacters(in: .newlines)
+        #expect(version.split(separator: ".").count == 3 && version.split(separator: ".").allSatisfy { Int($0) != nil })
+        let changelog = try String(
+            contentsOf: DocExampleTests.packageRoot.appendingPathComponent("CHANGELOG.md"), encoding: .utf8)
+        #expect(changelog.contains("## \(version) "), "CHANGELOG.md has no entry for \(version)")
+    }
+}
