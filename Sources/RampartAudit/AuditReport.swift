@@ -10,6 +10,10 @@ public struct AuditReport: Sendable {
     public let swiftLines: Int
     /// Files left out, each with why (too large, unreadable, not a property list).
     public let skipped: [String]
+    /// How many lines of Objective-C, C and C++ were read.
+    public let objectiveCLines: Int
+    /// Source files of languages the audit does not read, counted by kind (`.kt` → 3).
+    public let notRead: [String: Int]
 
     /// Creates a report.
     ///
@@ -18,11 +22,36 @@ public struct AuditReport: Sendable {
     ///   - filesAudited: Files read.
     ///   - swiftLines: Swift lines read.
     ///   - skipped: Files left out, with why.
-    public init(findings: [AuditFinding], filesAudited: Int, swiftLines: Int, skipped: [String]) {
+    ///   - objectiveCLines: Objective-C, C and C++ lines read.
+    ///   - notRead: Source files of languages not read, by kind.
+    public init(
+        findings: [AuditFinding], filesAudited: Int, swiftLines: Int, skipped: [String], objectiveCLines: Int = 0,
+        notRead: [String: Int] = [:]
+    ) {
         self.findings = findings
         self.filesAudited = filesAudited
         self.swiftLines = swiftLines
         self.skipped = skipped
+        self.objectiveCLines = objectiveCLines
+        self.notRead = notRead
+    }
+
+    /// Whether everything under the path was read: at least one file, none skipped, no source of an unread kind.
+    /// An incomplete audit is never reported as clean.
+    public var isComplete: Bool { filesAudited > 0 && skipped.isEmpty && notRead.isEmpty }
+
+    /// What was not read, one line each: files skipped with why, and the kinds of source not read with their
+    /// counts (`3 .kt files: Kotlin is not read`). Empty for a complete audit that read something.
+    public var notAudited: [String] {
+        var lines = skipped
+        for (kind, count) in notRead.sorted(by: { $0.key < $1.key }) {
+            lines.append("\(count) \(kind) file\(count == 1 ? "" : "s"): this kind of source is not read")
+        }
+        if filesAudited == 0 {
+            lines.append(
+                "no file was audited: no Swift, Objective-C or C source, Info.plist, .entitlements or project.pbxproj")
+        }
+        return lines
     }
 
     /// The same report without the findings `baseline` accepts.
@@ -38,7 +67,9 @@ public struct AuditReport: Sendable {
             }
             return true
         }
-        return AuditReport(findings: kept, filesAudited: filesAudited, swiftLines: swiftLines, skipped: skipped)
+        return AuditReport(
+            findings: kept, filesAudited: filesAudited, swiftLines: swiftLines, skipped: skipped,
+            objectiveCLines: objectiveCLines, notRead: notRead)
     }
 
     /// The report for people: findings grouped by file, each with line, column, severity, rule, fix and reference.
@@ -59,10 +90,13 @@ public struct AuditReport: Sendable {
         return lines.joined(separator: "\n")
     }
 
-    /// The `--json` form: `{"findings":[{"rule","severity","file","line","column","message","fix","reference"}]}`.
+    /// The `--json` form: `{"findings":[{"rule","severity","file","line","column","message","fix","reference"}]}`,
+    /// with `"notAudited":[…]` when something was not read.
     public struct JSON: Encodable, Sendable {
         /// The findings.
         public let findings: [Entry]
+        /// What was not read (absent when the audit is complete).
+        public let notAudited: [String]?
 
         /// One finding.
         public struct Entry: Encodable, Sendable {
@@ -92,7 +126,7 @@ public struct AuditReport: Sendable {
                 JSON.Entry(
                     rule: $0.rule.id, severity: $0.rule.severity.rawValue, file: $0.file, line: $0.line,
                     column: $0.column, message: $0.message, fix: $0.rule.fix, reference: $0.rule.reference)
-            })
+            }, notAudited: isComplete ? nil : notAudited)
     }
 }
 
@@ -118,6 +152,13 @@ extension AuditReport {
                                         securitySeverity: SARIF.securitySeverity(rule.severity),
                                         tags: ["security"]))
                             })),
+                    invocations: [
+                        SARIF.Invocation(
+                            executionSuccessful: isComplete,
+                            toolExecutionNotifications: notAudited.map {
+                                SARIF.Notification(level: "warning", message: SARIF.Text(text: "not audited: \($0)"))
+                            })
+                    ],
                     results: findings.map { finding in
                         SARIF.Result(
                             ruleId: finding.rule.id, ruleIndex: rules.firstIndex(of: finding.rule) ?? 0,
@@ -152,7 +193,18 @@ public enum SARIF {
     /// One run of the tool.
     public struct Run: Encodable, Sendable {
         let tool: Tool
+        let invocations: [Invocation]
         let results: [Result]
+    }
+    /// SARIF's invocation: `executionSuccessful` is false when something was not read, each thing named in a
+    /// notification.
+    struct Invocation: Encodable, Sendable {
+        let executionSuccessful: Bool
+        let toolExecutionNotifications: [Notification]
+    }
+    struct Notification: Encodable, Sendable {
+        let level: String
+        let message: Text
     }
     struct Tool: Encodable, Sendable { let driver: Driver }
     struct Driver: Encodable, Sendable {

@@ -123,6 +123,38 @@ extension AuditRule {
         fix: "keep the secret on the server, or fetch a per-user credential at run time and keep it in the Keychain",
         reference: "MASTG-TEST-0062 (MASVS-CRYPTO-2)"
     )
+    /// A credential (a password, PIN, API key, token or client secret) hard-coded whatever its entropy: by the name
+    /// it is bound to or the argument label it is passed to.
+    public static let hardcodedCredential = AuditRule(
+        id: "hardcoded-credential", severity: .high,
+        message: "a password, PIN, API key or token is hard-coded; anyone with the app binary can read it",
+        fix: "keep the credential on the server, or get a per-user one at run time and keep it in the Keychain",
+        reference: "MASTG-TEST-0062 (MASVS-CRYPTO-2)"
+    )
+    /// A literal that reaches a key or password parameter of CommonCrypto, CryptoKit, CryptoSwift or RNCryptor.
+    public static let hardcodedCryptoKey = AuditRule(
+        id: "hardcoded-crypto-key", severity: .high,
+        message: "an encryption key or password is a literal in the app; whoever reads the binary decrypts the data",
+        fix:
+            "generate the key (SymmetricKey(size: .bits256) or SecKeyCreateRandomKey) and keep it in the Keychain or the Secure Enclave",
+        reference: "MASTG-TEST-0062 (MASVS-CRYPTO-2)"
+    )
+    /// A literal that reaches the salt of PBKDF2 (CommonCrypto, CryptoSwift).
+    public static let constantSalt = AuditRule(
+        id: "constant-salt", severity: .medium,
+        message: "a key-derivation salt is a constant, so one precomputed table attacks every user's password",
+        fix: "draw a random salt of 16 bytes or more per password (SecRandomCopyBytes) and store it beside the hash",
+        reference: mastgCrypto
+    )
+    /// A secret written to a file (raw bytes, a plist, an archive) without complete data protection.
+    public static let secretInFile = AuditRule(
+        id: "secret-in-file", severity: .high,
+        message:
+            "a password, token, key or PIN is written to a file without complete data protection, readable from backups and while the device is unlocked",
+        fix:
+            "store it in the Keychain; if it must be a file, write it with .completeFileProtection and exclude it from backups",
+        reference: "MASTG-TEST-0052 (MASVS-STORAGE-1)"
+    )
     /// MD5 or SHA-1.
     public static let weakHash = AuditRule(
         id: "weak-hash", severity: .medium,
@@ -168,7 +200,7 @@ extension AuditRule {
         reference:
             "MASTG-TEST-0052 (MASVS-STORAGE-1); https://developer.apple.com/documentation/security/ksecattraccessiblealways"
     )
-    /// A plain-HTTP URL.
+    /// A plain-HTTP URL that reaches URL construction or networking.
     public static let cleartextURL = AuditRule(
         id: "cleartext-url", severity: .medium,
         message: "an http:// URL sends its traffic in clear text",
@@ -204,8 +236,9 @@ extension AuditRule {
     public static let all: [AuditRule] = [
         atsArbitraryLoads, atsArbitraryLoadsInWebContent, atsArbitraryLoadsForMedia, atsInsecureHTTPException,
         atsMinimumTLS, atsPinnedDomains, appAttestDevelopment, keychainGroupPrefix, secretInUserDefaults,
-        hardcodedSecret, weakHash, weakCipher, ecbMode, fixedNonce, pbkdf2Rounds, keychainAccessibleAlways,
-        cleartextURL, secretLogged, trustWithoutEvaluation, pinningFallback,
+        secretInFile, hardcodedSecret, hardcodedCredential, hardcodedCryptoKey, weakHash, weakCipher, ecbMode,
+        fixedNonce, constantSalt, pbkdf2Rounds, keychainAccessibleAlways, cleartextURL, secretLogged,
+        trustWithoutEvaluation, pinningFallback,
     ]
 
     /// The rule with `id`, or nil.

@@ -1,10 +1,12 @@
 public import Foundation
 
-/// Audits a project folder: finds its Info.plist files, entitlements and Swift sources, and runs every
-/// ``AuditRule`` over them.
+/// Audits a project folder: finds its Info.plist files, entitlements, Swift sources and Objective-C/C sources, and
+/// runs every ``AuditRule`` over them.
 ///
-/// Folders named `.build`, `Pods`, `Carthage`, `DerivedData`, `.git` and `.swiftpm` are skipped, symbolic links are
-/// not followed, and the number and size of files are bounded.
+/// Folders named `.build`, `Pods`, `Carthage`, `DerivedData`, `.git`, `.swiftpm` and `node_modules` are skipped,
+/// symbolic links are not followed, and the number and size of files are bounded. Source files of languages the
+/// audit does not read (Kotlin, Java, Dart, JavaScript, TypeScript, C#) are counted in ``AuditReport/notRead``, so
+/// that a report never calls a project clean that it has not read.
 public struct Auditor: Sendable {
     /// The default most files audited in one run (DoS bound); a larger folder is refused with
     /// ``AuditError/Code/tooManyFiles``.
@@ -13,7 +15,13 @@ public struct Auditor: Sendable {
     /// ``AuditReport/skipped``. It is the lexer's own limit.
     public static let defaultMaximumFileSize = SwiftLexer.maximumInputSize
     /// The folders never entered.
-    public static let skippedFolders: Set<String> = [".build", "Pods", "Carthage", "DerivedData", ".git", ".swiftpm"]
+    public static let skippedFolders: Set<String> = [
+        ".build", "Pods", "Carthage", "DerivedData", ".git", ".swiftpm", "node_modules",
+    ]
+    /// The extensions of Objective-C, C and C++ sources, read with ``ObjectiveCLexer``.
+    public static let objectiveCExtensions: Set<String> = ["m", "mm", "h", "c", "cc", "cpp", "cxx", "hpp"]
+    /// The extensions of app sources in languages the audit does not read; each such file is listed as not read.
+    public static let unreadSourceExtensions: Set<String> = ["kt", "java", "dart", "js", "jsx", "ts", "tsx", "cs"]
 
     /// The time pinned-domain expiry checks are judged at.
     public let time: Date
@@ -49,15 +57,19 @@ public struct Auditor: Sendable {
         }
         let root = URL(fileURLWithPath: path)
         var files: [(url: URL, relative: String)] = []
+        var notRead: [String: Int] = [:]
         if isFolder.boolValue {
-            files = try collect(root)
-        } else {
+            (files, notRead) = try collect(root)
+        } else if Self.isAudited(root.lastPathComponent) {
             files = [(root, root.lastPathComponent)]
+        } else {
+            notRead[Self.kind(of: root.lastPathComponent), default: 0] += 1
         }
         var findings: [AuditFinding] = []
         var skipped: [String] = []
         var audited = 0
         var lines = 0
+        var objectiveCLines = 0
         // Xcode projects first: they say which entitlements files release builds sign with.
         var project = XcodeProject()
         for file in files where file.url.lastPathComponent == "project.pbxproj" {
@@ -81,6 +93,10 @@ public struct Auditor: Sendable {
                 let bytes = [UInt8](data)
                 lines += bytes.reduce(into: 1) { count, byte in if byte == 0x0A { count += 1 } }
                 findings += SourceRules.findings(in: bytes, file: file.relative)
+            } else if Self.objectiveCExtensions.contains(file.url.pathExtension) {
+                let bytes = [UInt8](data)
+                objectiveCLines += bytes.reduce(into: 1) { count, byte in if byte == 0x0A { count += 1 } }
+                findings += SourceRules.findings(inObjectiveC: bytes, file: file.relative)
             } else if let plistFindings = self.findings(
                 inPropertyList: data, file: file.relative, usedInRelease: project.isUsedInRelease(name))
             {
@@ -90,7 +106,9 @@ public struct Auditor: Sendable {
             }
         }
         findings.sort { ($0.file, $0.line, $0.column, $0.rule.id) < ($1.file, $1.line, $1.column, $1.rule.id) }
-        return AuditReport(findings: findings, filesAudited: audited, swiftLines: lines, skipped: skipped)
+        return AuditReport(
+            findings: findings, filesAudited: audited, swiftLines: lines, skipped: skipped,
+            objectiveCLines: objectiveCLines, notRead: notRead)
     }
 
     /// The findings of the source rules in one Swift file.
@@ -101,6 +119,16 @@ public struct Auditor: Sendable {
     /// - Returns: The findings, in source order.
     public func findings(inSwiftSource source: String, file: String) -> [AuditFinding] {
         SourceRules.findings(in: Array(source.utf8), file: file)
+    }
+
+    /// The findings of the source rules in one Objective-C, C or C++ file (`.m`, `.mm`, `.h`, `.c`, …).
+    ///
+    /// - Parameters:
+    ///   - source: The file's text.
+    ///   - file: The path to report.
+    /// - Returns: The findings, in source order.
+    public func findings(inObjectiveCSource source: String, file: String) -> [AuditFinding] {
+        SourceRules.findings(inObjectiveC: Array(source.utf8), file: file)
     }
 
     /// The findings of the ATS rules (an Info.plist) or the entitlement rules (a file ending in `.entitlements`)
@@ -127,9 +155,22 @@ public struct Auditor: Sendable {
     static func isAudited(_ name: String) -> Bool {
         name.hasSuffix(".swift") || name.hasSuffix(".entitlements") || name == "Info.plist"
             || name.hasSuffix("-Info.plist") || name == "project.pbxproj"
+            || objectiveCExtensions.contains(extensionOf(name))
     }
 
-    private func collect(_ root: URL) throws -> [(url: URL, relative: String)] {
+    /// The part of a file name after its last dot, or "".
+    static func extensionOf(_ name: String) -> String {
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return "" }
+        return String(name[name.index(after: dot)...])
+    }
+
+    /// How a file the audit does not read is listed: `.kt`, or its name when it has no extension.
+    static func kind(of name: String) -> String {
+        let pathExtension = extensionOf(name)
+        return pathExtension.isEmpty ? name : ".\(pathExtension)"
+    }
+
+    private func collect(_ root: URL) throws -> (files: [(url: URL, relative: String)], notRead: [String: Int]) {
         let keys: [URLResourceKey] = [.isDirectoryKey, .isSymbolicLinkKey]
         guard
             let enumerator = FileManager.default.enumerator(
@@ -139,6 +180,7 @@ public struct Auditor: Sendable {
         }
         let rootPath = root.standardizedFileURL.path
         var files: [(URL, String)] = []
+        var notRead: [String: Int] = [:]
         for case let url as URL in enumerator {
             let values = try? url.resourceValues(forKeys: Set(keys))
             if values?.isSymbolicLink == true { continue }
@@ -146,7 +188,11 @@ public struct Auditor: Sendable {
                 if Self.skippedFolders.contains(url.lastPathComponent) { enumerator.skipDescendants() }
                 continue
             }
-            guard Self.isAudited(url.lastPathComponent) else { continue }
+            guard Self.isAudited(url.lastPathComponent) else {
+                let pathExtension = Self.extensionOf(url.lastPathComponent)
+                if Self.unreadSourceExtensions.contains(pathExtension) { notRead[".\(pathExtension)", default: 0] += 1 }
+                continue
+            }
             guard files.count < maximumFileCount else {
                 throw AuditError.make(
                     .tooManyFiles,
@@ -156,6 +202,6 @@ public struct Auditor: Sendable {
             if relative.hasPrefix(rootPath + "/") { relative.removeFirst(rootPath.count + 1) }
             files.append((url, relative))
         }
-        return files.sorted { $0.1 < $1.1 }
+        return (files.sorted { $0.1 < $1.1 }, notRead)
     }
 }

@@ -7,7 +7,13 @@ enum SecretNames {
         "privatekey", "jwt", "bearer", "cookie",
     ]
     /// Pairs of words that do (`api key`, `private key`, `access key`, `secret key`, `session id`).
-    static let secretPairs: Set<String> = ["api key", "private key", "access key", "secret key", "signing key"]
+    static let secretPairs: Set<String> = [
+        "api key", "private key", "access key", "secret key", "signing key", "encryption key", "decryption key",
+        "aes key", "crypto key", "cipher key", "hmac key", "master key", "symmetric key",
+    ]
+    /// Words that make a stored value a secret too: a PIN, a one-time code, card data (for storage rules only, since
+    /// `pin` also names certificate pins in networking code).
+    static let storedSecretWords: Set<String> = ["pin", "pincode", "passcode", "otp", "cvv", "cvc", "ssn", "mpin"]
     /// Last words that make a name describe a secret rather than hold one.
     static let describingWords: Set<String> = [
         "count", "length", "size", "type", "kind", "url", "expiry", "expiration", "expires", "date", "field", "label",
@@ -16,6 +22,8 @@ enum SecretNames {
         "id", "identifier", "format", "error", "state", "status", "request", "response", "lifetime", "ttl", "hash",
         "digest", "validator", "generator", "parser", "encoder", "decoder", "limit", "index", "range", "prefix",
         "regex", "pattern", "fingerprint", "attributes", "query", "account", "changed", "reset", "rule", "rules",
+        "kdf", "algorithm", "scheme", "version", "method", "mode", "strength", "salt", "default", "collection",
+        "schema", "class", "attrs",
     ]
     /// First words that make a name a question or an action.
     static let leadingWords: Set<String> = [
@@ -47,8 +55,10 @@ enum SecretNames {
         return words
     }
 
-    /// Whether `name` names a secret value.
+    /// Whether `name` names a secret value. Apple's Security constants (`kSecClassGenericPassword`,
+    /// `kSecAttrTokenIDSecureEnclave`) name attributes, never values.
     static func isSecret(_ name: String) -> Bool {
+        if name.hasPrefix("kSec") || name.hasPrefix("errSec") { return false }
         let words = words(name)
         guard let last = words.last else { return false }
         if let first = words.first, leadingWords.contains(first), words.count > 1 { return false }
@@ -61,10 +71,65 @@ enum SecretNames {
         return words.contains { secretWords.contains($0) } || joined.contains { secretPairs.contains($0) }
     }
 
+    /// Whether a literal is what a credential looks like rather than a key name, a word, a sentence or a placeholder:
+    /// four to 512 characters, at most five words and not a sentence (`"Enter your password."`), no interpolation,
+    /// not `YOUR_TOKEN`-like, and not itself a name such as `"access_token"` or `"password"` (the key a value is
+    /// stored under).
+    static func looksLikeCredential(_ text: String) -> Bool {
+        guard text.count >= 4, text.count <= 512, !text.contains("\\("), !text.contains("\n"),
+            text.split(separator: " ").count <= 5, !(text.contains(" ") && [".", "?", "!", ":"].contains(text.last))
+        else { return false }
+        let lowered = text.lowercased()
+        let placeholders = [
+            "your", "xxxx", "<", "$(", "${", "example", "placeholder", "changeme", "replace", "todo", "insert", "%@",
+            "%s", "****", "http://", "https://",
+        ]
+        guard !placeholders.contains(where: { lowered.contains($0) }) else { return false }
+        // A name (letters, `_`, `.`, `-` only) that names a secret is a key, not a value; a single lower-case word
+        // (`"default"`, `"login"`) is a name or a mode far more often than a password.
+        let isNameLike = text.allSatisfy { $0.isLetter || $0 == "_" || $0 == "." || $0 == "-" }
+        if isNameLike, isSecretKey(text) || isStoredSecretKey(text) { return false }
+        if text.allSatisfy({ $0.isLowercase }) { return false }
+        return Set(text).count > 1
+    }
+
     /// Whether a key string such as `"authToken"` or `"user.password"` names a secret.
     static func isSecretKey(_ key: String) -> Bool {
         key.split(whereSeparator: { $0 == "." || $0 == "-" || $0 == " " || $0 == "/" }).contains {
             isSecret(String($0))
         }
+    }
+
+    /// Whether `name` names a value that must not be stored in the clear: a secret, or a PIN, passcode, one-time
+    /// code or card number (`userPIN`, `pin_code`, `otp`), not a name about one (`pinCount`, `pinnedDomains`).
+    static func isStoredSecret(_ name: String) -> Bool {
+        if name.hasPrefix("kSec") || name.hasPrefix("errSec") { return false }
+        if isSecret(name) { return true }
+        let words = words(name)
+        guard let last = words.last, !describingWords.contains(last) else { return false }
+        if let first = words.first, leadingWords.contains(first), words.count > 1 { return false }
+        return words.contains { storedSecretWords.contains($0) }
+    }
+
+    /// Whether a storage key such as `"PIN"` or `"user.passcode"` names a value that must not be stored in the clear.
+    static func isStoredSecretKey(_ key: String) -> Bool {
+        key.split(whereSeparator: { $0 == "." || $0 == "-" || $0 == " " || $0 == "/" }).contains {
+            isStoredSecret(String($0))
+        }
+    }
+
+    /// Whether log text ending here names a secret the next value is: `"password: "`, `"encryption key is "`,
+    /// `"token="`, `"PIN "` (upper case only: `pin` also names certificate pins).
+    static func introducesSecret(_ text: Substring) -> Bool {
+        // Only separators may follow the name.
+        let tail = text.reversed().prefix { !$0.isLetter && !$0.isNumber }
+        guard tail.allSatisfy({ " :='\"([-\t".contains($0) }) else { return false }
+        var words = text.split(whereSeparator: { !$0.isLetter && !$0.isNumber }).map(String.init)
+        while let last = words.last, ["is", "was", "are", "equals"].contains(last.lowercased()) { words.removeLast() }
+        guard let last = words.last else { return false }
+        if last == "PIN" || ["passcode", "otp"].contains(last.lowercased()) { return true }
+        let lowered = words.suffix(2).map { $0.lowercased() }
+        if lowered.count == 2, secretPairs.contains("\(lowered[0]) \(lowered[1])") { return true }
+        return secretWords.contains(last.lowercased())
     }
 }

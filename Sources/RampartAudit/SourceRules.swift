@@ -3,26 +3,58 @@ import Foundation
 /// The rules that read Swift source, over the lexer's tokens (so comments and string contents never match unless
 /// a rule is about a literal).
 struct SourceRules {
+    /// The language a file is written in; the rules about Swift's syntax apply to Swift only.
+    enum Language {
+        case swift, objectiveC
+    }
+
     let code: SwiftCode
     let file: String
+    let language: Language
     var findings: [AuditFinding] = []
     /// Local names whose value comes from a secret-named one (`let value = session.token`), and parameters whose
     /// argument label is secret-named (`func save(token value: String)`).
     var tainted: Set<String> = []
     /// `let NAME = <integer literal>` in the file, for PBKDF2 rounds given through a constant.
     var integerConstants: [String: Int] = [:]
+    /// Names bound to a literal (the token index of the string, byte array or `{…}` it holds), for the flows to
+    /// crypto parameters; see ``collectLiteralBindings()``.
+    var literalBindings: [String: Int] = [:]
+    /// The function body a local binding is visible in (absent: the whole file).
+    var bindingScopes: [String: Range<Int>] = [:]
+    /// Literals already reported, so that one literal gives one finding (its most specific rule).
+    var reportedLiterals: Set<Int> = []
+    /// Names used in the arguments of URL construction and networking calls.
+    var namesReachingURL: Set<String> = []
+    /// Dictionaries given a secret-named key (`info["password"] = …`), for plists written to files.
+    var dictionariesWithSecrets: Set<String> = []
 
-    init(code: SwiftCode, file: String) {
+    init(code: SwiftCode, file: String, language: Language = .swift) {
         self.code = code
         self.file = file
+        self.language = language
     }
 
     /// Runs every source rule over `source`.
     static func findings(in source: [UInt8], file: String) -> [AuditFinding] {
-        var rules = SourceRules(code: SwiftCode(source: source), file: file)
+        run(SourceRules(code: SwiftCode(source: source), file: file))
+    }
+
+    /// Runs every rule that applies to Objective-C over `source` (`.m`, `.mm`, `.h`).
+    static func findings(inObjectiveC source: [UInt8], file: String) -> [AuditFinding] {
+        run(SourceRules(code: SwiftCode(objectiveC: source), file: file, language: .objectiveC))
+    }
+
+    private static func run(_ initial: SourceRules) -> [AuditFinding] {
+        var rules = initial
         rules.collectNames()
+        rules.collectLiteralBindings()
+        rules.collectURLUses()
+        rules.checkCalls()
         rules.run()
-        return rules.findings
+        rules.checkNamedCredentials()
+        var seen: Set<String> = []
+        return rules.findings.filter { seen.insert("\($0.rule.id):\($0.line):\($0.column)").inserted }
     }
 
     mutating func report(_ rule: AuditRule, at index: Int, _ detail: String, fingerprint: String? = nil) {
@@ -35,16 +67,16 @@ struct SourceRules {
     }
 
     /// Whether the identifier (or the last of the member chain) at `index` names a secret or a tainted value.
-    func isSecretValue(_ index: Int) -> Bool {
+    func isSecretValue(_ index: Int, stored: Bool = false) -> Bool {
         guard code.isIdentifier(index) else { return false }
         let name = code.text(index).trimmingBackquotes
-        return SecretNames.isSecret(name) || tainted.contains(name)
+        return SecretNames.isSecret(name) || tainted.contains(name) || (stored && SecretNames.isStoredSecret(name))
     }
 
     /// Whether the tokens in `range` use a secret value: an identifier (not a label, not followed by a member that
     /// takes its size or emptiness) that names a secret or is tainted. Interpolations marked `privacy: .private`
     /// or `.sensitive` are skipped.
-    func usesSecret(in range: Range<Int>) -> Int? {
+    func usesSecret(in range: Range<Int>, stored: Bool = false) -> Int? {
         var index = range.lowerBound
         while index < range.upperBound, index < code.count {
             let token = code.tokens[index]
@@ -56,7 +88,7 @@ struct SourceRules {
                 }
             }
             if token.kind == .identifier, !code.isPunctuation(index + 1, ":"), !code.isOperator(index - 1, "."),
-                isSecretValue(index)
+                isSecretValue(index, stored: stored)
             {
                 // Follow the member chain: `token.count` is not the token; `session.token` is checked by its last
                 // member.
@@ -67,11 +99,17 @@ struct SourceRules {
                     guard code.isIdentifier(last + 2) else { break }
                     last += 2
                 }
-                if last == index || isSecretValue(last) { return index }
-            } else if token.kind == .identifier, code.isOperator(index - 1, "."), isSecretValue(index),
+                if last == index || isSecretValue(last, stored: stored) { return index }
+            } else if token.kind == .identifier, code.isOperator(index - 1, "."), isSecretValue(index, stored: stored),
                 !code.isPunctuation(index + 1, "(")
             {
-                return index
+                // `self.accessToken.length` is the token's length, not the token.
+                var last = index
+                while code.isOperator(last + 1, ".") || code.isOperator(last + 1, "?."), code.isIdentifier(last + 2) {
+                    last += 2
+                }
+                if last == index || isSecretValue(last, stored: stored) { return index }
+                index = last
             }
             index += 1
         }
@@ -168,6 +206,18 @@ struct SourceRules {
     mutating func collectNames() {
         for index in 0..<code.count where code.isIdentifier(index) {
             let word = code.texts[index]
+            // `info["password"] = …`, `info.setObject(x, forKey: "pin")`, `[info setObject:x forKey:@"pin"]`.
+            if code.isPunctuation(index + 1, "["), let key = plainString(at: index + 2),
+                SecretNames.isStoredSecretKey(key.text), code.isPunctuation(key.end, "]"),
+                code.isOperator(key.end + 1, "=")
+            {
+                dictionariesWithSecrets.insert(word)
+            }
+            if word == "forKey", code.isPunctuation(index + 1, ":"), let key = plainString(at: index + 2),
+                SecretNames.isStoredSecretKey(key.text)
+            {
+                if let receiver = dictionaryReceiver(ofKeyAt: index) { dictionariesWithSecrets.insert(receiver) }
+            }
             if word == "let" || word == "var", code.isIdentifier(index + 1) {
                 let name = code.text(index + 1).trimmingBackquotes
                 var valueStart = index + 2
@@ -207,11 +257,17 @@ struct SourceRules {
             switch token.kind {
             case .identifier:
                 checkIdentifier(index, text)
-                if text == "useCredential", code.isOperator(index - 1, ".") {
+                let answersWithTrust =
+                    (text == "useCredential" && code.isOperator(index - 1, "."))
+                    || (language == .objectiveC
+                        && (text == "NSURLSessionAuthChallengeUseCredential"
+                            || (text == "credentialForTrust" && code.isPunctuation(index + 1, ":"))))
+                if answersWithTrust {
                     let body = code.enclosingBody(of: index)
                     if !functionsReportedForTrust.contains(body.lowerBound), !evaluatesTrust(in: body) {
                         functionsReportedForTrust.insert(body.lowerBound)
-                        report(.trustWithoutEvaluation, at: index - 1, ".useCredential")
+                        let at = code.isOperator(index - 1, ".") ? index - 1 : index
+                        report(.trustWithoutEvaluation, at: at, language == .swift ? ".useCredential" : text)
                     }
                 }
                 if text == "nonce" || text == "iv", code.isPunctuation(index + 1, ":"),
@@ -247,10 +303,13 @@ struct SourceRules {
             if code.isOperator(index - 1, "."), code.isPunctuation(index + 1, "(") {
                 report(.weakHash, at: index, ".\(text)()")
             }
-        case "kCCAlgorithmDES", "kCCAlgorithm3DES", "kCCAlgorithmRC4":
+        case "kCCAlgorithmDES", "kCCAlgorithm3DES", "kCCAlgorithmRC4", "kCCAlgorithmRC2", "kCCAlgorithmCAST",
+            "kCCAlgorithmBlowfish", "kCCModeRC4":
             report(.weakCipher, at: index, text)
-        case "kCCOptionECBMode":
+        case "kCCOptionECBMode", "kCCModeECB":
             report(.ecbMode, at: index, text)
+        case "CC_MD2", "CC_MD4", "kCCHmacAlgMD5":
+            if text.hasPrefix("kCC") || code.isPunctuation(index + 1, "(") { report(.weakHash, at: index, text) }
         case "ECB":
             if code.isPunctuation(index + 1, "("), code.isPunctuation(index + 2, ")") {
                 report(.ecbMode, at: index, "ECB()")
@@ -264,6 +323,18 @@ struct SourceRules {
             }
         case "set", "setValue", "setObject":
             checkUserDefaults(index)
+        case "write":
+            if code.isOperator(index - 1, ".") || code.isOperator(index - 1, "?."), code.isPunctuation(index + 1, "(") {
+                checkFileWrite(index, receiver: index - 1, arguments: code.arguments(open: index + 1))
+            }
+        case "createFile":
+            checkCreateFile(index)
+        case "archiveRootObject":
+            if code.isPunctuation(index + 1, "("), let value = code.arguments(open: index + 1).first?.value,
+                usesSecret(in: value, stored: true) != nil || isSecretDictionary(value)
+            {
+                report(.secretInFile, at: index, "NSKeyedArchiver.archiveRootObject(…, toFile:)")
+            }
         case "AppStorage":
             checkAppStorage(index)
         case "print", "debugPrint", "NSLog", "os_log", "dump":
@@ -275,12 +346,13 @@ struct SourceRules {
             }
         case "Nonce":
             if code.isPunctuation(index + 1, "("), let argument = code.arguments(open: index + 1).first,
-                argument.label == "data", isLiteralBytes(argument.value)
+                argument.label == "data", isLiteralBytes(argument.value),
+                !reportedLiterals.contains(literalBytesRoot(argument.value) ?? -1)
             {
                 report(.fixedNonce, at: index, "a nonce built from literal bytes")
             }
         case "let", "var":
-            checkDeclaration(index)
+            if language == .swift { checkDeclaration(index) }
         default:
             if text.contains("PBKDF2") || text.contains("pbkdf2") { checkPBKDF2Call(index) }
             if text.hasPrefix("kSecAttrAccessibleAlways") {
@@ -307,7 +379,7 @@ struct SourceRules {
         guard code.isOperator(cursor, "=") else { return }
         let end = code.statementEnd(from: cursor + 1)
         if SecretNames.isSecret(name), let literal = plainString(at: cursor + 1), literal.end == end,
-            Entropy.looksLikeSecret(literal.text)
+            Entropy.looksLikeSecret(literal.text), reportedLiterals.insert(cursor + 1).inserted
         {
             report(.hardcodedSecret, at: cursor + 1, "\(name) = \"…\"", fingerprint: "\(name) = literal")
         }
@@ -321,7 +393,8 @@ struct SourceRules {
         if code.texts[index] == "let", words.contains("iv") || words.contains("nonce"),
             ["iv", "nonce", "bytes", "data"].contains(words.last ?? ""), isBytesType,
             isLiteralBytes((cursor + 1)..<end),
-            code.texts[(cursor + 1)..<end].contains(where: { $0 == "[" || $0 == "Data" || $0 == "\"" })
+            code.texts[(cursor + 1)..<end].contains(where: { $0 == "[" || $0 == "Data" || $0 == "\"" }),
+            !reportedLiterals.contains(cursor + 1), !reportedLiterals.contains(literalRoot((cursor + 1)..<end) ?? -1)
         {
             report(.fixedNonce, at: index + 1, "\(name) is built from literal bytes")
         }
@@ -338,7 +411,7 @@ struct SourceRules {
             code.isOperator(index + 1, "=") && !code.isIdentifier(index - 1, "let")
             && !code.isIdentifier(index - 1, "var")
         guard isLabel || isAssignment, SecretNames.isSecret(name), let literal = plainString(at: index + 2),
-            Entropy.looksLikeSecret(literal.text)
+            Entropy.looksLikeSecret(literal.text), reportedLiterals.insert(index + 2).inserted
         else { return }
         report(
             .hardcodedSecret, at: index + 2, "\(name) \(isLabel ? ":" : "=") \"…\"", fingerprint: "\(name) = literal")
@@ -382,7 +455,7 @@ struct SourceRules {
         else { return }
         let arguments = code.arguments(open: index + 1)
         guard let value = arguments.first, value.label == nil else { return }
-        if usesSecret(in: value.value) != nil {
+        if usesSecret(in: value.value, stored: true) != nil {
             report(.secretInUserDefaults, at: index, "UserDefaults.\(code.text(index))")
             return
         }
@@ -395,7 +468,7 @@ struct SourceRules {
             } else {
                 keyName = nil
             }
-            if let keyName, SecretNames.isSecretKey(keyName) {
+            if let keyName, SecretNames.isStoredSecretKey(keyName) {
                 report(.secretInUserDefaults, at: index, "UserDefaults key \(keyName)")
             }
         }
@@ -408,7 +481,8 @@ struct SourceRules {
         else { return }
         let close = code.partner[index + 1] ?? index
         let property = code.isIdentifier(close + 1, "var") ? code.text(close + 2) : ""
-        if let literal = plainString(at: first), SecretNames.isSecretKey(literal.text) || SecretNames.isSecret(property)
+        if let literal = plainString(at: first),
+            SecretNames.isStoredSecretKey(literal.text) || SecretNames.isStoredSecret(property)
         {
             report(.secretInUserDefaults, at: index, "@AppStorage(\"\(literal.text)\")")
         }
@@ -456,7 +530,70 @@ struct SourceRules {
         }
         if let secret = usesSecret(in: range) {
             report(.secretLogged, at: index, "\(code.text(index))(… \(code.text(secret)) …)")
+        } else if let mention = loggedSecretMention(in: range) {
+            report(.secretLogged, at: index, "\(code.text(index))(\"… \(mention)\" …)")
         }
+    }
+
+    /// Log text that introduces a logged value as a secret: `"encryption key is \(value)"`,
+    /// `NSLog(@"password: %@", value)`, `print("token:", value)`; the name it gives, or nil. A size or a
+    /// comparison (`\(token.count)`, `\(token == nil)`) and a private interpolation are not the secret.
+    func loggedSecretMention(in range: Range<Int>) -> String? {
+        let arguments = code.arguments(open: range.lowerBound - 1)
+        for index in range where index < code.count && code.tokens[index].kind == .stringSegment {
+            let text = code.texts[index]
+            if code.tokens.indices.contains(index + 1), code.tokens[index + 1].kind == .interpolationStart,
+                let end = interpolationEnd(from: index + 1), !isPrivate((index + 2)..<end),
+                !isSizeOrTest((index + 2)..<end), SecretNames.introducesSecret(text[...])
+            {
+                return lastWords(text)
+            }
+        }
+        for (position, argument) in arguments.enumerated() where argument.label == nil {
+            guard let first = argument.value.first, let literal = plainString(at: first),
+                literal.end == argument.value.upperBound, position + 1 < arguments.count
+            else { continue }
+            // A format: the text before each conversion (`%@`, `%s`, `%{public}@`, not `%{private}@` or `%%`).
+            var before = literal.text[...]
+            var sawConversion = false
+            while let percent = before.firstIndex(of: "%") {
+                let prefix = literal.text[literal.text.startIndex..<percent]
+                let rest = before[before.index(after: percent)...]
+                if rest.hasPrefix("%") {
+                    before = rest.dropFirst()
+                    continue
+                }
+                sawConversion = true
+                if !rest.hasPrefix("{private}"), !rest.hasPrefix("{sensitive}"),
+                    SecretNames.introducesSecret(prefix.suffix(from: before.startIndex))
+                {
+                    return lastWords(String(prefix))
+                }
+                before = rest
+            }
+            // `print("password:", value)`.
+            if !sawConversion, SecretNames.introducesSecret(literal.text[...]),
+                plainString(at: arguments[position + 1].value.lowerBound) == nil,
+                !isSizeOrTest(arguments[position + 1].value)
+            {
+                return lastWords(literal.text)
+            }
+        }
+        return nil
+    }
+
+    /// Whether an interpolated or logged expression is a size, an emptiness test or a comparison.
+    func isSizeOrTest(_ range: Range<Int>) -> Bool {
+        let sizes: Set<String> = ["count", "isEmpty", "length", "hashValue", "isValid", "isExpired", "utf8"]
+        if let last = range.last(where: { code.isIdentifier($0) }), sizes.contains(code.texts[last]) { return true }
+        return range.contains {
+            code.tokens[$0].kind == .operator && ["==", "!=", "?", "<", ">"].contains(code.texts[$0])
+        }
+    }
+
+    func lastWords(_ text: String) -> String {
+        let words = text.split(whereSeparator: { !$0.isLetter && !$0.isNumber })
+        return words.suffix(2).joined(separator: " ")
     }
 
     /// The callee of the call whose argument list contains `index` (`seal` for `AES.GCM.seal(x, nonce: n)`).
@@ -489,7 +626,14 @@ struct SourceRules {
     func evaluatesTrust(in body: Range<Int>) -> Bool {
         for index in body where index < code.count && code.tokens[index].kind == .identifier {
             let name = code.texts[index].lowercased()
-            if name.hasPrefix("sectrustevaluate") || name.contains("evaluate") || name.contains("validat")
+            if name.hasPrefix("sectrustevaluate") {
+                // `SecTrustEvaluateWithError(trust, nil)` as a statement evaluates and ignores the verdict.
+                if name.contains("async") || isResultUsed(call: index) || isOutParameterRead(call: index, body: body) {
+                    return true
+                }
+                continue
+            }
+            if name.contains("evaluate") || name.contains("validat")
                 || name.contains("verif")
             {
                 return true
@@ -498,13 +642,198 @@ struct SourceRules {
                 code.isPunctuation(index - 1, "(") || code.isPunctuation(index - 1, ",")
                     || code.isPunctuation(index - 1, ":"),
                 let callee = callee(ofArgumentAt: index), code.isIdentifier(index - 1) == false,
-                !["URLCredential", "completionHandler", "let", "var"].contains(callee), !callee.isEmpty,
+                !["URLCredential", "completionHandler", "let", "var"].contains(callee), !callee.hasPrefix("SecTrust"),
+                !callee.isEmpty,
                 callee.first?.isLetter == true
             {
                 return true
             }
         }
         return false
+    }
+
+    /// Whether the value of the call at `call` is used: not a statement of its own (`_ = f()` is not a use).
+    func isResultUsed(call: Int) -> Bool {
+        var previous = call - 1
+        if code.isOperator(previous, "?") || code.isOperator(previous, "!"), code.isIdentifier(previous - 1, "try") {
+            previous -= 2
+        } else if code.isIdentifier(previous, "try") {
+            previous -= 1
+        }
+        guard previous >= 0 else { return false }
+        if code.isOperator(previous, "="), code.isIdentifier(previous - 1, "_") { return false }
+        if code.isPunctuation(previous, "{") || code.isPunctuation(previous, "}") || code.isPunctuation(previous, ";") {
+            return false
+        }
+        // `(void)SecTrustEvaluate(…)` in C discards it too.
+        if code.isPunctuation(previous, ")"), code.isIdentifier(previous - 1, "void") { return false }
+        let isContinuation =
+            code.tokens[previous].kind == .operator || code.isPunctuation(previous, "(")
+            || code.isPunctuation(previous, ",") || code.isPunctuation(previous, "[")
+            || code.isPunctuation(previous, ":")
+            || ["return", "if", "guard", "while", "let", "var"].contains(code.texts[previous])
+        return code.tokens[previous].line == code.tokens[call].line || isContinuation
+    }
+
+    /// Whether the trust result written through `&result` (`SecTrustEvaluate(trust, &result)`) is read later in
+    /// `body`.
+    func isOutParameterRead(call: Int, body: Range<Int>) -> Bool {
+        guard code.isPunctuation(call + 1, "("), let close = code.partner[call + 1] else { return false }
+        let arguments = code.arguments(open: call + 1)
+        guard arguments.count > 1, let first = arguments[1].value.first, code.isOperator(first, "&"),
+            code.isIdentifier(first + 1)
+        else { return false }
+        let name = code.texts[first + 1]
+        return ((close + 1)..<min(body.upperBound, code.count)).contains { code.isIdentifier($0, name) }
+    }
+
+    /// Every call whose arguments the flows follow: Swift and C calls `f(…)`, and Objective-C message sends.
+    mutating func checkCalls() {
+        for index in 0..<code.count where code.tokens[index].kind == .identifier && code.isPunctuation(index + 1, "(") {
+            // Declarations are not calls: `func aes(keyData: …)`, `init(key: …)`.
+            if code.isIdentifier(index - 1, "func") || (code.texts[index] == "init" && !code.isOperator(index - 1, "."))
+            {
+                continue
+            }
+            checkCall(callee: index, arguments: code.arguments(open: index + 1))
+        }
+        guard language == .objectiveC else { return }
+        for send in code.messageSends() {
+            guard let first = send.parts.first else { continue }
+            let arguments = send.parts.map { (label: Optional(code.texts[$0.label]), value: $0.value) }
+            checkCall(callee: first.label, arguments: arguments)
+            checkObjectiveCSend(send)
+        }
+    }
+
+    /// Identifiers used in the arguments of URL construction and networking calls, so that a constant holding an
+    /// `http://` URL is reported only when it becomes one.
+    mutating func collectURLUses() {
+        for index in 0..<code.count where code.tokens[index].kind == .identifier {
+            let isCall = Self.urlCallees.contains(code.texts[index]) && code.isPunctuation(index + 1, "(")
+            let isSelector =
+                language == .objectiveC && code.isPunctuation(index + 1, ":") && Self.isURLName(code.texts[index])
+            guard isCall || isSelector else { continue }
+            let end = isCall ? (code.partner[index + 1] ?? index) : valueEnd(from: index + 2)
+            for position in (index + 1)..<min(end, code.count) where code.isIdentifier(position) {
+                namesReachingURL.insert(code.texts[position])
+            }
+        }
+    }
+
+    /// Calls that make a URL or send a request from a string.
+    static let urlCallees: Set<String> = [
+        "URL", "NSURL", "URLComponents", "URLRequest", "request", "download", "upload", "dataTask", "webSocketTask",
+        "streamRequest", "URLWithString", "requestWithURL", "NSURLRequest",
+    ]
+
+    /// Whether a name is about a URL or a server (`baseURL`, `API_ENDPOINT`, `serverHost`, `URLWithString`).
+    static func isURLName(_ name: String) -> Bool {
+        let words: Set<String> = ["url", "uri", "endpoint", "endpoints", "host", "server", "domain", "base", "link"]
+        return SecretNames.words(name).contains { words.contains($0) }
+    }
+
+    /// Whether an `http://` literal becomes a URL: it is an argument of URL construction or networking, the value
+    /// of a URL-named label or constant, or of a constant used in such a call.
+    func reachesURL(_ literal: Int) -> Bool {
+        if let callee = callee(ofArgumentAt: literal), Self.urlCallees.contains(callee) { return true }
+        if code.isPunctuation(literal - 1, ":"), code.isIdentifier(literal - 2), Self.isURLName(code.texts[literal - 2])
+        {
+            return true
+        }
+        guard let name = assignedName(of: literal) else { return false }
+        return Self.isURLName(name) || namesReachingURL.contains(name)
+    }
+
+    /// The name a literal is assigned to: `let base: String = "…"`, `base = "…"`, `#define BASE @"…"`,
+    /// `NSString *base = @"…"`.
+    func assignedName(of literal: Int) -> String? {
+        if code.isIdentifier(literal - 1), code.isIdentifier(literal - 2) == false, literal >= 2,
+            code.tokens[literal - 2].kind == .poundKeyword, code.texts[literal - 2] == "#define"
+        {
+            return code.texts[literal - 1]
+        }
+        guard code.isOperator(literal - 1, "=") else { return nil }
+        var cursor = literal - 2
+        while cursor >= 0, cursor > literal - 14, code.tokens[cursor].line == code.tokens[literal].line {
+            if code.isIdentifier(cursor), code.isIdentifier(cursor - 1, "let") || code.isIdentifier(cursor - 1, "var") {
+                return code.texts[cursor]
+            }
+            cursor -= 1
+        }
+        return code.isIdentifier(literal - 2) ? code.texts[literal - 2] : nil
+    }
+
+    /// The receiver of the `forKey:` at `index`: `info` in `info.setObject(x, forKey: "pin")` or
+    /// `[info setObject:x forKey:@"pin"]`; nil for `UserDefaults`.
+    func dictionaryReceiver(ofKeyAt index: Int) -> String? {
+        var cursor = index - 1
+        while cursor >= 0, index - cursor < 60 {
+            if code.isPunctuation(cursor, "("), code.isIdentifier(cursor - 1),
+                ["setObject", "setValue"].contains(code.texts[cursor - 1]), code.isOperator(cursor - 2, ".")
+            {
+                let names = receiverNames(before: cursor - 2)
+                return names.contains { $0.lowercased().contains("defaults") } ? nil : names.first
+            }
+            if code.isPunctuation(cursor, "["), code.isIdentifier(cursor + 1), code.isIdentifier(cursor + 2) {
+                let receiver = code.texts[cursor + 1]
+                return receiver.lowercased().contains("defaults") ? nil : receiver
+            }
+            cursor -= 1
+        }
+        return nil
+    }
+
+    /// Whether `range` is a dictionary given a secret-named key, or a literal one with such a key.
+    func isSecretDictionary(_ range: Range<Int>) -> Bool {
+        for index in range where index < code.count {
+            if code.isIdentifier(index), dictionariesWithSecrets.contains(code.texts[index]),
+                !code.isOperator(index - 1, ".")
+            {
+                return true
+            }
+            if let key = plainString(at: index), code.isPunctuation(key.end, ":"),
+                SecretNames.isStoredSecretKey(key.text)
+            {
+                return true
+            }
+        }
+        return false
+    }
+
+    /// File protection that keeps a file encrypted while the device is locked.
+    static let completeProtection: Set<String> = [
+        "completeFileProtection", "completeFileProtectionUnlessOpen", "complete", "completeUnlessOpen",
+        "NSDataWritingFileProtectionComplete", "NSDataWritingFileProtectionCompleteUnlessOpen",
+        "NSFileProtectionComplete", "NSFileProtectionCompleteUnlessOpen",
+    ]
+
+    /// `token.write(to: url)`, `info.write(toFile: path, atomically: true)` without complete file protection.
+    mutating func checkFileWrite(_ index: Int, receiver dot: Int, arguments: [(label: String?, value: Range<Int>)]) {
+        guard arguments.contains(where: { ["to", "toFile", "toURL"].contains($0.label ?? "") }) else { return }
+        let names = receiverNames(before: dot)
+        let isSecret =
+            names.contains { SecretNames.isStoredSecret($0) || tainted.contains($0) }
+            || names.last.map { dictionariesWithSecrets.contains($0) } == true
+        guard isSecret else { return }
+        let protected = arguments.contains { argument in
+            argument.value.contains { code.isIdentifier($0) && Self.completeProtection.contains(code.texts[$0]) }
+        }
+        if !protected { report(.secretInFile, at: index, "\(names.reversed().joined(separator: ".")).write") }
+    }
+
+    /// `FileManager.default.createFile(atPath:contents:attributes:)` of a secret without complete protection.
+    mutating func checkCreateFile(_ index: Int) {
+        guard code.isPunctuation(index + 1, "(") else { return }
+        let arguments = code.arguments(open: index + 1)
+        guard let contents = arguments.first(where: { $0.label == "contents" })?.value,
+            usesSecret(in: contents, stored: true) != nil || isSecretDictionary(contents)
+        else { return }
+        let protected = arguments.contains { argument in
+            argument.label == "attributes"
+                && argument.value.contains { code.isIdentifier($0) && Self.completeProtection.contains(code.texts[$0]) }
+        }
+        if !protected { report(.secretInFile, at: index, "createFile(atPath:contents:) of a secret") }
     }
 
     /// A `catch` or `else` branch, after code about pins, that connects without pinning.
@@ -554,7 +883,7 @@ struct SourceRules {
                     !host.isEmpty
                     || (rest.isEmpty && code.tokens.indices.contains(cursor + 1)
                         && code.tokens[cursor + 1].kind == .interpolationStart)
-                if !isLocal, hostFollows {
+                if !isLocal, hostFollows, reachesURL(index) {
                     report(.cleartextURL, at: cursor, "http://\(host.isEmpty ? "…" : host)")
                     return
                 }

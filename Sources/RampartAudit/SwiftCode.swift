@@ -20,8 +20,53 @@ struct SwiftCode {
     let lines: [Substring]
 
     init(source: [UInt8]) {
-        let all = SwiftLexer.tokenize(source).tokens
-        let tokens = all.filter { !$0.isTrivia }
+        self.init(tokens: SwiftLexer.tokenize(source).tokens.filter { !$0.isTrivia }, source: source, isSwift: true)
+    }
+
+    /// Objective-C or C source, its tokens given the shapes the rules read: a string literal becomes an opening
+    /// delimiter (`"` or `@"`), its text and its closing quote; a character literal is a number; `@keywords` and
+    /// preprocessor keywords are pound keywords.
+    init(objectiveC source: [UInt8]) {
+        var tokens: [SwiftToken] = []
+        for token in ObjectiveCLexer.tokenize(source).tokens where !token.isTrivia {
+            func add(_ kind: SwiftToken.Kind, _ range: Range<Int>, column: Int) {
+                guard !range.isEmpty else { return }
+                tokens.append(
+                    SwiftToken(
+                        kind: kind, range: range, line: token.line, column: column, isDebugOnly: token.isDebugOnly))
+            }
+            switch token.kind {
+            case .stringLiteral:
+                let range = token.range
+                let openLength = source[range.lowerBound] == UInt8(ascii: "@") ? 2 : 1
+                let isClosed =
+                    range.count > openLength && source[range.upperBound - 1] == UInt8(ascii: "\"")
+                    && (range.upperBound - 2 < range.lowerBound + openLength
+                        || source[range.upperBound - 2] != UInt8(ascii: "\\")
+                        || (range.upperBound - 3 >= range.lowerBound + openLength
+                            && source[range.upperBound - 3] == UInt8(ascii: "\\")))
+                let contentEnd = isClosed ? range.upperBound - 1 : range.upperBound
+                add(.stringOpen, range.lowerBound..<(range.lowerBound + openLength), column: token.column)
+                add(.stringSegment, (range.lowerBound + openLength)..<contentEnd, column: token.column + openLength)
+                // An unterminated literal still closes, so that rules never read past it.
+                tokens.append(
+                    SwiftToken(
+                        kind: .stringClose, range: contentEnd..<range.upperBound, line: token.line,
+                        column: token.column + (contentEnd - range.lowerBound), isDebugOnly: token.isDebugOnly))
+            case .identifier: add(.identifier, token.range, column: token.column)
+            case .number, .characterLiteral: add(.number, token.range, column: token.column)
+            case .operator: add(.operator, token.range, column: token.column)
+            case .punctuation: add(.punctuation, token.range, column: token.column)
+            case .directive: add(.directive, token.range, column: token.column)
+            case .atKeyword, .preprocessor: add(.poundKeyword, token.range, column: token.column)
+            case .whitespace, .lineComment, .blockComment, .preprocessorText, .unknown:
+                add(.unknown, token.range, column: token.column)
+            }
+        }
+        self.init(tokens: tokens, source: source, isSwift: false)
+    }
+
+    private init(tokens: [SwiftToken], source: [UInt8], isSwift: Bool) {
         self.tokens = tokens
         self.texts = tokens.map { String(decoding: source[$0.range], as: UTF8.self) }
         self.lines = String(decoding: source, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
@@ -43,8 +88,21 @@ struct SwiftCode {
         self.partner = partner
         self.opener = opener
         var bodies: [Range<Int>] = []
+        if !isSwift {
+            // C functions and Objective-C methods: the braces at depth 0 (an @implementation has none of its own).
+            var index = 0
+            while index < tokens.count {
+                if tokens[index].kind == .punctuation, texts[index] == "{" {
+                    let close = partner[index] ?? tokens.count - 1
+                    bodies.append(index..<(min(close, tokens.count - 1) + 1))
+                    index = close + 1
+                    continue
+                }
+                index += 1
+            }
+        }
         for (index, text) in texts.enumerated()
-        where tokens[index].kind == .identifier && (text == "func" || text == "init") {
+        where isSwift && tokens[index].kind == .identifier && (text == "func" || text == "init") {
             // The body is the first `{` after the signature at parenthesis depth 0.
             var cursor = index + 1
             while cursor < tokens.count {
@@ -132,6 +190,53 @@ struct SwiftCode {
         }
         finish(min(close, tokens.count))
         return result
+    }
+
+    /// An Objective-C message send `[receiver part: value part: value]`: where its `[` is, the receiver's tokens, and
+    /// each selector part's label token and value range.
+    struct MessageSend {
+        let open: Int
+        let receiver: Range<Int>
+        let parts: [(label: Int, value: Range<Int>)]
+    }
+
+    /// The message sends of the file: brackets not used as a subscript (`a[i]`) or a literal (`@[…]`) whose content
+    /// is a receiver followed by `label:` parts.
+    func messageSends() -> [MessageSend] {
+        var sends: [MessageSend] = []
+        for open in tokens.indices where isPunctuation(open, "[") {
+            if open > 0,
+                tokens[open - 1].kind == .identifier || isPunctuation(open - 1, ")")
+                    || isPunctuation(open - 1, "]") || isPunctuation(open - 1, "@"),
+                !["return", "in", "else"].contains(texts[open - 1])
+            {
+                continue
+            }
+            guard let close = partner[open], close <= tokens.count else { continue }
+            var parts: [(label: Int, value: Range<Int>)] = []
+            var receiverEnd: Int?
+            var cursor = open + 1
+            var labelStart: Int?
+            while cursor < close {
+                if tokens[cursor].kind == .punctuation, ["(", "[", "{"].contains(texts[cursor]) {
+                    cursor = (partner[cursor] ?? close) + 1
+                    continue
+                }
+                // A part starts at `name:` after the receiver (or after the previous part's value).
+                if tokens[cursor].kind == .identifier, isPunctuation(cursor + 1, ":"), cursor > open + 1 {
+                    if let start = labelStart { parts.append((label: start, value: (start + 2)..<cursor)) }
+                    if receiverEnd == nil { receiverEnd = cursor }
+                    labelStart = cursor
+                    cursor += 2
+                    continue
+                }
+                cursor += 1
+            }
+            if let start = labelStart { parts.append((label: start, value: (start + 2)..<close)) }
+            guard let receiverEnd else { continue }
+            sends.append(MessageSend(open: open, receiver: (open + 1)..<receiverEnd, parts: parts))
+        }
+        return sends
     }
 
     /// The end (exclusive) of the statement starting at `start`: the first token on a later line at bracket depth

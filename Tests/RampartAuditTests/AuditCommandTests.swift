@@ -67,6 +67,33 @@ struct AuditCommandTests {
         #expect(await Self.run([path]).status == 0)
     }
 
+    /// Findings in the repository's own Sources that are what their rule says and intended, each with why.
+    static let acceptedInSources: [(file: String, rule: String, reason: String)] = [
+        (
+            "rampart-bench/CryptoBenchmarks.swift", "hardcoded-crypto-key",
+            "the KDF benchmark derives from one fixed password so that runs are comparable; it ships in no app"
+        ),
+        (
+            "rampart-bench/SealBenchmarks.swift", "fixed-nonce",
+            "the AES-GCM throughput floor seals throwaway bytes under a fresh random key with one nonce"
+        ),
+        (
+            "rampart-bench/VaultBenchmarks.swift", "hardcoded-crypto-key",
+            "the vault-open benchmark times Argon2id over a fixed passphrase"
+        ),
+    ]
+
+    @Test("the self-audit: the repository's Sources report only the accepted findings, and Examples none")
+    func selfAudit() throws {
+        let sources = try Auditor().audit(path: Self.packageRoot.appendingPathComponent("Sources").path)
+        let found = sources.findings.map { "\($0.file) \($0.rule.id)" }.sorted()
+        #expect(found == Self.acceptedInSources.map { "\($0.file) \($0.rule)" }.sorted(), "\(sources.findings)")
+        #expect(sources.isComplete)
+        #expect(sources.objectiveCLines > 0)
+        let examples = try Auditor().audit(path: Self.packageRoot.appendingPathComponent("Examples").path)
+        #expect(examples.findings.isEmpty, "\(examples.findings)")
+    }
+
     @Test("the text report groups findings by file, with line, column, fix and reference; exit 1")
     func textReport() async throws {
         let folder = try Self.scratch()
@@ -187,6 +214,86 @@ struct AuditCommandTests {
         let result = await Self.run([folder.path, "--baseline", path])
         #expect(result.status == 2)
         #expect(result.errors.contains("--write-baseline"))
+    }
+
+    @Test("an Objective-C-only project is audited: its .m and .h files are read and their mistakes reported")
+    func objectiveCOnly() async throws {
+        let folder = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try Data(#"NSLog(@"password: %@", pwd);"#.utf8).write(to: folder.appendingPathComponent("Login.m"))
+        try Data("@interface Login : NSObject\n@end\n".utf8).write(to: folder.appendingPathComponent("Login.h"))
+        let report = try Auditor().audit(path: folder.path)
+        #expect(report.filesAudited == 2)
+        #expect(report.objectiveCLines == 4)
+        #expect(report.isComplete)
+        #expect(report.findings.map(\.rule.id) == ["secret-logged"])
+        #expect(report.findings.map(\.file) == ["Login.m"])
+        let result = await Self.run([folder.path])
+        #expect(result.status == 1)
+        #expect(result.output.contains("Login.m"))
+    }
+
+    @Test("a run that audited nothing says so and exits 2, or 1 with --fail-on; never clean")
+    func nothingAudited() async throws {
+        let folder = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try Data("# App\n".utf8).write(to: folder.appendingPathComponent("README.md"))
+        let report = try Auditor().audit(path: folder.path)
+        #expect(report.filesAudited == 0)
+        #expect(!report.isComplete)
+        let result = await Self.run([folder.path])
+        #expect(result.status == 2)
+        #expect(!result.output.contains("clean"))
+        #expect(result.output.hasPrefix("incomplete: no finding in the 0 files audited"))
+        #expect(result.errors.contains("not audited: no file was audited"))
+        #expect(await Self.run([folder.path, "--fail-on", "high"]).status == 1)
+        #expect(await Self.run([folder.path, "--json"]).status == 2)
+    }
+
+    @Test("sources of a kind not read are listed; the run is incomplete in text, JSON and SARIF")
+    func unreadKinds() async throws {
+        let folder = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try Data("let a = 1\n".utf8).write(to: folder.appendingPathComponent("App.swift"))
+        try Data("val a = 1\n".utf8).write(to: folder.appendingPathComponent("Shared.kt"))
+        try Data("val b = 1\n".utf8).write(to: folder.appendingPathComponent("Other.kt"))
+        let report = try Auditor().audit(path: folder.path)
+        #expect(report.notRead == [".kt": 2])
+        #expect(report.notAudited == ["2 .kt files: this kind of source is not read"])
+        let text = await Self.run([folder.path])
+        #expect(text.status == 2)
+        #expect(text.output.hasPrefix("incomplete:"))
+        #expect(text.errors.contains("2 .kt files"))
+        let json = await Self.run([folder.path, "--json"])
+        let object = try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any]
+        #expect(object?["notAudited"] as? [String] == ["2 .kt files: this kind of source is not read"])
+        let sarif = await Self.run([folder.path, "--sarif"])
+        let log = try JSONSerialization.jsonObject(with: Data(sarif.output.utf8)) as? [String: Any]
+        let run = try #require((log?["runs"] as? [[String: Any]])?.first)
+        let invocation = try #require((run["invocations"] as? [[String: Any]])?.first)
+        #expect(invocation["executionSuccessful"] as? Bool == false)
+        let notes = invocation["toolExecutionNotifications"] as? [[String: Any]]
+        #expect(notes?.count == 1)
+        // A complete run's JSON has no notAudited key, and its SARIF invocation succeeded.
+        try FileManager.default.removeItem(at: folder.appendingPathComponent("Shared.kt"))
+        try FileManager.default.removeItem(at: folder.appendingPathComponent("Other.kt"))
+        let complete = await Self.run([folder.path, "--json"])
+        #expect(complete.status == 0)
+        let completeObject = try JSONSerialization.jsonObject(with: Data(complete.output.utf8)) as? [String: Any]
+        #expect(completeObject?["notAudited"] == nil)
+    }
+
+    @Test("a skipped file makes the run incomplete: exit 2 even without findings")
+    func skippedFileIsIncomplete() throws {
+        let folder = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try Data("let a = 1".utf8).write(to: folder.appendingPathComponent("Big.swift"))
+        try Data("a()".utf8).write(to: folder.appendingPathComponent("Small.swift"))
+        let report = try Auditor(maximumFileSize: 4).audit(path: folder.path)
+        #expect(report.filesAudited == 1)
+        #expect(report.findings.isEmpty)
+        #expect(!report.isComplete)
+        #expect(report.notAudited == ["Big.swift: larger than 4 bytes"])
     }
 
     @Test("rampart audit --help lists every rule and the exit codes")

@@ -103,6 +103,12 @@ enum SampleApp {
                     ]
                     _ = query
                 }
+
+                static let demoPassword = \(fixed ? "ProcessInfo.processInfo.environment[\"DEMO_PASSWORD\"] ?? \"\"" : "\"b@nk2024\"")
+
+                func export(token: String, to url: URL) throws {
+                    \(fixed ? "try Data(token.utf8).write(to: url, options: .completeFileProtection)" : "try token.write(to: url, atomically: true, encoding: .utf8)")
+                }
             }
             """)
         try file(
@@ -138,7 +144,8 @@ enum SampleApp {
                     return [first, second]
                 }
 
-                static func deriveKey(password: [Int8], salt: [UInt8]) -> [UInt8] {
+                static func deriveKey(password: [Int8]) -> [UInt8] {
+                    \(fixed ? "var salt = [UInt8](repeating: 0, count: 16)\n        _ = SecRandomCopyBytes(kSecRandomDefault, salt.count, &salt)" : "let salt: [UInt8] = [0x52, 0x61, 0x6d, 0x70, 0x61, 0x72, 0x74, 0x21]")
                     var key = [UInt8](repeating: 0, count: 32)
                     CCKeyDerivationPBKDF(
                         CCPBKDFAlgorithm(kCCPBKDF2), password, password.count, salt, salt.count,
@@ -181,6 +188,31 @@ enum SampleApp {
                     \(fixed ? "throw error" : "return try await URLSession.shared.data(for: request).0")
                 }
             }
+            """)
+        try file(
+            "Points/Legacy/LegacyVault.m",
+            """
+            #import <CommonCrypto/CommonCrypto.h>
+            #import "LegacyVault.h"
+
+            @implementation LegacyVault
+
+            + (NSData *)seal:(NSData *)data {
+                \(fixed ? "NSData *key = [LegacyKeychain keyNamed:@\"legacy\"];" : "NSString *key = @\"Rampart-Legacy-1\";")
+                uint8_t iv[kCCBlockSizeAES128];
+                SecRandomCopyBytes(kSecRandomDefault, sizeof(iv), iv);
+                NSMutableData *sealed = [NSMutableData dataWithLength:data.length + kCCBlockSizeAES128];
+                size_t moved = 0;
+                CCCryptorStatus status = CCCrypt(kCCEncrypt, kCCAlgorithmAES, kCCOptionPKCS7Padding,
+                                                 \(fixed ? "key.bytes" : "[key UTF8String]"), kCCKeySizeAES128, iv, data.bytes, data.length,
+                                                 sealed.mutableBytes, sealed.length, &moved);
+                #ifdef DEBUG
+                NSLog(@"sealed with key %@", key);
+                #endif
+                return status == kCCSuccess ? sealed : nil;
+            }
+
+            @end
             """)
         // Third-party and build folders are skipped: their mistakes are not the project's.
         try file("Pods/Vendor/Vendor.swift", "let digest = Insecure.MD5.hash(data: data)")

@@ -250,6 +250,222 @@ struct SourceRuleTests {
                     }
                 }
                 """),
+        // Issue 28: names, labels and flows within a file.
+        SourceFixture(
+            rule: "hardcoded-credential", name: "a low-entropy password in a local",
+            failing: #"let password = "b@nk2024!""#,
+            nearMiss: """
+                let password = ProcessInfo.processInfo.environment["BANK_PASSWORD"] ?? ""
+                static let password = "password"
+                let passwordPrompt = "Enter your password"
+                let accessToken = "access_token"
+                """),
+        SourceFixture(
+            rule: "hardcoded-credential", name: "a property named like an encryption key",
+            failing: #"var encryptionKey = "my secret key""#,
+            nearMiss: #"var encryptionKeyLength = "32""#),
+        SourceFixture(
+            rule: "hardcoded-credential", name: "an API key given to a secret-named label",
+            failing: #"Flurry.startSession(apiKey: "FLURRY1234")"#,
+            nearMiss: #"Flurry.startSession(apiKey: Secrets.flurryKey)"#),
+        SourceFixture(
+            rule: "hardcoded-credential", name: "a literal that reaches a password: label through a local",
+            failing: """
+                let pass = "hunter22"
+                client.login(user: name, password: pass)
+                """,
+            nearMiss: """
+                let pass = try keychain.password(for: name)
+                client.login(user: name, password: pass)
+                """),
+        SourceFixture(
+            rule: "hardcoded-crypto-key", name: "a literal key through .data(using:) to keyData:",
+            failing: """
+                let key = "0123456789abcdef"
+                let cipher = aes(keyData: key.data(using: .utf8)!)
+                """,
+            nearMiss: """
+                let key = try keychain.data(for: "aes")
+                let cipher = aes(keyData: key)
+                """),
+        SourceFixture(
+            rule: "hardcoded-crypto-key", name: "a literal key through a local into CCCrypt",
+            failing: """
+                let key = "0123456789abcdef"
+                let status = CCCrypt(CCOperation(kCCEncrypt), CCAlgorithm(kCCAlgorithmAES), CCOptions(kCCOptionPKCS7Padding),
+                                     key, kCCKeySizeAES128, iv, input, input.count, &output, output.count, &moved)
+                """,
+            nearMiss: """
+                let key = try keychain.data(for: "aes")
+                let status = CCCrypt(CCOperation(kCCEncrypt), CCAlgorithm(kCCAlgorithmAES), CCOptions(kCCOptionPKCS7Padding),
+                                     key, kCCKeySizeAES128, iv, input, input.count, &output, output.count, &moved)
+                """),
+        SourceFixture(
+            rule: "hardcoded-crypto-key", name: "RNCryptor's password",
+            failing:
+                #"let sealed = RNEncryptor.encryptData(data, with: kRNCryptorAES256Settings, password: "@dal1234", error: &error)"#,
+            nearMiss:
+                #"let sealed = RNEncryptor.encryptData(data, with: kRNCryptorAES256Settings, password: userPassword, error: &error)"#
+        ),
+        SourceFixture(
+            rule: "hardcoded-crypto-key", name: "a CryptoKit key from literal bytes",
+            failing: #"let key = SymmetricKey(data: Data("0123456789abcdef0123456789abcdef".utf8))"#,
+            nearMiss: "let key = SymmetricKey(size: .bits256)"),
+        SourceFixture(
+            rule: "hardcoded-crypto-key", name: "CryptoSwift's AES key",
+            failing:
+                #"let aes = try AES(key: "passwordpassword".bytes, blockMode: CBC(iv: AES.randomIV(AES.blockSize)), padding: .pkcs7)"#,
+            nearMiss:
+                "let aes = try AES(key: keyBytes, blockMode: CBC(iv: AES.randomIV(AES.blockSize)), padding: .pkcs7)"),
+        SourceFixture(
+            rule: "fixed-nonce", name: "an IV as a default parameter value flowing into CCCrypt",
+            failing: """
+                func encrypt(_ data: Data, key: Data, ivData: Data = "abcdefghijklmnop".data(using: .utf8)!) -> Data {
+                    var out = Data(count: data.count + kCCBlockSizeAES128)
+                    var moved = 0
+                    _ = ivData.withUnsafeBytes { ivBytes in
+                        CCCrypt(CCOperation(kCCEncrypt), CCAlgorithm(kCCAlgorithmAES), CCOptions(kCCOptionPKCS7Padding),
+                                key.bytes, key.count, ivBytes.baseAddress, data.bytes, data.count, out.mutableBytes, out.count, &moved)
+                    }
+                    return out
+                }
+                """,
+            nearMiss: """
+                func encrypt(_ data: Data, key: Data) -> Data {
+                    var out = Data(count: data.count + kCCBlockSizeAES128)
+                    var moved = 0
+                    var ivData = Data(count: kCCBlockSizeAES128)
+                    _ = ivData.withUnsafeMutableBytes { SecRandomCopyBytes(kSecRandomDefault, kCCBlockSizeAES128, $0.baseAddress!) }
+                    _ = ivData.withUnsafeBytes { ivBytes in
+                        CCCrypt(CCOperation(kCCEncrypt), CCAlgorithm(kCCAlgorithmAES), CCOptions(kCCOptionPKCS7Padding),
+                                key.bytes, key.count, ivBytes.baseAddress, data.bytes, data.count, out.mutableBytes, out.count, &moved)
+                    }
+                    return out
+                }
+                """),
+        SourceFixture(
+            rule: "constant-salt", name: "a salt from a byte array literal into CCKeyDerivationPBKDF",
+            failing: """
+                let salt: [UInt8] = [0x73, 0x61, 0x6c, 0x74, 0x73, 0x61, 0x6c, 0x74]
+                CCKeyDerivationPBKDF(CCPBKDFAlgorithm(kCCPBKDF2), password, password.count, salt, salt.count,
+                                     CCPseudoRandomAlgorithm(kCCPRFHmacAlgSHA256), 600_000, &derived, derived.count)
+                """,
+            nearMiss: """
+                var salt = [UInt8](repeating: 0, count: 16)
+                _ = SecRandomCopyBytes(kSecRandomDefault, salt.count, &salt)
+                CCKeyDerivationPBKDF(CCPBKDFAlgorithm(kCCPBKDF2), password, password.count, salt, salt.count,
+                                     CCPseudoRandomAlgorithm(kCCPRFHmacAlgSHA256), 600_000, &derived, derived.count)
+                """),
+        SourceFixture(
+            rule: "constant-salt", name: "CryptoSwift's PBKDF2 salt",
+            failing:
+                #"let key = try PKCS5.PBKDF2(password: p, salt: Array("NaCl".utf8), iterations: 600_000, keyLength: 32).calculate()"#,
+            nearMiss:
+                "let key = try PKCS5.PBKDF2(password: p, salt: saltBytes, iterations: 600_000, keyLength: 32).calculate()"
+        ),
+        SourceFixture(
+            rule: "ecb-mode", name: "CCCryptorCreateWithMode's ECB",
+            failing:
+                "CCCryptorCreateWithMode(op, CCMode(kCCModeECB), alg, padding, nil, key, keyLength, nil, 0, 0, 0, &ref)",
+            nearMiss:
+                "CCCryptorCreateWithMode(op, CCMode(kCCModeCTR), alg, padding, iv, key, keyLength, nil, 0, 0, 0, &ref)"),
+        SourceFixture(
+            rule: "weak-cipher", name: "Blowfish",
+            failing: "let algorithm = CCAlgorithm(kCCAlgorithmBlowfish)",
+            nearMiss: "let algorithm = CCAlgorithm(kCCAlgorithmAES128)"),
+        SourceFixture(
+            rule: "secret-in-user-defaults", name: "a PIN stored in defaults",
+            failing: #"UserDefaults.standard.set("5312", forKey: "PIN")"#,
+            nearMiss: """
+                UserDefaults.standard.set(true, forKey: "pinningEnabled")
+                UserDefaults.standard.set(pinCount, forKey: "pins")
+                """),
+        SourceFixture(
+            rule: "secret-in-user-defaults", name: "@AppStorage of a passcode",
+            failing: #"@AppStorage("userPasscode") var code = String()"#,
+            nearMiss: #"@AppStorage("pinnedTab") var tab = 0"#),
+        SourceFixture(
+            rule: "secret-in-file", name: "a token written to a file",
+            failing: """
+                func export(token: String, to url: URL) throws {
+                    try token.write(to: url, atomically: true, encoding: .utf8)
+                }
+                """,
+            nearMiss: """
+                func export(token: String, to url: URL) throws {
+                    try token.data(using: .utf8)?.write(to: url, options: .completeFileProtection)
+                    SecItemAdd([kSecClass: kSecClassGenericPassword, kSecValueData: Data(token.utf8)] as CFDictionary, nil)
+                }
+                """),
+        SourceFixture(
+            rule: "secret-in-file", name: "a plist holding a password",
+            failing: """
+                let info = NSMutableDictionary()
+                info["password"] = password
+                info.write(toFile: path, atomically: true)
+                """,
+            nearMiss: """
+                let info = NSMutableDictionary()
+                info["theme"] = theme
+                info.write(toFile: path, atomically: true)
+                """),
+        SourceFixture(
+            rule: "secret-logged", name: "log text that names the value a key",
+            failing: #"print("encryption key is \(value)")"#,
+            nearMiss: """
+                print("encryption key rotated at \\(date)")
+                print("password has \\(password.count) characters")
+                #if DEBUG
+                print("encryption key is \\(value)")
+                #endif
+                """),
+        SourceFixture(
+            rule: "secret-logged", name: "a format that names its argument a password",
+            failing: #"NSLog("password: %@", value)"#,
+            nearMiss: #"NSLog("password changed for %@", user)"#),
+        SourceFixture(
+            rule: "trust-without-evaluation", name: "an evaluation whose result is ignored",
+            failing: """
+                func urlSession(_ session: URLSession, didReceive challenge: URLAuthenticationChallenge,
+                                completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void) {
+                    guard let trust = challenge.protectionSpace.serverTrust else {
+                        return completionHandler(.performDefaultHandling, nil)
+                    }
+                    SecTrustEvaluateWithError(trust, nil)
+                    completionHandler(.useCredential, URLCredential(trust: trust))
+                }
+                """,
+            nearMiss: """
+                func urlSession(_ session: URLSession, didReceive challenge: URLAuthenticationChallenge,
+                                completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void) {
+                    guard let trust = challenge.protectionSpace.serverTrust else {
+                        return completionHandler(.performDefaultHandling, nil)
+                    }
+                    if SecTrustEvaluateWithError(trust, nil) {
+                        completionHandler(.useCredential, URLCredential(trust: trust))
+                    } else {
+                        completionHandler(.cancelAuthenticationChallenge, nil)
+                    }
+                }
+                """),
+        SourceFixture(
+            rule: "cleartext-url", name: "a URL-named constant",
+            failing: #"static let baseURL = "http://api.example.com""#,
+            nearMiss: """
+                throw AppError("use https, not http://api.example.com")
+                print("see http://example.com/docs")
+                let message = "http://api.example.com is down"
+                """),
+        SourceFixture(
+            rule: "cleartext-url", name: "a constant that becomes a URL",
+            failing: """
+                let legacy = "http://api.example.com"
+                let url = URL(string: legacy + "/v1")
+                """,
+            nearMiss: """
+                let legacy = "http://api.example.com"
+                log.notice("moved from \\(legacy)")
+                """),
     ]
 
     @Test("the failing fixture is reported once, with its rule", arguments: fixtures)

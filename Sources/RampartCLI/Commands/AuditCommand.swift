@@ -8,7 +8,7 @@ public enum AuditCommand: Command {
     public static let name = "audit"
     /// One line for `rampart --help`.
     public static let abstract =
-        "find the guides' common security mistakes in an iOS project (plists, entitlements, Swift)"
+        "find the guides' common security mistakes in an iOS project (plists, entitlements, Swift, Objective-C)"
     /// The `--help` text.
     public static var help: String {
         let width = (AuditRule.all.map(\.id.count).max() ?? 0) + 2
@@ -20,13 +20,21 @@ public enum AuditCommand: Command {
             USAGE: rampart audit PATH [--json | --sarif] [--fail-on low|medium|high] [--baseline FILE]
                                  [--write-baseline FILE] [--at RFC3339]
 
-            Reads the Info.plist files (XML or binary), .entitlements and Swift sources under PATH (skipping .build,
-            Pods, Carthage and DerivedData) and reports the mistakes the iOS security guides list, grouped by file
-            with line and column, each with its fix and a reference (OWASP MASTG test and MASVS control, or Apple's
+            Reads the Info.plist files (XML or binary), .entitlements, Swift sources and Objective-C, C and C++
+            sources (.m, .mm, .h, .c, .cpp) under PATH (skipping .build, Pods, Carthage, DerivedData and
+            node_modules) and reports the mistakes the iOS security guides list, grouped by file with line and
+            column, each with its fix and a reference (OWASP MASTG test and MASVS control, or Apple's
             documentation). An Xcode project's CODE_SIGN_ENTITLEMENTS says which entitlements release builds use.
-            Swift is lexed, so comments and string contents never match (except for rules about
-            literals), and logging under #if DEBUG is allowed. SecRandomCopyBytes, SystemRandomNumberGenerator,
-            arc4random and UUID() are secure and never reported.
+            Sources are lexed, so comments and string contents never match (except for rules about literals), and
+            logging under #if DEBUG (#ifdef DEBUG) is allowed. Literals are followed within a file through
+            constants, properties, #defines, default parameter values and Data/.data(using:) conversions to the
+            key, IV, nonce, salt and password parameters of CommonCrypto, CryptoKit, CryptoSwift and RNCryptor.
+            SecRandomCopyBytes, SystemRandomNumberGenerator, arc4random and UUID() are secure and never reported.
+
+            What was not read is said: files too large or unreadable, and sources of languages not read (Kotlin,
+            Java, Dart, JavaScript, TypeScript, C#). Such an audit is never called clean: it exits 2 (1 with
+            --fail-on) even without findings, and --json adds "notAudited", --sarif marks the invocation as not
+            successful.
 
             WARNINGS (rule, severity, what it means):
             \(rules.joined(separator: "\n"))
@@ -42,9 +50,10 @@ public enum AuditCommand: Command {
               -h, --help             show this help
 
             EXIT CODES:
-              0  no finding at or above --fail-on (or the baseline was written)
-              1  findings at or above --fail-on (listed on standard output)
-              2  bad usage, an unreadable PATH or baseline
+              0  no finding at or above --fail-on (or the baseline was written), and everything was read
+              1  findings at or above --fail-on (listed on standard output), or --fail-on was given and something
+                 was not read
+              2  bad usage, an unreadable PATH or baseline, nothing to audit, or something not read
 
             EXAMPLE:
               rampart audit MyApp --baseline audit-baseline.json --sarif > audit.sarif
@@ -61,7 +70,8 @@ public enum AuditCommand: Command {
     public static func run(_ arguments: inout Arguments, context: CommandContext) async throws -> ExitCode {
         let json = arguments.flag("--json")
         let sarif = arguments.flag("--sarif")
-        let failOnText = try arguments.option("--fail-on") ?? "medium"
+        let failOnOption = try arguments.option("--fail-on")
+        let failOnText = failOnOption ?? "medium"
         let baselinePath = try arguments.option("--baseline")
         let writeBaselinePath = try arguments.option("--write-baseline")
         let time = try TrustInputs.time(&arguments, context: context)
@@ -87,7 +97,7 @@ public enum AuditCommand: Command {
             throw UsageError("\(error.reason)")
         }
         if let baseline { report = report.removing(baseline) }
-        for note in report.skipped { context.printError("rampart audit: skipped \(note)") }
+        for note in report.notAudited { context.printError("rampart audit: not audited: \(note)") }
         if let writeBaselinePath {
             let baseline = AuditBaseline(accepting: report.findings)
             guard FileManager.default.createFile(atPath: writeBaselinePath, contents: baseline.serialized()) else {
@@ -102,7 +112,13 @@ public enum AuditCommand: Command {
         } else if sarif {
             try context.printJSON(report.sarif)
         } else if report.findings.isEmpty {
-            context.print("clean: no finding in \(path) (\(report.filesAudited) files audited)")
+            if report.isComplete {
+                context.print("clean: no finding in \(path) (\(report.filesAudited) files audited)")
+            } else {
+                context.print(
+                    "incomplete: no finding in the \(report.filesAudited) files audited in \(path), but "
+                        + "\(report.notAudited.count) thing(s) were not read (listed on standard error)")
+            }
         } else {
             context.print(report.text)
             let counts = AuditRule.Severity.allCases.reversed().compactMap { severity -> String? in
@@ -113,6 +129,9 @@ public enum AuditCommand: Command {
             context.print(
                 "\n\(report.findings.count) finding(s) (\(counts.joined(separator: ", "))) in \(files) file(s)")
         }
-        return report.findings.contains { $0.rule.severity >= failOn } ? .failure : .success
+        if report.findings.contains(where: { $0.rule.severity >= failOn }) { return .failure }
+        // An audit that did not read everything is not a pass: 2 (bad input), or 1 when --fail-on asks for a verdict.
+        if !report.isComplete { return failOnOption == nil ? .usage : .failure }
+        return .success
     }
 }
