@@ -299,16 +299,34 @@ final class OpenFile {
 }
 
 /// A temporary file beside `destination` that replaces it on ``commit()`` and is deleted otherwise.
+///
+/// On Linux the file is created without a name (`O_TMPFILE`): until the commit links it, no other process can open
+/// it, and a crash or `kill -9` leaves nothing behind, not even the verified plaintext of a partly opened file. Only
+/// at the commit, once everything verified and was flushed, is it linked under a hidden temporary name and renamed
+/// over the destination. Where the file system cannot make unnamed files, a named one from `mkstemp` (mode 0600) is
+/// used, removed on failure but left behind by `kill -9`.
 final class AtomicFile {
     let descriptor: Int32
-    private let temporaryPath: String
+    /// The temporary name, for a named file; nil for an unnamed one until it is linked.
+    private var temporaryPath: String?
     private let destination: URL
     private var finished = false
 
     init(replacing destination: URL) throws {
         self.destination = destination
         let directory = destination.deletingLastPathComponent().path
-        var template = Array("\(directory)/.\(destination.lastPathComponent).rampart-XXXXXX".utf8CString)
+        #if os(Linux)
+        // open(2): O_TMPFILE makes an unnamed regular file in the directory; the mode applies when it is linked.
+        let unnamed = Glibc.open(directory, __O_TMPFILE | O_RDWR | O_CLOEXEC, 0o600)
+        if unnamed >= 0 {
+            fchmod(unnamed, 0o600)
+            self.descriptor = unnamed
+            self.temporaryPath = nil
+            return
+        }
+        // EOPNOTSUPP or EISDIR: a file system without O_TMPFILE; anything else fails the same way below.
+        #endif
+        var template = Array(Self.temporaryTemplate(for: destination).utf8CString)
         // mkstemp creates the file with mode 0600 and rewrites the X's in place with the name it chose.
         let descriptor = template.withUnsafeMutableBufferPointer { buffer in
             buffer.baseAddress.map { mkstemp($0) } ?? -1
@@ -322,6 +340,26 @@ final class AtomicFile {
         self.temporaryPath = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
+    /// `DIR/.NAME.rampart-XXXXXX`: hidden, beside the destination, on its file system.
+    private static func temporaryTemplate(for destination: URL) -> String {
+        "\(destination.deletingLastPathComponent().path)/.\(destination.lastPathComponent).rampart-XXXXXX"
+    }
+
+    /// Gives an unnamed file a hidden temporary name beside the destination (`linkat` through `/proc/self/fd`, as
+    /// open(2) describes for O_TMPFILE), retrying another name if one is taken.
+    private func linkUnnamed() throws -> String {
+        for _ in 0..<16 {
+            let suffix = SecureRandom.bytes(count: 6).map { String(format: "%02x", $0) }.joined()
+            let name = String(Self.temporaryTemplate(for: destination).dropLast(6)) + suffix
+            if linkat(AT_FDCWD, "/proc/self/fd/\(descriptor)", AT_FDCWD, name, AT_SYMLINK_FOLLOW) == 0 { return name }
+            guard errno == EEXIST else {
+                throw SealError.ioFailure(
+                    "cannot give the output a name next to \(destination.path): " + String(cString: strerror(errno)))
+            }
+        }
+        throw SealError.ioFailure("cannot give the output a name next to \(destination.path): every name tried exists")
+    }
+
     /// Flushes the temporary file to disk, renames it over the destination and flushes the directory, so that after
     /// a crash the destination holds either the old file or the whole new one.
     func commit() throws {
@@ -331,6 +369,8 @@ final class AtomicFile {
                 "cannot flush the output to disk before moving it to \(destination.path): "
                     + String(cString: strerror(errno)))
         }
+        let temporaryPath = try self.temporaryPath ?? linkUnnamed()
+        self.temporaryPath = temporaryPath
         finished = true
         guard close(descriptor) == 0 else {
             unlink(temporaryPath)
@@ -366,7 +406,7 @@ final class AtomicFile {
         guard !finished else { return }
         finished = true
         close(descriptor)
-        unlink(temporaryPath)
+        if let temporaryPath { unlink(temporaryPath) }
     }
 
     deinit { discard() }
