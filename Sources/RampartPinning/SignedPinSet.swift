@@ -197,11 +197,18 @@ public struct PinSetVerifier: Sendable {
         guard key.isValidSignature(header.signature, for: SignedPinSet.signatureContext + payload) else {
             return refuse(.badSignature, "the signature does not verify over the payload as received; refused")
         }
-        // Signed by a shipped key: only now are the payload's bytes parsed.
-        guard let object = try? JSONSerialization.jsonObject(with: Data(payload)) as? [String: Any],
+        // Signed by a shipped key: only now are the payload's bytes parsed, strictly first (PinSetPayloadScanner), so
+        // that no reader can take another meaning from the signed bytes than this one.
+        let scannedVersion: UInt64?
+        do {
+            scannedVersion = try PinSetPayloadScanner.scan(payload)
+        } catch {
+            return refuse(.malformed, "the signed payload is not strict JSON: \(error.reason)")
+        }
+        guard let version = scannedVersion,
+            let object = try? JSONSerialization.jsonObject(with: Data(payload)) as? [String: Any],
             Set(object.keys).isSubset(of: ["bundleId", "version", "issuedAt", "expiresAt", "pinnedDomains", "deny"]),
-            let bundle = object["bundleId"] as? String, let versionNumber = object["version"] as? Int,
-            let version = UInt64(exactly: versionNumber), let issuedText = object["issuedAt"] as? String,
+            let bundle = object["bundleId"] as? String, let issuedText = object["issuedAt"] as? String,
             let issuedAt = try? Date(issuedText, strategy: .iso8601), let expiresText = object["expiresAt"] as? String,
             let expiresAt = try? Date(expiresText, strategy: .iso8601), let domains = object["pinnedDomains"]
         else {
@@ -269,7 +276,11 @@ public struct PinSetVerifier: Sendable {
     }
 }
 
-/// Where a ``PinSetUpdater`` keeps the last adopted envelope: its version is the floor, never lowered.
+/// Where a ``PinSetUpdater`` keeps the last adopted envelope and, apart from it, the version floor.
+///
+/// The floor is kept on its own so that it survives the envelope: when a stored set stops verifying (its signer was
+/// removed from a later app release) the app falls back to its shipped pins, but an update must still be above every
+/// version adopted before, or an old set signed by a key still shipped could be replayed.
 public protocol PinSetStateStore: Sendable {
     /// The last adopted envelope, or nil before the first update.
     ///
@@ -281,6 +292,16 @@ public protocol PinSetStateStore: Sendable {
     /// - Parameter envelope: Its bytes, as verified.
     /// - Throws: When the state cannot be written (the update is then not adopted).
     func save(_ envelope: [UInt8]) throws
+    /// The highest version ever adopted, or 0 before the first update.
+    ///
+    /// - Returns: The floor.
+    /// - Throws: When the floor cannot be read or is malformed.
+    func loadFloor() throws -> UInt64
+    /// Records the highest version adopted (called after ``save(_:)``, with a value never below the last one).
+    ///
+    /// - Parameter floor: The version.
+    /// - Throws: When it cannot be written.
+    func saveFloor(_ floor: UInt64) throws
 }
 
 /// A ``PinSetStateStore`` in one file, written atomically with mode 0600 (in an app: a file in Application Support,
@@ -310,6 +331,34 @@ public struct FilePinSetStateStore: PinSetStateStore {
     public func save(_ envelope: [UInt8]) throws {
         try Data(envelope).write(to: URL(fileURLWithPath: path), options: .atomic)
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
+    }
+
+    /// The floor file: the envelope's path with `.floor` appended.
+    public var floorPath: String { path + ".floor" }
+
+    /// The floor kept in ``floorPath`` (decimal digits and a newline), or 0 when there is none.
+    ///
+    /// - Returns: The floor.
+    /// - Throws: ``PinningError`` when the file exists but does not hold a version.
+    public func loadFloor() throws -> UInt64 {
+        guard FileManager.default.fileExists(atPath: floorPath) else { return 0 }
+        let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: floorPath)))
+        guard bytes.last == 0x0A, bytes.count <= 21, bytes.count >= 2,
+            bytes.dropLast().allSatisfy({ (0x30...0x39).contains($0) }),
+            let floor = UInt64(String(decoding: bytes.dropLast(), as: UTF8.self))
+        else {
+            throw PinningError.invalidConfiguration("the pin-set floor file \(floorPath) does not hold a version")
+        }
+        return floor
+    }
+
+    /// Writes the floor atomically, mode 0600.
+    ///
+    /// - Parameter floor: The version.
+    /// - Throws: When the file cannot be written.
+    public func saveFloor(_ floor: UInt64) throws {
+        try Data("\(floor)\n".utf8).write(to: URL(fileURLWithPath: floorPath), options: .atomic)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: floorPath)
     }
 }
 
@@ -380,10 +429,11 @@ public final class PinSetUpdater: Sendable {
     private let shipped: PinConfiguration
     private let verifier: PinSetVerifier
     private let store: any PinSetStateStore
-    private let state: Locked<ActivePinSet>
+    private let state: Locked<(active: ActivePinSet, floor: UInt64)>
 
     /// Creates the updater and reads the adopted set back from `store` (ignoring a stored envelope that no longer
-    /// verifies, e.g. after its signer was removed from the app).
+    /// verifies, e.g. after its signer was removed from the app), and the floor: the higher of the stored floor and
+    /// the stored set's version, so that a set that stops verifying does not reset it.
     ///
     /// - Parameters:
     ///   - shipped: The pins shipped with the app (its Info.plist's).
@@ -400,11 +450,16 @@ public final class PinSetUpdater: Sendable {
             active = ActivePinSet(
                 configuration: set.configuration, deny: set.deny, version: set.version, expiresAt: set.expiresAt)
         }
-        state = Locked(active)
+        // An unreadable floor leaves the adopted set's version as the floor: never lower than what is enforced.
+        let floor = max((try? store.loadFloor()) ?? 0, active.version)
+        state = Locked((active, floor))
     }
 
     /// The pins in force.
-    public var active: ActivePinSet { state.withLock { $0 } }
+    public var active: ActivePinSet { state.withLock { $0.active } }
+
+    /// The version an update must be above: the highest ever adopted, kept apart from the set.
+    public var floor: UInt64 { state.withLock { $0.floor } }
 
     /// Offers an update: adopted (and persisted) when every check passes, refused otherwise.
     ///
@@ -413,19 +468,22 @@ public final class PinSetUpdater: Sendable {
     ///   - time: Now.
     /// - Returns: The verdict.
     public func offer(_ envelope: [UInt8], at time: Date) -> PinSetVerdict {
-        state.withLock { active in
-            let verdict = verifier.verify(envelope, floor: active.version, at: time)
+        state.withLock { state in
+            let verdict = verifier.verify(envelope, floor: state.floor, at: time)
             guard case .adopt(let set) = verdict else { return verdict }
             do {
+                // The envelope first: a crash between the two leaves the new set, whose version raises the floor.
                 try store.save(envelope)
+                try store.saveFloor(set.version)
             } catch {
                 return .refuse(
                     PinSetRefusal(
                         reason: .malformed,
                         message: "the update verified but could not be kept (\(error)); the pins in force stay"))
             }
-            active = ActivePinSet(
+            state.active = ActivePinSet(
                 configuration: set.configuration, deny: set.deny, version: set.version, expiresAt: set.expiresAt)
+            state.floor = set.version
             return verdict
         }
     }
