@@ -20,7 +20,11 @@ import Synchronization
 /// SQLite's lock for up to ``busyTimeout``).
 ///
 /// - Important: Attributes (service, account, label, …) are stored readable so they can be searched; only values are
-///   encrypted. Deleting rows or rolling the whole file back to an older copy cannot be detected.
+///   encrypted, and each sealed value is exactly 28 bytes longer than the secret, so its length shows. Someone who
+///   can write the file can delete rows, put back an older version of a row (a replaced token reappears), or roll
+///   the whole file back to an older copy, and none of it is detected: each row is authenticated on its own. Keep the
+///   file writable only by its owner; a key rotation re-encrypts every row, after which rows saved before no longer
+///   open (see <doc:FileVaultFormat>).
 public final class FileVault: VaultBackend {
     /// How long a writer waits for another process's lock before failing with ``VaultError/Code/ioFailure``.
     public static let busyTimeout: Duration = .seconds(30)
