@@ -340,6 +340,7 @@ let package = Package(
         .testTarget(
             name: "RampartCryptoTests",
             dependencies: ["RampartCrypto", "TestSupport"],
+            exclude: ["Vectors"],  // test vectors with their LICENSE and provenance (read by TestSupport.Vectors)
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -350,6 +351,7 @@ let package = Package(
         .testTarget(
             name: "RampartX509Tests",
             dependencies: ["RampartX509", "RampartChainVerification", "RampartCrypto", "TestSupport", "rampart-limbo"],
+            exclude: ["Vectors"],  // test vectors with their LICENSE and provenance (read by TestSupport.Vectors)
             swiftSettings: swiftSettings
         ),
         .executableTarget(

@@ -1,9 +1,25 @@
 public import Foundation
 
-/// Finds the shared test vectors (`../shared/vectors` or `$RAMPART_VECTORS`), which are read in place and never
-/// copied into the repository (STYLE 10).
+/// Finds the test vectors.
+///
+/// Vectors whose licence allows it live in the repository beside the tests that read them, with their LICENSE and
+/// provenance (swift-certificates keeps its vectors so), so a fresh clone runs those tests: Wycheproof in
+/// `Tests/RampartCryptoTests/Vectors/wycheproof/` and x509-limbo in `Tests/RampartX509Tests/Vectors/x509-limbo/` (both
+/// Apache-2.0). The rest (real-device App Attest objects, SPKI pin fixtures) are read in place from the shared
+/// vectors folder, `../shared/vectors` or `$RAMPART_VECTORS`, and the tests that need them say they were skipped when
+/// it is absent.
 public enum Vectors {
-    /// The vectors folder, or nil when it is absent (tests then skip, saying so).
+    /// The sources kept in the repository, by their folder name in the shared layout, with their place here.
+    static let inRepository = [
+        "wycheproof": "Tests/RampartCryptoTests/Vectors/wycheproof",
+        "x509-limbo": "Tests/RampartX509Tests/Vectors/x509-limbo",
+    ]
+
+    /// The package root (this file is `Sources/TestSupport/Vectors.swift`).
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    /// The shared vectors folder, or nil when it is absent (tests then skip, saying so).
     public static let root: URL? = {
         let fileManager = FileManager.default
         if let override = ProcessInfo.processInfo.environment["RAMPART_VECTORS"], !override.isEmpty {
@@ -19,15 +35,28 @@ public enum Vectors {
         return nil
     }()
 
-    /// Whether the vectors are present; use as `@Test(.enabled(if: Vectors.available, "…"))`.
+    /// Whether the shared vectors folder is present; use as `@Test(.enabled(if: Vectors.available, "…"))` for
+    /// vectors read from it.
     public static var available: Bool { root != nil }
 
-    /// The URL of a file under the vectors folder.
+    /// Whether the vectors of `source` (a folder name: `wycheproof`, `appattest`, …) can be read: always for the
+    /// sources kept in the repository, else when the shared folder is present.
+    ///
+    /// - Parameter source: The source's folder name.
+    /// - Returns: Whether its files can be read.
+    public static func available(_ source: String) -> Bool { inRepository[source] != nil || available }
+
+    /// The URL of a vector file: in the repository for the sources kept here, else under the shared folder.
     ///
     /// - Parameter relativePath: e.g. `wycheproof/aes_gcm_test.json`.
     /// - Returns: The URL.
-    /// - Throws: ``VectorsMissing`` when the folder is absent.
+    /// - Throws: ``VectorsMissing`` when the file is in the shared folder and that is absent.
     public static func url(_ relativePath: String) throws -> URL {
+        let source = String(relativePath.prefix { $0 != "/" })
+        if let place = inRepository[source] {
+            return packageRoot.appendingPathComponent(place)
+                .appendingPathComponent(String(relativePath.dropFirst(source.count)))
+        }
         guard let root else { throw VectorsMissing() }
         return root.appendingPathComponent(relativePath)
     }

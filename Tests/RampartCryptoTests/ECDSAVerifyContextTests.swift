@@ -185,7 +185,9 @@ struct ECDSAVerifyContextTests {
 
     @Test(
         "Wycheproof ECDSA DER vectors: one key per group, the reused contexts and the fresh path agree on every case",
-        .enabled(if: Vectors.available, "../shared/vectors not found: Wycheproof tests skipped (set RAMPART_VECTORS)"),
+        .enabled(
+            if: Vectors.available("wycheproof"),
+            "the Wycheproof vectors are missing from Tests/RampartCryptoTests/Vectors"),
         arguments: [
             "ecdsa_secp256r1_sha256_test.json", "ecdsa_secp384r1_sha256_test.json",
             "ecdsa_secp384r1_sha384_test.json", "ecdsa_secp521r1_sha512_test.json",

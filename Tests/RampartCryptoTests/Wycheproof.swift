@@ -137,7 +137,9 @@ struct WycheproofFileTests {
 
     @Test(
         "every Wycheproof file is present and fully loaded",
-        .enabled(if: Vectors.available, "../shared/vectors not found: Wycheproof tests skipped (set RAMPART_VECTORS)")
+        .enabled(
+            if: Vectors.available("wycheproof"),
+            "the Wycheproof vectors are missing from Tests/RampartCryptoTests/Vectors")
     )
     func filesLoad() throws {
         for file in Self.files {

@@ -22,7 +22,7 @@ private func expectVerdict(_ accepted: Bool, _ vector: WycheproofCase, acceptabl
 struct WycheproofSignatureTests {
     @Test(
         "ECDSA DER signatures (P-256/SHA-256, P-384/SHA-256, P-384/SHA-384, P-521/SHA-512)",
-        .enabled(if: Vectors.available, vectorsMissing),
+        .enabled(if: Vectors.available("wycheproof"), vectorsMissing),
         arguments: [
             "ecdsa_secp256r1_sha256_test.json", "ecdsa_secp384r1_sha256_test.json",
             "ecdsa_secp384r1_sha384_test.json", "ecdsa_secp521r1_sha512_test.json",
@@ -58,7 +58,7 @@ struct WycheproofSignatureTests {
 
     @Test(
         "ECDSA P1363 (raw r‖s) signatures, P-256/SHA-256",
-        .enabled(if: Vectors.available, vectorsMissing),
+        .enabled(if: Vectors.available("wycheproof"), vectorsMissing),
         arguments: WycheproofCase.load("ecdsa_secp256r1_sha256_p1363_test.json")
     )
     func ecdsaP1363(vector: WycheproofCase) throws {
@@ -69,7 +69,7 @@ struct WycheproofSignatureTests {
 
     @Test(
         "Ed25519 signatures",
-        .enabled(if: Vectors.available, vectorsMissing),
+        .enabled(if: Vectors.available("wycheproof"), vectorsMissing),
         arguments: WycheproofCase.load("ed25519_test.json")
     )
     func ed25519(vector: WycheproofCase) throws {
@@ -102,7 +102,7 @@ struct WycheproofSignatureTests {
 
     @Test(
         "RSASSA-PKCS1-v1_5 signatures, 2048-bit, SHA-256",
-        .enabled(if: Vectors.available, vectorsMissing),
+        .enabled(if: Vectors.available("wycheproof"), vectorsMissing),
         arguments: WycheproofCase.load("rsa_signature_2048_sha256_test.json")
     )
     func rsaPKCS1(vector: WycheproofCase) throws {
@@ -122,7 +122,7 @@ struct WycheproofSignatureTests {
 
     @Test(
         "RSASSA-PSS signatures, 2048-bit, SHA-256, MGF1-SHA-256, 32-byte salt",
-        .enabled(if: Vectors.available, vectorsMissing),
+        .enabled(if: Vectors.available("wycheproof"), vectorsMissing),
         arguments: WycheproofCase.load("rsa_pss_2048_sha256_mgf1_32_test.json")
     )
     func rsaPSS(vector: WycheproofCase) throws {
@@ -143,7 +143,7 @@ struct WycheproofSignatureTests {
 struct WycheproofAEADTests {
     @Test(
         "AES-GCM and ChaCha20-Poly1305 seal and open",
-        .enabled(if: Vectors.available, vectorsMissing),
+        .enabled(if: Vectors.available("wycheproof"), vectorsMissing),
         arguments: ["aes_gcm_test.json", "chacha20_poly1305_test.json"].flatMap(WycheproofCase.load)
     )
     func aead(vector: WycheproofCase) throws {
@@ -203,7 +203,7 @@ struct WycheproofAEADTests {
 struct WycheproofMACAndKDFTests {
     @Test(
         "HMAC-SHA-256, full and truncated tags",
-        .enabled(if: Vectors.available, vectorsMissing),
+        .enabled(if: Vectors.available("wycheproof"), vectorsMissing),
         arguments: WycheproofCase.load("hmac_sha256_test.json")
     )
     func hmac(vector: WycheproofCase) throws {
@@ -222,7 +222,7 @@ struct WycheproofMACAndKDFTests {
 
     @Test(
         "HKDF-SHA-256",
-        .enabled(if: Vectors.available, vectorsMissing),
+        .enabled(if: Vectors.available("wycheproof"), vectorsMissing),
         arguments: WycheproofCase.load("hkdf_sha256_test.json")
     )
     func hkdf(vector: WycheproofCase) throws {
@@ -239,7 +239,7 @@ struct WycheproofMACAndKDFTests {
 
     @Test(
         "PBKDF2-HMAC-SHA-256",
-        .enabled(if: Vectors.available, vectorsMissing),
+        .enabled(if: Vectors.available("wycheproof"), vectorsMissing),
         arguments: WycheproofCase.load("pbkdf2_hmacsha256_test.json")
     )
     func pbkdf2(vector: WycheproofCase) throws {
@@ -271,7 +271,7 @@ struct WycheproofECDHTests {
 
     @Test(
         "ECDH P-256 with SubjectPublicKeyInfo peer keys",
-        .enabled(if: Vectors.available, vectorsMissing),
+        .enabled(if: Vectors.available("wycheproof"), vectorsMissing),
         arguments: WycheproofCase.load("ecdh_secp256r1_test.json")
     )
     func ecdh(vector: WycheproofCase) throws {
