@@ -314,6 +314,13 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .executableTarget(
+            name: "FuzzObjectiveCLexer",
+            dependencies: ["FuzzSupport", "RampartAudit"],
+            path: "Fuzz/FuzzObjectiveCLexer",
+            exclude: ["Seeds"],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
             name: "FuzzCBOR",
             dependencies: ["FuzzSupport", "RampartAppAttest"],
             path: "Fuzz/FuzzCBOR",

@@ -39,6 +39,7 @@ targets=(
     FuzzCBOR
     FuzzJSON
     FuzzSwiftLexer
+    FuzzObjectiveCLexer
     FuzzRequestHead
     FuzzSignedPinSet
     FuzzAuthenticatorData
