@@ -55,7 +55,7 @@ public enum ServeCommand: Command {
         Each request must arrive whole within requestTimeoutSeconds (default 10 s, 408 otherwise); badly framed
         HTTP (bare LF, obs-fold, two Content-Lengths) is 400 malformedRequest, on every request of a kept-alive connection.
         Connections are limited per listener (connectionLimit, 4096) and per client address
-        (connectionsPerAddress, 64; behind a reverse proxy raise it or set 0).
+        (connectionsPerAddress, 64; the trustedProxies are exempt, a gateway's checks all coming from its address).
 
         OPTIONS:
           --config FILE        JSON configuration (keys: listen, adminListen, database, teamId, bundleId,
