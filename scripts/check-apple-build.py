@@ -80,10 +80,10 @@ PLATFORM_FILE = "Platform.swift"
 # iPhoneOS18.0.sdk/System/Library/Frameworks/Security.framework/Headers in xybp888/iOS-SDKs). Versions are
 # API_AVAILABLE's; where a header names only macos and ios, clang infers the others from ios (tvOS the same version,
 # watchOS and visionOS mapped from it), which for these iOS 2–13 APIs is below every minimum here.
-# DeviceCheck: DeviceCheck.framework/Headers/DCAppAttestService.h and DCError.h of the iOS 18 SDK
-# (API_AVAILABLE(macos(11.0), ios(14.0), tvos(15.0), watchos(9.0)); DCError: ios(11.0), macos(10.15), tvos(11.0),
-# watchos(9.0)). Before the iOS 16 SDK, DCAppAttestService.h said API_UNAVAILABLE(watchos)
-# (phracker/MacOSX-SDKs MacOSX11.3.sdk/.../DeviceCheck.framework/Versions/A/Headers/DCAppAttestService.h).
+# DeviceCheck: iPhoneOS16.1.sdk/System/Library/Frameworks/DeviceCheck.framework/Headers/DCAppAttestService.h and
+# DCError.h in xybp888/iOS-SDKs (API_AVAILABLE(macos(11.0), ios(14.0), tvos(15.0), watchos(9.0)); DCError: ios(11.0),
+# macos(10.15), tvos(11.0), watchos(9.0)), unchanged in the iOS 18 SDK's. Before the iOS 16 SDK, DCAppAttestService.h
+# said API_UNAVAILABLE(watchos) (phracker/MacOSX-SDKs MacOSX11.3.sdk/.../DeviceCheck.framework/Versions/A/Headers/).
 # CryptoKit: iPhoneOS18.0.sdk/System/Library/Frameworks/CryptoKit.framework/Modules/CryptoKit.swiftmodule/
 # arm64-apple-ios.swiftinterface (`@available` on each declaration).
 # CoreFoundation: CoreFoundation.framework/Headers/CFError.h (CF_IMPLICIT_BRIDGING, macos(10.5), ios(2.0)).
@@ -155,23 +155,23 @@ APIS.update(_keys("SecTrustCopyCertificateChain", "SecTrust.h (trust/headers/Sec
 APIS.update(_keys("SecKey SecCertificate SecTrust SecAccessControl SecPolicy SecIdentity",
                   "SecBase.h (base/SecBase.h: typedef struct CF_BRIDGED_TYPE(id) __Sec… *Sec…Ref)", {}))
 APIS.update(_keys(
-    "OSStatus errSecSuccess errSecParam errSecUserCanceled errSecMissingEntitlement errSecNotAvailable errSecAuthFailed "
+    "OSStatus errSecSuccess errSecUnimplemented errSecParam errSecUserCanceled errSecMissingEntitlement errSecNotAvailable errSecAuthFailed "
     "errSecDuplicateItem errSecItemNotFound errSecNoSuchAttr errSecInteractionNotAllowed errSecDecode "
     "errSecHostNameMismatch errSecCertificateExpired errSecCertificateNotValidYet",
     "SecBase.h (base/SecBase.h:326-628, CF_ENUM(OSStatus))", {}, "value"))
 _CF = {"ios": "2.0", "macos": "10.5"}
-for _name in "CFErrorGetCode CFErrorCopyDescription".split():
+for _name in "CFErrorGetCode CFErrorGetDomain CFErrorCopyDescription".split():
     APIS[_name] = ("Foundation", "CoreFoundation.framework/Headers/CFError.h", _CF, "function")
 for _name in "CFString CFData CFDictionary CFArray CFError CFTypeRef CFNumber CFBoolean CFDate".split():
     APIS[_name] = ("Foundation", "CoreFoundation.framework/Headers/CFBase.h (CF_BRIDGED_TYPE classes)", {}, "cf")
 for _name in "CFIndex CFOptionFlags".split():
     APIS[_name] = ("Foundation", "CoreFoundation.framework/Headers/CFBase.h (integer typedefs)", {}, "value")
-_DC = "DeviceCheck.framework/Headers/"
-APIS["DCAppAttestService"] = ("DeviceCheck", _DC + "DCAppAttestService.h (iOS 18 SDK)",
+_DC = "iPhoneOS16.1.sdk/System/Library/Frameworks/DeviceCheck.framework/Headers/"
+APIS["DCAppAttestService"] = ("DeviceCheck", _DC + "DCAppAttestService.h",
                               {"ios": "14.0", "macos": "11.0", "tvos": "15.0", "watchos": "9.0"}, "class")
-APIS["DCError"] = ("DeviceCheck", _DC + "DCError.h (iOS 18 SDK)",
+APIS["DCError"] = ("DeviceCheck", _DC + "DCError.h",
                    {"ios": "11.0", "macos": "10.15", "tvos": "11.0", "watchos": "9.0"}, "value")
-APIS["DCDevice"] = ("DeviceCheck", _DC + "DCDevice.h (iOS 18 SDK)",
+APIS["DCDevice"] = ("DeviceCheck", _DC + "DCDevice.h",
                     {"ios": "11.0", "macos": "10.15", "tvos": "11.0", "watchos": "9.0"}, "class")
 _CK = "CryptoKit.framework/Modules/CryptoKit.swiftmodule/arm64-apple-ios.swiftinterface (iOS 18 SDK)"
 _CK13 = {"ios": "13.0", "macos": "10.15", "watchos": "6.0", "tvos": "13.0"}

@@ -134,7 +134,9 @@ public final class PinningURLSessionDelegate: NSObject, URLSessionTaskDelegate, 
         let time = now()
         let active = pins()
         let configuration = active.configuration
-        let presented = certificates(of: trust)
+        // The anchors go in before anything reads the chain: SecTrustCopyCertificateChain evaluates a trust that needs
+        // it (OSX/sec/Security/SecTrust.c:2118-2131), so reading first would evaluate once against the system's
+        // anchors and again after they change.
         if let policy = configuration.policy(for: host), !policy.ownAnchors.isEmpty {
             let anchors = policy.ownAnchors.compactMap { SecCertificateCreateWithData(nil, Data($0) as CFData) }
             guard anchors.count == policy.ownAnchors.count,
@@ -142,25 +144,26 @@ public final class PinningURLSessionDelegate: NSObject, URLSessionTaskDelegate, 
                 SecTrustSetAnchorCertificatesOnly(trust, true) == errSecSuccess
             else {
                 return refusal(
-                    host: host, presented: presented ?? [], time: time, "the policy's own anchors could not be set")
+                    host: host, presented: certificates(of: trust) ?? [], time: time,
+                    "the policy's own anchors could not be set")
             }
         }
-        guard let presented else {
+        var error: CFError?
+        let trusted = SecTrustEvaluateWithError(trust, &error)
+        // After the evaluation the chain is the one it built: the verified path when trusted, and the certificates it
+        // could chain otherwise.
+        guard let chain = certificates(of: trust) else {
             return refusal(
                 host: host, presented: [], time: time,
                 "a presented certificate is not strict DER X.509 (RampartX509 refused it), so its pins cannot be read")
         }
-        var error: CFError?
-        guard SecTrustEvaluateWithError(trust, &error) else {
+        guard trusted else {
             let reason = error.map { Self.reason(CFErrorGetCode($0)) } ?? .other
             let message = error.map { CFErrorCopyDescription($0) as String } ?? "the default trust evaluation failed"
             let failure = ChainFailure(reason: reason, certificateIndex: nil, message: message)
-            return active.decision(host: host, presented: presented, verdict: .untrusted(failure), at: time)
+            return active.decision(host: host, presented: chain, verdict: .untrusted(failure), at: time)
         }
-        guard let path = certificates(of: trust) else {
-            return refusal(host: host, presented: presented, time: time, "the evaluated chain could not be read")
-        }
-        return active.decision(host: host, presented: presented, verdict: .trusted(path: path), at: time)
+        return active.decision(host: host, presented: chain, verdict: .trusted(path: chain), at: time)
     }
 
     /// The certificates of the trust's chain, parsed from their DER; nil if one does not parse.

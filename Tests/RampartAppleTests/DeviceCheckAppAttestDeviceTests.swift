@@ -84,6 +84,24 @@ struct DeviceCheckAppAttestDeviceTests {
         await server.stop()
     }
 
+    @Test("a key may be attested again until it signs, then attestKey is DCError.invalidKey (mapped to invalidKey)")
+    func attestAfterAssertion() async throws {
+        try await SimulatedAppAttest.$current.withValue(simulation) {
+            let device = DeviceCheckAppAttestDevice()
+            let keyID = try await device.generateKey()
+            let hash = [UInt8](repeating: 7, count: 32)
+            _ = try await device.attestKey(keyID, clientDataHash: hash)
+            _ = try await device.attestKey(keyID, clientDataHash: hash)
+            _ = try await device.generateAssertion(keyID, clientDataHash: hash)
+            await #expect(throws: DCError(.invalidKey)) {
+                try await DCAppAttestService.shared.attestKey(keyID, clientDataHash: Data(hash))
+            }
+            await #expect(throws: AttestedClientError.invalidKey("")) {
+                try await device.attestKey(keyID, clientDataHash: hash)
+            }
+        }
+    }
+
     @Test("DCError.featureUnsupported and an unsupported device are deviceUnsupported")
     func featureUnsupported() async throws {
         let server = try startServer()

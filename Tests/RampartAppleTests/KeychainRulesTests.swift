@@ -66,7 +66,7 @@ struct KeychainRulesTests {
         }
     }
 
-    @Test("internet passwords: port and protocol are part of the primary key; a missing one is stored empty")
+    @Test("internet passwords: port and protocol are part of the primary key; a missing one is stored as 0")
     func internetPasswordPrimaryKey() {
         onDevice {
             var item: [String: Any] = [
@@ -79,13 +79,16 @@ struct KeychainRulesTests {
             #expect(SecItemAdd(item as CFDictionary, nil) == errSecSuccess)
             item[kSecAttrProtocol as String] = nil
             #expect(SecItemAdd(item as CFDictionary, nil) == errSecSuccess)
+            // A missing protocol is a numeric attribute's default 0 (kSecDbDefault0Flag, the Z of "ptcl" in
+            // keychain/securityd/SecItemSchema.c:118), which "" is not: "" stays a string (copyNumber).
             item[kSecAttrProtocol as String] = ""
+            #expect(SecItemAdd(item as CFDictionary, nil) == errSecSuccess)
+            item[kSecAttrProtocol as String] = 0
             #expect(SecItemAdd(item as CFDictionary, nil) == errSecDuplicateItem)
         }
     }
 
-    @Test(
-        "errSecParam: no class, ReturnData with MatchLimitAll on passwords, SynchronizableAny in an add, a zero limit")
+    @Test("errSecParam: no class, ReturnData with MatchLimitAll on passwords, SynchronizableAny in an add")
     func parameterRules() {
         onDevice {
             var result: CFTypeRef?
@@ -105,9 +108,6 @@ struct KeychainRulesTests {
             var any = Self.password("b")
             any[kSecAttrSynchronizable as String] = kSecAttrSynchronizableAny
             #expect(SecItemAdd(any as CFDictionary, nil) == errSecParam)
-            var zero = Self.password("a")
-            zero[kSecMatchLimit as String] = 0
-            #expect(SecItemCopyMatching(zero as CFDictionary, &result) == errSecParam)
             var both = Self.password("c")
             both[kSecAttrAccessible as String] = kSecAttrAccessibleAfterFirstUnlock
             both[kSecAttrAccessControl as String] = SecAccessControlCreateWithFlags(
@@ -214,6 +214,145 @@ struct KeychainRulesTests {
                 try await KeychainStore().secret(service: "s", account: "a")
             }
             #expect(value == [7])
+        }
+    }
+
+    // MARK: As securityd does (apple-oss-distributions/Security), where the documentation is silent
+
+    @Test("a limit of 1 (kSecMatchLimitOne or the number 1) gives the match itself; 0 and -5 one in an array; -1 all")
+    func matchLimitShapes() {
+        onDevice {
+            for account in ["a", "b", "c"] {
+                var item = Self.password(account)
+                item[kSecValueData as String] = Data([1])
+                #expect(SecItemAdd(item as CFDictionary, nil) == errSecSuccess)
+            }
+            func search(_ limit: Any) -> (OSStatus, CFTypeRef?) {
+                var query = Self.password("a")
+                query[kSecAttrAccount as String] = nil
+                query[kSecReturnAttributes as String] = true
+                query[kSecMatchLimit as String] = limit
+                var result: CFTypeRef?
+                return (SecItemCopyMatching(query as CFDictionary, &result), result)
+            }
+            for limit in [kSecMatchLimitOne as Any, 1] {
+                let (status, result) = search(limit)
+                #expect(status == errSecSuccess)
+                #expect(result is [String: Any], "kSecMatchLimit \(limit) gave \(String(describing: result))")
+            }
+            for (limit, count) in [(0, 1), (-5, 1), (2, 2), (-1, 3)] {
+                let (status, result) = search(limit)
+                #expect(status == errSecSuccess)
+                #expect((result as? [[String: Any]])?.count == count, "kSecMatchLimit \(limit)")
+            }
+        }
+    }
+
+    @Test("constants are Security's values, and numeric attributes come back as numbers (kSecAttrKeyType 73)")
+    func numericAttributes() throws {
+        #expect(kSecClassGenericPassword as String == "genp")
+        #expect(kSecAttrKeyTypeECSECPrimeRandom as String == "73")
+        #expect(kSecAttrAccessibleWhenUnlocked as String == "ak")
+        try onDevice {
+            let key: [String: Any] = [
+                kSecClass as String: kSecClassKey, kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom,
+                kSecAttrKeyClass as String: kSecAttrKeyClassPrivate, kSecAttrApplicationTag as String: "tag",
+                kSecValueData as String: Data([1]),
+            ]
+            #expect(SecItemAdd(key as CFDictionary, nil) == errSecSuccess)
+            var query: [String: Any] = [
+                kSecClass as String: kSecClassKey, kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom,
+                kSecReturnAttributes as String: true,
+            ]
+            var result: CFTypeRef?
+            #expect(SecItemCopyMatching(query as CFDictionary, &result) == errSecSuccess)
+            let found = try #require(result as? [String: Any])
+            #expect(found[kSecAttrKeyType as String] as? Int == 73)
+            #expect(found[kSecAttrKeyClass as String] as? Int == 1)
+            #expect(found[kSecAttrApplicationTag as String] as? String == "tag")
+            query[kSecAttrKeyType as String] = 73
+            #expect(SecItemCopyMatching(query as CFDictionary, &result) == errSecSuccess)
+
+            var site = Self.password("a")
+            site[kSecClass as String] = kSecClassInternetPassword
+            site[kSecAttrService as String] = nil
+            site[kSecAttrProtocol as String] = kSecAttrProtocolHTTPS
+            site[kSecAttrServer as String] = "example.com"
+            #expect(SecItemAdd(site as CFDictionary, nil) == errSecSuccess)
+            site[kSecReturnAttributes as String] = true
+            #expect(SecItemCopyMatching(site as CFDictionary, &result) == errSecSuccess)
+            #expect((result as? [String: Any])?[kSecAttrProtocol as String] as? String == "htps")
+        }
+    }
+
+    @Test("SecItemDelete refuses a match limit and SecItemUpdate a kSecReturn key (errSecParam)")
+    func deleteAndUpdateRefusals() {
+        onDevice {
+            var item = Self.password("a")
+            item[kSecValueData as String] = Data([1])
+            #expect(SecItemAdd(item as CFDictionary, nil) == errSecSuccess)
+            var limited = Self.password("a")
+            limited[kSecMatchLimit as String] = kSecMatchLimitOne
+            #expect(SecItemDelete(limited as CFDictionary) == errSecParam)
+            var returning = Self.password("a")
+            returning[kSecReturnAttributes as String] = true
+            #expect(
+                SecItemUpdate(returning as CFDictionary, [kSecAttrLabel as String: "L"] as CFDictionary) == errSecParam)
+            limited[kSecMatchLimit as String] = kSecMatchLimitAll
+            #expect(SecItemDelete(limited as CFDictionary) == errSecSuccess)
+        }
+    }
+
+    @Test("SecAccessControlCreateWithFlags refuses userPresence with another check, both biometry flags, or with and")
+    func accessControlRefusals() {
+        let refused: [SecAccessControlCreateFlags] = [
+            [.userPresence, .biometryAny], [.userPresence, .devicePasscode], [.biometryAny, .biometryCurrentSet],
+            [.or, .and, .devicePasscode],
+        ]
+        for flags in refused {
+            var error: Unmanaged<CFError>?
+            let control = SecAccessControlCreateWithFlags(
+                nil, kSecAttrAccessibleWhenUnlocked as CFTypeRef, flags, &error)
+            #expect(control == nil, "flags \(flags.rawValue)")
+            #expect(error.map { CFErrorGetCode($0.takeRetainedValue()) } == CFIndex(errSecParam))
+        }
+        let allowed: [SecAccessControlCreateFlags] = [
+            [.userPresence, .privateKeyUsage], [.userPresence, .applicationPassword], [.biometryAny, .devicePasscode],
+            [.biometryCurrentSet, .or, .devicePasscode],
+        ]
+        for flags in allowed {
+            var error: Unmanaged<CFError>?
+            #expect(
+                SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked as CFTypeRef, flags, &error) != nil,
+                "flags \(flags.rawValue)")
+        }
+    }
+
+    @Test("KeychainStore over securityd's shapes: reads with limit 1, keyType read back from a number, refused checks")
+    func keychainStoreOverDeviceShapes() async throws {
+        try await SimulatedKeychain.$current.withValue(SimulatedKeychain()) {
+            let store = KeychainStore()
+            for account in ["a", "b"] {
+                try await store.add(.genericPassword(service: "s", account: account, value: [1]))
+            }
+            var query = ItemQuery(itemClass: .genericPassword, attributes: ItemAttributes(service: "s"))
+            query.matchLimit = .count(1)
+            #expect(try await store.read(query).count == 1)
+            query.matchLimit = .count(-1)
+            await #expect(throws: VaultError.invalidParameters()) { try await store.read(query) }
+
+            for keyType in ["ec-p256", "rsa", "aes-256"] {
+                let attributes = ItemAttributes(applicationTag: Array(keyType.utf8), keyType: keyType)
+                try await store.add(VaultItem(itemClass: .key, attributes: attributes, value: [2]))
+                let read = try await store.read(ItemQuery(itemClass: .key, attributes: attributes))
+                #expect(read.map(\.attributes.keyType) == [keyType])
+            }
+
+            var item = VaultItem.genericPassword(service: "s", account: "checked", value: [3])
+            for flags in [AccessControl.userPresence.union(.biometryAny), [.biometryAny, .biometryCurrentSet]] {
+                item.accessControl = flags
+                await #expect(throws: VaultError.invalidParameters()) { try await store.add(item) }
+            }
         }
     }
 }

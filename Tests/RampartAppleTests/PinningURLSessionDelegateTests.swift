@@ -3,7 +3,7 @@
 #if canImport(RampartAppleSimulation)
 import Foundation
 import RampartApple
-import RampartAppleSimulation
+@_spi(Testing) import RampartAppleSimulation
 import RampartPinning
 import RampartX509
 import Synchronization
@@ -220,6 +220,15 @@ struct PinningURLSessionDelegateTests {
         #expect(mismatch.chainVerdict.failure?.reason == .hostnameMismatch)
     }
 
+    @Test("one evaluation per challenge, after the policy's own anchors are set", arguments: decisionTable)
+    func oneEvaluation(row: DelegateCase) throws {
+        let delegate = PinningURLSessionDelegate(
+            configuration: try PinConfiguration(policies: try row.policies(fixture)), now: { TestPKI.validationTime })
+        let challenge = try fixture.challenge(chain: row.chain, host: row.host)
+        _ = delegate.evaluate(challenge)
+        #expect(try #require(challenge.protectionSpace.serverTrust).simulatedEvaluationCount == 1)
+    }
+
     @Test("the NSPinnedDomains property list of the configuration")
     func pinnedDomains() throws {
         let pin = try fixture.spki("intermediate")
@@ -267,10 +276,14 @@ struct SecTrustSimulationTests {
     func evaluation() throws {
         let challenge = try fixture.challenge(chain: "good", host: "good.rampart.test")
         let trust = try #require(challenge.protectionSpace.serverTrust)
-        #expect(SecTrustCopyCertificateChain(trust)?.count == 2)
+        // Reading the chain evaluates first (SecTrust.c:2118-2131): the built path, anchor included, not the two
+        // certificates presented; the explicit evaluation that follows reuses that result (SecTrust.c:968-976).
+        #expect(SecTrustCopyCertificateChain(trust)?.count == 3)
+        #expect(trust.simulatedEvaluationCount == 1)
         var error: CFError?
         #expect(SecTrustEvaluateWithError(trust, &error))
         #expect(error == nil)
+        #expect(trust.simulatedEvaluationCount == 1)
         #expect(SecTrustCopyCertificateChain(trust)?.count == 3)
         // Anchors of its own replace the store...
         #expect(SecTrustSetAnchorCertificates(trust, [try fixture.secCertificate("otherroot")] as CFArray) == 0)
@@ -281,6 +294,11 @@ struct SecTrustSimulationTests {
         #expect(SecTrustSetAnchorCertificatesOnly(trust, false) == errSecSuccess)
         #expect(SecTrustEvaluateWithError(trust, &error))
         #expect(SecTrustSetAnchorCertificates(trust, ["not a certificate"] as CFArray) == errSecParam)
+        // A nil array (SecTrust.h: `CFArrayRef __nullable`) returns to the store's anchors.
+        #expect(SecTrustSetAnchorCertificates(trust, [try fixture.secCertificate("otherroot")] as CFArray) == 0)
+        #expect(!SecTrustEvaluateWithError(trust, nil))
+        #expect(SecTrustSetAnchorCertificates(trust, nil) == errSecSuccess)
+        #expect(SecTrustEvaluateWithError(trust, nil))
         // The verify date decides validity.
         #expect(SecTrustSetVerifyDate(trust, Date(timeIntervalSince1970: 4_102_444_800) as CFDate) == 0)
         #expect(!SecTrustEvaluateWithError(trust, &error))

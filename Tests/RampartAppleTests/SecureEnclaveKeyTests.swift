@@ -96,4 +96,39 @@ struct SecureEnclaveKeyTests {
             #expect(error.map { CFErrorGetCode($0.takeRetainedValue()) } == CFIndex(errSecParam))
         }
     }
+
+    @Test("a Secure Enclave key's denied prompt is a LocalAuthentication error (-2, -1, -1004), not an OSStatus")
+    func secureEnclaveErrorDomain() throws {
+        try SimulatedKeychain.$current.withValue(SimulatedKeychain()) {
+            var error: Unmanaged<CFError>?
+            let control = try #require(
+                SecAccessControlCreateWithFlags(
+                    nil, kSecAttrAccessibleWhenUnlockedThisDeviceOnly as CFTypeRef, [.privateKeyUsage, .userPresence],
+                    &error))
+            let attributes: [String: Any] = [
+                kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits as String: 256,
+                kSecAttrTokenID as String: kSecAttrTokenIDSecureEnclave,
+                kSecPrivateKeyAttrs as String: [kSecAttrAccessControl as String: control] as [String: Any],
+            ]
+            let key = try #require(SecKeyCreateRandomKey(attributes as CFDictionary, &error))
+            let peer = try #require(
+                SecKeyCreateRandomKey(
+                    [kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits as String: 256]
+                        as CFDictionary, &error))
+            let peerPublic = try #require(SecKeyCopyPublicKey(peer))
+            for (answer, code) in [
+                (SimulatedKeychain.UserAuthenticationResult.canceled, -2), (.failed, -1), (nil, -1004),
+            ] {
+                onDevice(answer: answer) {
+                    var failure: Unmanaged<CFError>?
+                    let secret = SecKeyCopyKeyExchangeResult(
+                        key, .ecdhKeyExchangeStandard, peerPublic, [:] as CFDictionary, &failure)
+                    #expect(secret == nil)
+                    let reported = failure?.takeRetainedValue()
+                    #expect(reported.map { CFErrorGetDomain($0) as String } == "com.apple.LocalAuthentication")
+                    #expect(reported.map(CFErrorGetCode) == CFIndex(code))
+                }
+            }
+        }
+    }
 }

@@ -45,10 +45,11 @@ extension KeychainStore {
             let control = SecAccessControlCreateWithFlags(
                 nil, accessible(accessibility) as CFTypeRef, secFlags, &error)
         else {
-            let code = error.map { CFErrorGetCode($0.takeRetainedValue()) } ?? 0
+            let code = error.map { status(of: $0.takeRetainedValue()) } ?? 0
             throw VaultError.invalidParameters(
                 "SecAccessControlCreateWithFlags refused flags \(flags.rawValue) with \(accessibility.rawValue) "
-                    + "(error \(code))")
+                    + "(OSStatus \(code)): Security refuses userPresence combined with another check and biometryAny "
+                    + "with biometryCurrentSet; pick one")
         }
         return control
     }
@@ -113,6 +114,10 @@ extension KeychainStore {
     /// The item a `kSecReturnAttributes` (and maybe `kSecReturnData`) dictionary describes.
     static func item(_ found: [String: Any], _ itemClass: ItemClass) -> VaultItem {
         func text(_ key: CFString) -> String? { found[key as String] as? String }
+        // securityd stores kSecAttrKeyType and kSecAttrProtocol as numbers when the value is a number's text
+        // ("73", kSecAttrKeyTypeECSECPrimeRandom), and returns them as numbers (keychain/securityd/SecDbItem.c:131,
+        // SecItemSchema.c:118, 157).
+        func textOrNumber(_ key: CFString) -> String? { text(key) ?? (found[key as String] as? Int).map(String.init) }
         func bytes(_ key: CFString) -> [UInt8]? { (found[key as String] as? Data).map { Array($0) } }
         var attributes = ItemAttributes()
         let allowed = itemClass.allowedAttributes
@@ -121,7 +126,9 @@ extension KeychainStore {
         attributes.label = text(kSecAttrLabel)
         if allowed.contains(.generic) { attributes.generic = bytes(kSecAttrGeneric) }
         if allowed.contains(.server) { attributes.server = text(kSecAttrServer) }
-        if allowed.contains(.protocol) { attributes.protocol = text(kSecAttrProtocol).map { decode($0, protocols) } }
+        if allowed.contains(.protocol) {
+            attributes.protocol = textOrNumber(kSecAttrProtocol).map { decode($0, protocols) }
+        }
         if allowed.contains(.port) { attributes.port = found[kSecAttrPort as String] as? Int }
         if allowed.contains(.path) { attributes.path = text(kSecAttrPath) }
         if allowed.contains(.securityDomain) { attributes.securityDomain = text(kSecAttrSecurityDomain) }
@@ -130,7 +137,9 @@ extension KeychainStore {
         }
         if allowed.contains(.applicationTag) { attributes.applicationTag = bytes(kSecAttrApplicationTag) }
         if allowed.contains(.applicationLabel) { attributes.applicationLabel = bytes(kSecAttrApplicationLabel) }
-        if allowed.contains(.keyType) { attributes.keyType = text(kSecAttrKeyType).map { decode($0, keyTypes) } }
+        if allowed.contains(.keyType) {
+            attributes.keyType = textOrNumber(kSecAttrKeyType).map { decode($0, keyTypes) }
+        }
         if allowed.contains(.issuer) { attributes.issuer = bytes(kSecAttrIssuer) }
         if allowed.contains(.serialNumber) { attributes.serialNumber = bytes(kSecAttrSerialNumber) }
         var item = VaultItem(

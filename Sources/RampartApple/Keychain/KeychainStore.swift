@@ -178,13 +178,28 @@ extension KeychainStore {
         search[kSecReturnAttributes as String] = true
         search[kSecReturnPersistentRef as String] = true
         switch query.matchLimit {
-        case .one: search[kSecMatchLimit as String] = 1
+        case .one: search[kSecMatchLimit as String] = kSecMatchLimitOne
         case .all: search[kSecMatchLimit as String] = kSecMatchLimitAll
-        case .count(let count): search[kSecMatchLimit as String] = count
+        case .count(let count):
+            // securityd reads a limit below 1 as "stop at the first match" (keychain/securityd/SecItemDb.c:1078) and
+            // -1 as unlimited; the other stores refuse both.
+            guard count >= 1 else {
+                throw VaultError.invalidParameters("a match limit must be at least 1; got \(count)")
+            }
+            search[kSecMatchLimit as String] = count
         }
         var result: CFTypeRef?
         try check(SecItemCopyMatching(search as CFDictionary, &result), "searching \(query.itemClass.rawValue) items")
-        guard let found = result as? [[String: Any]] else { throw unexpected(result) }
+        // A limit of 1 (kSecMatchLimitOne or the number 1) returns the match itself, not an array of one
+        // (keychain/securityd/SecItemDb.c:680, 1052).
+        let found: [[String: Any]]
+        if let many = result as? [[String: Any]] {
+            found = many
+        } else if let one = result as? [String: Any] {
+            found = [one]
+        } else {
+            throw unexpected(result)
+        }
         return try found.map { attributes in
             guard let reference = attributes[kSecValuePersistentRef as String] as? Data else {
                 throw unexpected(result)

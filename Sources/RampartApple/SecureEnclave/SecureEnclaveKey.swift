@@ -218,11 +218,12 @@ public final class SecureEnclaveKey: @unchecked Sendable {
         return key
     }
 
-    /// The ``VaultError`` for a Security function's `CFError`.
+    /// The ``VaultError`` for a Security function's `CFError`, whose domain may be LocalAuthentication's or
+    /// CryptoTokenKit's for a Secure Enclave key (``KeychainStore/status(of:)``).
     static func failure(_ error: Unmanaged<CFError>?, _ operation: String) -> VaultError {
         guard let error = error?.takeRetainedValue() else {
             return VaultError.ioFailure("\(operation) failed without an error from Security")
         }
-        return KeychainStore.error(OSStatus(truncatingIfNeeded: CFErrorGetCode(error)), operation)
+        return KeychainStore.error(KeychainStore.status(of: error), operation)
     }
 }

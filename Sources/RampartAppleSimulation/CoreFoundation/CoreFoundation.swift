@@ -71,6 +71,23 @@ public final class CFError: Error, Sendable, CustomStringConvertible {
         CFError(domain: "NSOSStatusErrorDomain", code: CFIndex(status), description: description)
     }
 
+    /// The error a Secure Enclave key operation gives for a failed user check, in LocalAuthentication's domain
+    /// (`kLAErrorDomain`, LAPublicDefines.h), as CryptoTokenKit passes it on; other statuses stay `OSStatus` errors.
+    ///
+    /// The codes are LAPublicDefines.h's: `kLAErrorUserCancel` (-2) for `errSecUserCanceled`,
+    /// `kLAErrorAuthenticationFailed` (-1) for `errSecAuthFailed`, `kLAErrorNotInteractive` (-1004) for
+    /// `errSecInteractionNotAllowed`; Security maps them back the same way (OSX/sec/Security/SecItem.m:203-215).
+    static func secureEnclave(_ status: OSStatus, _ description: String) -> CFError {
+        let code: CFIndex
+        switch status {
+        case errSecUserCanceled: code = -2
+        case errSecAuthFailed: code = -1
+        case errSecInteractionNotAllowed: code = -1004
+        default: return osStatus(status, description)
+        }
+        return CFError(domain: "com.apple.LocalAuthentication", code: code, description: description)
+    }
+
     /// Stores `self` retained in `pointer`, as a Core Foundation `CFErrorRef *` out-parameter.
     func store(in pointer: UnsafeMutablePointer<Unmanaged<CFError>?>?) {
         pointer?.pointee = Unmanaged.passRetained(self)

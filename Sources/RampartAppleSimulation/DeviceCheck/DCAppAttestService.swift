@@ -8,6 +8,10 @@ import Synchronization
 ///
 /// Calls go to ``SimulatedAppAttest/current``; with none bound, the feature is unsupported (as on a simulator or a Mac
 /// without the Secure Enclave).
+///
+/// Availability as DeviceCheck.framework/Headers/DCAppAttestService.h of the iOS 18 SDK declares it:
+/// `API_AVAILABLE(macos(11.0), ios(14.0), tvos(15.0), watchos(9.0))`.
+@available(iOS 14.0, macOS 11.0, tvOS 15.0, watchOS 9.0, *)
 public final class DCAppAttestService: Sendable {
     // https://developer.apple.com/documentation/devicecheck/dcappattestservice/shared
     /// The shared App Attest service that you use to validate your app (Apple: `class var shared:
@@ -58,7 +62,8 @@ public final class DCAppAttestService: Sendable {
     ///   - keyId: The key identifier.
     ///   - clientDataHash: The hash to attest.
     /// - Returns: The attestation object.
-    /// - Throws: `DCError` `invalidKey`, `invalidInput` or `featureUnsupported`.
+    /// - Throws: `DCError` `invalidKey` (also for a key that has already signed an assertion: the header allows
+    ///   attesting again only before the key is used), `invalidInput` or `featureUnsupported`.
     public func attestKey(_ keyId: String, clientDataHash: Data) async throws -> Data {
         try attestNow(keyId, clientDataHash)
     }
@@ -125,6 +130,9 @@ public final class SimulatedAppAttest: Sendable {
     public let environment: AppAttestEnvironment
     private let state = Mutex<(supported: Bool, keys: [String: SimulatedDevice], invalid: Set<String>)>(
         (true, [:], []))
+    /// Keys that have signed an assertion: DCAppAttestService.h allows attesting a key again only "provided that the
+    /// key has not been used for generating assertions" (iPhoneOS16.1.sdk, DeviceCheck.framework/Headers).
+    private let asserted = Mutex<Set<String>>([])
 
     /// A simulated device for one app, with a new CA.
     ///
@@ -198,6 +206,9 @@ public final class SimulatedAppAttest: Sendable {
 
     func attestKey(_ keyID: String, clientDataHash: [UInt8]) throws -> [UInt8] {
         let device = try state.withLock { try usableKey(keyID, clientDataHash, in: $0) }
+        // A key that has signed cannot be attested again (the header's rule); DCError.invalidKey is "a failed attempt
+        // to use the App Attest key" (DCError.h), so an app that wants a fresh attestation generates a new key.
+        guard !asserted.withLock({ $0.contains(keyID) }) else { throw DCError(.invalidKey) }
         do {
             return try simulator.attestKey(of: device, clientDataHash: clientDataHash)
         } catch {
@@ -211,6 +222,7 @@ public final class SimulatedAppAttest: Sendable {
             do {
                 let assertion = try device.generateAssertion(clientDataHash: clientDataHash)
                 state.keys[keyID] = device
+                asserted.withLock { _ = $0.insert(keyID) }
                 return assertion
             } catch {
                 throw DCError(.unknownSystemFailure)

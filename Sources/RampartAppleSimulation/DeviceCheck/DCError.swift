@@ -2,7 +2,9 @@ import Foundation
 
 // https://developer.apple.com/documentation/devicecheck/dcerror-swift.struct
 /// An error code that indicates why a method provided by the DeviceCheck framework failed (Apple:
-/// `struct DCError: CustomNSError, Hashable, Error`).
+/// `struct DCError: CustomNSError, Hashable, Error`), available as DeviceCheck.framework/Headers/DCError.h of the iOS 18
+/// SDK declares it: `API_AVAILABLE(ios(11.0), macos(10.15), tvos(11.0), watchos(9.0))`.
+@available(iOS 11.0, macOS 10.15, tvOS 11.0, watchOS 9.0, *)
 public struct DCError: Error, Hashable, CustomStringConvertible {
     // https://developer.apple.com/documentation/devicecheck/dcerror-swift.struct/code
     /// Codes that indicate DeviceCheck errors (Apple: `enum Code: Int`).

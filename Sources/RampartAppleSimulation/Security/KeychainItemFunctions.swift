@@ -26,8 +26,10 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
 /// (Apple: `func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) ->
 /// OSStatus`).
 ///
-/// As documented: one match unless `kSecMatchLimit` says otherwise (then an array); a dictionary when more than one
-/// `kSecReturn…` key is set; `errSecParam` for `kSecReturnData` with `kSecMatchLimitAll` on password items ("copying
+/// As documented: one match unless `kSecMatchLimit` says otherwise (then an array; but a limit of 1, as
+/// `kSecMatchLimitOne` or the number 1, gives the match itself, as securityd does: keychain/securityd/SecItemDb.c:1052);
+/// a dictionary when more than one `kSecReturn…` key is set; numeric attributes (`kSecAttrKeyType`,
+/// `kSecAttrKeyClass`, `kSecAttrPort`, …) come back as numbers (``KeychainSchema``); `errSecParam` for `kSecReturnData` with `kSecMatchLimitAll` on password items ("copying
 /// each password item could require additional authentication") and for `kSecReturnRef` on password items; without
 /// `kSecAttrSynchronizable` only non-synchronizable items match.
 ///
@@ -151,6 +153,12 @@ enum KeychainEngine {
 
     static func update(_ query: [String: Any], _ changes: [String: Any]) throws {
         let itemClass = try itemClass(of: query)
+        // An update returns nothing: any kSecReturn… key is refused (errSecReturnDataUnsupported and its siblings,
+        // which base/SecBasePriv.h:78-81 defines as errSecParam; keychain/securityd/SecItemServer.c:3192-3200).
+        for key in [kSecReturnData, kSecReturnAttributes, kSecReturnRef, kSecReturnPersistentRef]
+        where try flag(query[key]) == true {
+            throw Status(errSecParam)
+        }
         guard changes[kSecClass] == nil, changes[kSecAttrSynchronizable] as? String != kSecAttrSynchronizableAny
         else { throw Status(errSecParam) }
         let filter = try Filter(query, itemClass: itemClass)
@@ -202,6 +210,9 @@ enum KeychainEngine {
 
     static func delete(_ query: [String: Any]) throws {
         let itemClass = try itemClass(of: query)
+        // A delete takes every match: a kSecMatchLimit other than all is errSecMatchLimitUnsupported, which
+        // base/SecBasePriv.h:85 defines as errSecParam (keychain/securityd/SecItemServer.c:3292).
+        if query[kSecMatchLimit] != nil, try matchLimit(query).0 != Int.max { throw Status(errSecParam) }
         let filter = try Filter(query, itemClass: itemClass)
         try SimulatedKeychain.current.items.withLock { items in
             let before = items.count
@@ -298,6 +309,12 @@ enum KeychainEngine {
     }
 
     /// `kSecMatchLimit`: how many, and whether a single value (not an array) comes back.
+    ///
+    /// As securityd reads it (apple-oss-distributions/Security): `kSecMatchLimitOne` and the number 1 both set the
+    /// limit to 1 (keychain/securityd/SecDbQuery.c:476-484), and a limit of 1 gives the one result itself, not an
+    /// array (keychain/securityd/SecItemDb.c:680 and 1052); `kSecMatchLimitAll` and -1 (`kSecMatchUnlimited`, which is
+    /// `kCFNotFound`) give every match; any other number stops at the first row that reaches it (SecItemDb.c:1078),
+    /// so 0 and negative limits give an array of one item.
     static func matchLimit(_ query: [String: Any]) throws -> (Int, Bool) {
         guard let value = query[kSecMatchLimit] else { return (1, true) }
         if let text = value as? String {
@@ -305,8 +322,9 @@ enum KeychainEngine {
             if text == kSecMatchLimitAll { return (Int.max, false) }
             throw Status(errSecParam)
         }
-        guard let count = value as? Int, count > 0 else { throw Status(errSecParam) }
-        return (count, false)
+        guard let count = value as? Int else { throw Status(errSecParam) }
+        if count == -1 { return (Int.max, false) }
+        return (max(count, 1), count == 1)
     }
 
     /// What a query or add returns for `items`.

@@ -135,10 +135,22 @@ enum KeychainSchema {
         kSecClassCertificate: [kSecAttrLabel, kSecAttrIssuer, kSecAttrSerialNumber, kSecAttrCertificateType],
     ]
 
-    static let dataAttributes: Set<String> = [
-        kSecAttrGeneric, kSecAttrApplicationTag, kSecAttrApplicationLabel, kSecAttrIssuer, kSecAttrSerialNumber,
+    // How securityd stores each attribute, and so what a query gives back (apple-oss-distributions/Security,
+    // keychain/securityd/SecItemSchema.c, SECDB_ATTR kinds; keychain/securityd/SecDbItem.c, SecDbItemSetValue and
+    // copyBlob, copyData, copyNumber, copyString):
+    // - Blob (labl, acct, svce, gena, sdmn, srvr, atyp, path, atag; SecItemSchema.c:84-138): kept as given, a string
+    //   as a string and data as data;
+    // - Data (issr, slnr, klbl; SecItemSchema.c:126-137): data; a string becomes its UTF-8 bytes (copyData, :74);
+    // - Number (ptcl, port, ctyp, kcls, type, bsiz; SecItemSchema.c:105-157): a number; a Boolean becomes 0 or 1, and a
+    //   string becomes a number when it prints back the same ("73" does, "htps" and "007" do not; copyNumber, :131),
+    //   so `kSecAttrKeyTypeECSECPrimeRandom` ("73") and `kSecAttrKeyClassPrivate` ("1") come back as numbers.
+
+    static let dataAttributes: Set<String> = [kSecAttrIssuer, kSecAttrSerialNumber, kSecAttrApplicationLabel]
+    static let numberAttributes: Set<String> = [
+        kSecAttrProtocol, kSecAttrPort, kSecAttrCertificateType, kSecAttrKeyClass, kSecAttrKeyType,
+        kSecAttrKeySizeInBits,
     ]
-    static let numberAttributes: Set<String> = [kSecAttrPort, kSecAttrKeySizeInBits, kSecAttrCertificateType]
+    static let stringAttributes: Set<String> = [kSecAttrTokenID]
 
     /// Keys every class accepts besides its attributes.
     static let common: Set<String> = [
@@ -154,28 +166,49 @@ enum KeychainSchema {
         return .string("")
     }
 
-    /// Reads the class's attributes out of a dictionary, checking their types.
+    /// Reads the class's attributes out of a dictionary, converting each as securityd does.
     ///
     /// - Returns: The attributes, or the status to fail with (`errSecNoSuchAttr` for another class's attribute,
-    ///   `errSecParam` for a wrong type).
+    ///   `errSecParam` for a value securityd cannot convert).
     static func attributes(of dictionary: [String: Any], itemClass: String) -> Result<[String: AttributeValue], Status>
     {
         let allowed = attributes[itemClass] ?? []
         var result: [String: AttributeValue] = [:]
         for (name, value) in dictionary where !common.contains(name) {
             guard allowed.contains(name) else { return .failure(Status(errSecNoSuchAttr)) }
-            if dataAttributes.contains(name) {
-                guard let data = value as? Data else { return .failure(Status(errSecParam)) }
-                result[name] = .data(data)
-            } else if numberAttributes.contains(name) {
-                guard let number = value as? Int else { return .failure(Status(errSecParam)) }
-                result[name] = .number(number)
-            } else {
-                guard let text = value as? String else { return .failure(Status(errSecParam)) }
-                result[name] = .string(text)
-            }
+            guard let converted = convert(value, for: name) else { return .failure(Status(errSecParam)) }
+            result[name] = converted
         }
         return .success(result)
+    }
+
+    /// `value` as securityd stores it for attribute `name` (copyBlob, copyData, copyNumber, copyString in
+    /// keychain/securityd/SecDbItem.c:61-152); nil when it cannot be converted.
+    static func convert(_ value: Any, for name: String) -> AttributeValue? {
+        if dataAttributes.contains(name) {
+            if let data = value as? Data { return .data(data) }
+            if let text = value as? String { return .data(Data(text.utf8)) }
+            return nil
+        }
+        if numberAttributes.contains(name) {
+            if let flag = value as? Bool { return .number(flag ? 1 : 0) }
+            if let number = value as? Int { return .number(number) }
+            if let text = value as? String {
+                // CFStringGetIntValue, printed back with "%ld": a number only when the text is exactly that.
+                if let number = Int32(text), String(number) == text { return .number(Int(number)) }
+                return .string(text)
+            }
+            return nil
+        }
+        if stringAttributes.contains(name) {
+            if let text = value as? String { return .string(text) }
+            if let data = value as? Data { return String(data: data, encoding: .utf8).map(AttributeValue.string) }
+            return nil
+        }
+        if let text = value as? String { return .string(text) }
+        if let data = value as? Data { return .data(data) }
+        if let number = value as? Int { return .number(number) }
+        return nil
     }
 }
 

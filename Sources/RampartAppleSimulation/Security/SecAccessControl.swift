@@ -47,6 +47,9 @@ public struct SecAccessControlCreateFlags: OptionSet, Sendable {
     // https://developer.apple.com/documentation/security/secaccesscontrolcreateflags/privatekeyusage
     /// Enable a private key to be used in signing a block of data or verifying a signed block.
     public static let privateKeyUsage = SecAccessControlCreateFlags(rawValue: 1 << 30)
+    // https://developer.apple.com/documentation/security/secaccesscontrolcreateflags/applicationpassword
+    /// Option to use an application-provided password for data encryption key generation.
+    public static let applicationPassword = SecAccessControlCreateFlags(rawValue: 1 << 31)
 
     /// The user checks among the flags (what a prompt asks for).
     var userChecks: SecAccessControlCreateFlags {
@@ -58,7 +61,9 @@ public struct SecAccessControlCreateFlags: OptionSet, Sendable {
 /// Creates a new access control object with the specified protection type and flags.
 ///
 /// As documented, `protection` must be one of the `kSecAttrAccessible…` values; anything else fails with an
-/// `errSecParam` error and returns nil.
+/// `errSecParam` error and returns nil. As Security's implementation does (OSX/sec/Security/SecAccessControl.m:164-182),
+/// it also refuses `.or` with `.and`, `.biometryAny` with `.biometryCurrentSet`, and `.userPresence` with any flag but
+/// `.applicationPassword` and `.privateKeyUsage`.
 ///
 /// - Parameters:
 ///   - allocator: Ignored (pass nil).
@@ -74,6 +79,26 @@ public func SecAccessControlCreateWithFlags(
 ) -> SecAccessControl? {
     guard let protection = protection as? String, KeychainProtection(protection) != nil else {
         CFError.osStatus(errSecParam, "protection must be a kSecAttrAccessible value").store(in: error)
+        return nil
+    }
+    // The combinations Security refuses, in its order (apple-oss-distributions/Security,
+    // OSX/sec/Security/SecAccessControl.m:164-182), each an errSecParam CFError.
+    if flags.contains(.or) && flags.contains(.and) {
+        CFError.osStatus(errSecParam, "only one logical operation can be set").store(in: error)
+        return nil
+    }
+    if flags.isSuperset(of: [.biometryAny, .biometryCurrentSet]) {
+        CFError.osStatus(errSecParam, "only one bio constraint can be set").store(in: error)
+        return nil
+    }
+    if flags.contains(.userPresence),
+        !flags.subtracting([.userPresence, .applicationPassword, .privateKeyUsage]).isEmpty
+    {
+        CFError.osStatus(
+            errSecParam,
+            "kSecAccessControlUserPresence can be combined only with kSecAccessControlApplicationPassword and "
+                + "kSecAccessControlPrivateKeyUsage"
+        ).store(in: error)
         return nil
     }
     return SecAccessControl(protection: protection, flags: flags)

@@ -135,7 +135,11 @@ public func SecKeyCreateWithData(
 ///
 /// A private key with a `SecAccessControl` asks the simulated user first (``SimulatedKeychain/Conditions``): a
 /// failed check is `errSecAuthFailed`, a canceled prompt `errSecUserCanceled`, no user `errSecInteractionNotAllowed`;
-/// a key whose protection class is unavailable in the lock state is `errSecInteractionNotAllowed`.
+/// a key whose protection class is unavailable in the lock state is `errSecInteractionNotAllowed`. For a Secure
+/// Enclave key those come as the device gives them, not as `OSStatus` codes: the operation runs in CryptoTokenKit's
+/// token (OSX/sec/Security/SecCTKKey.m), whose authentication is LocalAuthentication's, so the `CFError` is in
+/// `com.apple.LocalAuthentication` (`LAError.userCancel` -2, `.authenticationFailed` -1, `.notInteractive` -1004;
+/// LAPublicDefines.h), the errors `SecErrorGetOSStatus` translates back (OSX/sec/Security/SecItem.m:203-215, 259).
 ///
 /// - Parameters:
 ///   - privateKey: The private key.
@@ -163,7 +167,11 @@ public func SecKeyCopyKeyExchangeResult(
         let secret = try scalar.sharedSecretFromKeyAgreement(with: publicKey.publicKey)
         return secret.withUnsafeBytes { Data($0) }
     } catch let status as Status {
-        CFError.osStatus(status.code, "the key exchange was refused").store(in: error)
+        if privateKey.isSecureEnclave {
+            CFError.secureEnclave(status.code, "the Secure Enclave refused the key exchange").store(in: error)
+        } else {
+            CFError.osStatus(status.code, "the key exchange was refused").store(in: error)
+        }
         return nil
     } catch let failure {
         CFError.osStatus(errSecParam, "the key exchange failed: \(failure)").store(in: error)

@@ -13,10 +13,22 @@ public final class SecTrust: Sendable {
         var anchors: [SecCertificate]?
         var anchorsOnly = true
         var verifyDate: Date?
+        /// The chain of the last evaluation: the built path when trusted, the certificates as created otherwise.
         var chain: [SecCertificate]?
+        /// Whether ``chain`` is up to date: every setter marks the trust as needing evaluation, as
+        /// `SecTrustSetNeedsEvaluation` does (OSX/sec/Security/SecTrust.c:380-387).
+        var evaluated = false
+        /// The last evaluation's failure (nil when trusted).
+        var failure: CFError?
+        /// How many evaluations ran, implicit ones included.
+        var evaluations = 0
     }
 
     let state: Mutex<State>
+
+    /// How many times the trust was evaluated, by `SecTrustEvaluateWithError` or implicitly by a function that needs
+    /// an evaluation's result (not Apple's: a test hook).
+    @_spi(Testing) public var simulatedEvaluationCount: Int { state.withLock { $0.evaluations } }
 
     init(certificates: [SecCertificate], policies: [SecPolicy]) {
         self.state = Mutex(State(certificates: certificates, policies: policies))
@@ -61,19 +73,27 @@ private func objects<T>(_ value: Any, of type: T.Type) -> [T]? {
 /// Sets the anchor certificates used when evaluating a trust management object.
 ///
 /// Calling this function disables trusting any anchors other than the ones given, unless
-/// ``SecTrustSetAnchorCertificatesOnly(_:_:)`` is then called with `false`.
+/// ``SecTrustSetAnchorCertificatesOnly(_:_:)`` is then called with `false`. The array is nullable, as SecTrust.h
+/// declares it (`CFArrayRef __nullable anchorCertificates`): nil returns to the system's anchors and turns
+/// anchors-only off (`_anchorsOnly = (anchorCertificates != NULL)`, OSX/sec/Security/SecTrust.c:403-437).
 ///
 /// - Parameters:
 ///   - trust: The trust management object.
-///   - anchorCertificates: The anchors (an array of `SecCertificate`); an empty array trusts no anchor.
+///   - anchorCertificates: The anchors (an array of `SecCertificate`); an empty array trusts no anchor; nil, the
+///     system's.
 /// - Returns: `errSecSuccess`, or `errSecParam` when the array holds anything but certificates.
-public func SecTrustSetAnchorCertificates(_ trust: SecTrust, _ anchorCertificates: CFArray) -> OSStatus {
-    let anchors = anchorCertificates.compactMap { $0 as? SecCertificate }
-    guard anchors.count == anchorCertificates.count else { return errSecParam }
+public func SecTrustSetAnchorCertificates(_ trust: SecTrust, _ anchorCertificates: CFArray?) -> OSStatus {
+    var anchors: [SecCertificate]?
+    if let anchorCertificates {
+        let certificates = anchorCertificates.compactMap { $0 as? SecCertificate }
+        guard certificates.count == anchorCertificates.count else { return errSecParam }
+        anchors = certificates
+    }
     trust.state.withLock {
         $0.anchors = anchors
-        $0.anchorsOnly = true
+        $0.anchorsOnly = anchors != nil
         $0.chain = nil
+        $0.evaluated = false
     }
     return errSecSuccess
 }
@@ -90,6 +110,7 @@ public func SecTrustSetAnchorCertificatesOnly(_ trust: SecTrust, _ anchorCertifi
     trust.state.withLock {
         $0.anchorsOnly = anchorCertificatesOnly
         $0.chain = nil
+        $0.evaluated = false
     }
     return errSecSuccess
 }
@@ -105,18 +126,22 @@ public func SecTrustSetVerifyDate(_ trust: SecTrust, _ verifyDate: CFDate) -> OS
     trust.state.withLock {
         $0.verifyDate = verifyDate
         $0.chain = nil
+        $0.evaluated = false
     }
     return errSecSuccess
 }
 
 // https://developer.apple.com/documentation/security/sectrustcopycertificatechain(_:)
-/// Returns the certificate chain: after a successful evaluation the built path (leaf first, anchor last), otherwise
-/// the certificates the trust was created with.
+/// Returns the certificate chain of the trust's evaluation, evaluating first when the trust needs it, as Security does
+/// (`SecTrustEvaluateIfNecessary` in OSX/sec/Security/SecTrust.c:2118-2131): after a successful evaluation the built
+/// path (leaf first, anchor last); after a failed one the certificates the trust was created with (trustd's best
+/// path, which the simulation does not build).
 ///
 /// - Parameter trust: The trust management object.
 /// - Returns: An array of `SecCertificate`.
 public func SecTrustCopyCertificateChain(_ trust: SecTrust) -> CFArray? {
-    trust.state.withLock { $0.chain ?? $0.certificates }
+    if !trust.state.withLock({ $0.evaluated }) { _ = evaluate(trust) }
+    return trust.state.withLock { $0.chain ?? $0.certificates }
 }
 
 // https://developer.apple.com/documentation/security/sectrustevaluatewitherror(_:_:)
@@ -133,7 +158,20 @@ public func SecTrustCopyCertificateChain(_ trust: SecTrust) -> CFArray? {
 ///   - error: Receives the error when trust evaluation fails; pass nil to ignore it.
 /// - Returns: `true` if the certificate is trusted; otherwise `false`.
 public func SecTrustEvaluateWithError(_ trust: SecTrust, _ error: UnsafeMutablePointer<CFError?>?) -> Bool {
-    let state = trust.state.withLock { $0 }
+    // Only when the trust needs it: SecTrustEvaluateInternal calls SecTrustEvaluateIfNecessary
+    // (OSX/sec/Security/SecTrust.c:968-976), so a second call after an unchanged trust reports the first result.
+    let previous: CFError?? = trust.state.withLock { $0.evaluated ? .some($0.failure) : .none }
+    let failure = previous ?? evaluate(trust)
+    error?.pointee = failure
+    return failure == nil
+}
+
+/// Evaluates `trust`, keeps the resulting chain, and returns the failure (nil when trusted).
+private func evaluate(_ trust: SecTrust) -> CFError? {
+    let state = trust.state.withLock {
+        $0.evaluations += 1
+        return $0
+    }
     let store = SimulatedTrustStore.current
     var anchors = (state.anchors ?? []).map(\.certificate)
     let useStore = state.anchors == nil || !state.anchorsOnly
@@ -159,13 +197,20 @@ public func SecTrustEvaluateWithError(_ trust: SecTrust, _ error: UnsafeMutableP
         failure = (errSecNotTrusted, "the trust store could not be loaded: \(thrown)")
     }
     guard let failure else {
-        trust.state.withLock { $0.chain = path }
-        error?.pointee = nil
-        return true
+        trust.state.withLock {
+            $0.chain = path
+            $0.evaluated = true
+            $0.failure = nil
+        }
+        return nil
     }
-    trust.state.withLock { $0.chain = nil }
-    error?.pointee = CFError(domain: osStatusErrorDomain, code: CFIndex(failure.0), description: failure.1)
-    return false
+    let error = CFError(domain: osStatusErrorDomain, code: CFIndex(failure.0), description: failure.1)
+    trust.state.withLock {
+        $0.chain = nil
+        $0.evaluated = true
+        $0.failure = error
+    }
+    return error
 }
 
 /// The status Security reports for a chain failure.
