@@ -95,6 +95,14 @@ let package = Package(
             path: "Examples/iOSApp/Sources/Core",
             swiftSettings: swiftSettings
         ),
+        // The example app's SwiftUI screens and pinned transport (Examples/iOSApp/Sources/App): built with the Apple
+        // products (behind canImport(SwiftUI)/canImport(Security), so nothing of them is left on Linux).
+        .target(
+            name: "RampartPointsApp",
+            dependencies: ["RampartPointsCore", "RampartApple", "RampartAttestClient"],
+            path: "Examples/iOSApp/Sources/App",
+            swiftSettings: swiftSettings
+        ),
         // Linux only: Apple's declarations as documented, implemented over the Linux modules.
         .target(
             name: "RampartAppleSimulation",
@@ -483,7 +491,8 @@ let package = Package(
 if Context.environment["RAMPART_APPLE_ONLY"] != nil {
     let appleTargets: Set<String> = [
         "RampartCrypto", "RampartX509", "RampartPinning", "RampartRequestSigning", "RampartSecretStore",
-        "RampartSeal", "RampartAttestClient", "RampartApple", "RampartPointsCore", "TestSupport", "RampartCryptoTests",
+        "RampartSeal", "RampartAttestClient", "RampartApple", "RampartPointsCore", "RampartPointsApp",
+        "TestSupport", "RampartCryptoTests",
         "RampartRequestSigningTests",
     ]
     func keeps(_ dependency: Target.Dependency) -> Bool {

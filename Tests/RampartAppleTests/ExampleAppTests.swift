@@ -6,8 +6,14 @@ import RampartAttestClient
 import RampartAttestService
 import RampartPinning
 import RampartPointsCore
+import RampartSecretStore
 import RampartX509
+import TestSupport
 import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The example app's logic (Examples/iOSApp/Sources/Core) with the real adapters over the simulation, against a
 /// running rampart serve: sign in, token in the Keychain, register, spend points with signed requests.
@@ -40,51 +46,261 @@ struct ExampleAppTests {
         #expect(environment.pinning.configuration.lint(at: Date(), chain: chain).isEmpty)
     }
 
-    @Test("sign in (a session JWT in the Keychain), register once, spend points with signed requests, sign out")
-    func scenario() async throws {
-        let tokens = SessionTokens()
-        let token = try tokens.token(for: "user_123")
-        let simulation = SimulatedAppAttest(
-            simulator: try AppAttestSimulator(), teamID: Self.teamID, bundleID: Self.bundleID)
-        var configuration = ServiceConfiguration()
-        configuration.listen = "127.0.0.1:0"
-        configuration.adminListen = "127.0.0.1:0"
-        configuration.database = "sqlite::memory:"
-        configuration.environment = "development"
-        configuration.demo = true
-        // The backend's sign-in issues ES256 session JWTs; the service takes the user from the one the app sends.
-        configuration.subject = .jwt(
-            .init(
-                jwks: try tokens.writeJWKS(), issuer: SessionTokens.issuer, audience: SessionTokens.audience,
-                algorithms: ["ES256"]))
-        let server = try AttestationServer(
-            configuration: configuration,
-            verifier: AppAttestVerifierAdapter(
-                try AppAttestVerifier(
-                    teamID: Self.teamID, bundleID: Self.bundleID, environment: .development,
-                    trustAnchor: simulation.simulator.rootCertificate)))
-        let transport = URLSessionTransport(
-            baseURL: URL(string: "http://127.0.0.1:\(server.port)") ?? URL(fileURLWithPath: "/"))
-        try await SimulatedKeychain.$current.withValue(SimulatedKeychain()) {
-            try await SimulatedAppAttest.$current.withValue(simulation) {
-                let environment = try AppEnvironment(infoPlist: try Self.infoPlist)
-                try await environment.sessions.save(.init(userID: "user_123", token: token))
-                #expect(try await environment.sessions.load() == .init(userID: "user_123", token: token))
-                let points = PointsService(
-                    transport: transport, device: environment.device, secrets: environment.secrets,
-                    sessions: environment.sessions)
-                let keyID = try await points.register()
-                #expect(try await points.register() == keyID, "registered once per installation")
-                #expect(try await points.use(1000) == .spent(balance: 4000))
-                #expect(try await points.use(3000) == .spent(balance: 1000))
-                #expect(try await points.use(5000) == .refused(code: "insufficientPoints", status: 409))
-                try await environment.sessions.clear()
-                #expect(try await environment.sessions.load() == nil)
-                // Signed out: the header provider throws, so nothing is sent.
-                let error = await #expect(throws: AttestedClientError.self) { try await points.use(1) }
-                #expect(error?.code == .credentialsUnavailable)
+    @Test(
+        "behind the docs' nginx and rampart.json: sign in, signed use, token feed, users switching on one device",
+        .enabled(if: ExampleStack.available, "needs nginx and python3 (scripts/install-deps.sh) and the rampart binary")
+    )
+    func behindNginx() async throws {
+        try await ExampleStack.run { stack in
+            let simulation = stack.simulation
+            try await SimulatedKeychain.$current.withValue(SimulatedKeychain()) {
+                try await SimulatedAppAttest.$current.withValue(simulation) {
+                    let environment = try AppEnvironment(infoPlist: try Self.infoPlist)
+                    let model = PointsModel(
+                        transport: stack.transport, device: environment.device, secrets: environment.secrets)
+                    #expect(await model.restore().user == nil)
+                    let wrong = await model.signIn(user: "alice", password: "nope")
+                    #expect(wrong.user == nil)
+                    #expect(wrong.status.contains("refused the password for 'alice'"), "\(wrong.status)")
+
+                    let alice = await model.signIn(user: "alice", password: "alice-secret")
+                    #expect(alice.status == "Signed in as alice; App Attest key registered", "\(alice.status)")
+                    #expect(alice.canSign)
+                    let used = await model.use(100)
+                    #expect(used.status == "Use 100 points: 200, the API was told the user is alice", "\(used.status)")
+                    let feed = await model.readFeed()
+                    #expect(feed.status == "Feed: 200, the API was told the user is alice", "\(feed.status)")
+                    #expect(await model.readFeed().status.hasPrefix("Feed: 200"), "the kept token")
+
+                    // Bob signs in on the same device: his own key; before, every request answered 409 then 403.
+                    _ = await model.signOut()
+                    let bob = await model.signIn(user: "bob", password: "bob-secret")
+                    #expect(bob.status == "Signed in as bob; App Attest key registered", "\(bob.status)")
+                    #expect(await model.use(5).status == "Use 5 points: 200, the API was told the user is bob")
+                    #expect(await model.readFeed().status == "Feed: 200, the API was told the user is bob")
+                    _ = await model.signOut()
+                    _ = await model.signIn(user: "alice", password: "alice-secret")
+                    #expect(await model.use(1).status == "Use 1 points: 200, the API was told the user is alice")
+
+                    // Restarted: the session comes back from the Keychain.
+                    let relaunched = PointsModel(
+                        transport: stack.transport, device: environment.device, secrets: environment.secrets)
+                    #expect(await relaunched.restore().user == "alice")
+                    #expect(await relaunched.use(2).status.hasSuffix("the API was told the user is alice"))
+
+                    let out = await model.signOut()
+                    #expect(out.user == nil && !out.canSign)
+                    #expect(await model.use(1).status == "Sign in first")
+
+                    // One key each, kept in the Keychain under the user's id.
+                    let service = "\(AttestedClient.keyIDService)/points"
+                    let aliceKey = try await environment.secrets.secret(service: service, account: "alice")
+                    let bobKey = try await environment.secrets.secret(service: service, account: "bob")
+                    #expect(aliceKey != nil && bobKey != nil && aliceKey != bobKey)
+                }
             }
         }
-        await server.stop()
+    }
+
+    @Test(
+        "without App Attest (the iOS Simulator): signed in, but nothing signed is sent, and the screen says why",
+        .enabled(if: ExampleStack.available, "needs nginx and python3 (scripts/install-deps.sh) and the rampart binary")
+    )
+    func simulatorWithoutAppAttest() async throws {
+        try await ExampleStack.run { stack in
+            let simulation = stack.simulation
+            simulation.isSupported = false
+            try await SimulatedKeychain.$current.withValue(SimulatedKeychain()) {
+                try await SimulatedAppAttest.$current.withValue(simulation) {
+                    let environment = try AppEnvironment(infoPlist: try Self.infoPlist)
+                    let model = PointsModel(
+                        transport: stack.transport, device: environment.device, secrets: environment.secrets)
+                    let screen = await model.signIn(user: "alice", password: "alice-secret")
+                    #expect(screen.user == "alice")
+                    #expect(!screen.canSign)
+                    #expect(screen.status == PointsModel.unsupportedMessage)
+                    #expect(await model.use(1).status == PointsModel.unsupportedMessage)
+                    #expect(
+                        try await environment.secrets.secret(
+                            service: "\(AttestedClient.keyIDService)/points", account: "alice") == nil)
+                }
+            }
+        }
+    }
+}
+
+/// The backend guide's setup, as docs/examples print it: `rampart serve --config rampart.json` (the simulator's
+/// root, development keys, a scratch store), the echo API `upstream.py`, and nginx with `nginx.conf` (HTTP Basic
+/// users alice and bob) in front of both. Skipped, saying so, without nginx, python3 or the rampart binary.
+struct ExampleStack {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    static func executable(_ name: String) -> String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+        return (path.split(separator: ":").map(String.init) + ["/usr/sbin", "/usr/bin"]).map { "\($0)/\(name)" }
+            .first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    static var available: Bool {
+        executable("nginx") != nil && executable("python3") != nil && ServeProcess.available
+    }
+
+    let simulation: SimulatedAppAttest
+    let transport: LoopbackTransport
+    let serve: ServeProcess
+
+    static func run(_ body: (ExampleStack) async throws -> Void) async throws {
+        let directory = ScratchDirectory.uniquePath("example-stack")
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let simulation = SimulatedAppAttest(
+            simulator: try AppAttestSimulator(), teamID: ExampleAppTests.teamID, bundleID: ExampleAppTests.bundleID)
+
+        // rampart serve with docs/examples/rampart.json, for this app and the simulator's CA.
+        let text = try String(contentsOf: root.appendingPathComponent("docs/examples/rampart.json"), encoding: .utf8)
+        var configuration = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        configuration["database"] = "sqlite:\(directory)/attest.db"
+        let configurationPath = directory + "/rampart.json"
+        try JSONSerialization.data(withJSONObject: configuration).write(to: URL(fileURLWithPath: configurationPath))
+        let rootPath = directory + "/root.pem"
+        try Data(simulation.simulator.rootCertificate.pemString.utf8).write(to: URL(fileURLWithPath: rootPath))
+        let serve = try await ServeProcess.start([
+            "--config", configurationPath, "--root", rootPath, "--team-id", ExampleAppTests.teamID, "--bundle-id",
+            ExampleAppTests.bundleID, "--environment", "development",
+        ])
+
+        // The echo API.
+        let upstream = try SpawnedProcess(
+            try #require(executable("python3")),
+            arguments: [root.appendingPathComponent("docs/examples/upstream.py").path, "0"], standardOutput: .pipe)
+        let portLine = try #require(upstream.standardOutput).availableData
+        let upstreamPort = try #require(
+            UInt16(String(decoding: portLine, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)))
+
+        // nginx with docs/examples/nginx.conf: only the ports and the password file are the test's.
+        let port = try ReservedPort().port
+        var site = try String(contentsOf: root.appendingPathComponent("docs/examples/nginx.conf"), encoding: .utf8)
+        for (key, value) in [
+            ("127.0.0.1:8080", "127.0.0.1:\(serve.port)"), ("127.0.0.1:9000", "127.0.0.1:\(upstreamPort)"),
+            ("/etc/nginx/api.htpasswd", directory + "/api.htpasswd"),
+        ] {
+            #expect(site.contains(key), "docs/examples/nginx.conf no longer holds \(key)")
+            site = site.replacingOccurrences(of: key, with: value)
+        }
+        site = site.replacingOccurrences(
+            of: #"listen [^;]*8000;"#, with: "listen 127.0.0.1:\(port);", options: .regularExpression)
+        try Data(site.utf8).write(to: URL(fileURLWithPath: directory + "/site.conf"))
+        try Data("alice:{PLAIN}alice-secret\nbob:{PLAIN}bob-secret\n".utf8).write(
+            to: URL(fileURLWithPath: directory + "/api.htpasswd"))
+        let main = """
+            daemon off;
+            worker_processes 1;
+            pid \(directory)/nginx.pid;
+            error_log \(directory)/error.log notice;
+            events { worker_connections 256; }
+            http {
+                access_log off;
+                client_body_temp_path \(directory)/client_body;
+                proxy_temp_path \(directory)/proxy;
+                fastcgi_temp_path \(directory)/fastcgi;
+                uwsgi_temp_path \(directory)/uwsgi;
+                scgi_temp_path \(directory)/scgi;
+                include \(directory)/site.conf;
+            }
+
+            """
+        try Data(main.utf8).write(to: URL(fileURLWithPath: directory + "/nginx.conf"))
+        let nginx = try SpawnedProcess(
+            try #require(executable("nginx")), arguments: ["-c", directory + "/nginx.conf", "-p", directory],
+            standardError: .file(directory + "/nginx.stderr"))
+        let transport = LoopbackTransport(port: port)
+        var listening = false
+        for _ in 0..<100 where !listening {
+            if (try? await transport.send(TransportRequest(method: "GET", target: "/api/health"))) != nil {
+                listening = true
+            } else {
+                try await Task.sleep(nanoseconds: 50_000_000)
+            }
+        }
+        let stack = ExampleStack(simulation: simulation, transport: transport, serve: serve)
+        do {
+            let log = (try? String(contentsOfFile: directory + "/error.log", encoding: .utf8)) ?? ""
+            try #require(listening, "nginx did not listen: \(log)")
+            try await body(stack)
+        } catch {
+            _ = await nginx.stop()
+            _ = await upstream.stop()
+            await serve.stop()
+            throw error
+        }
+        _ = await nginx.stop()
+        _ = await upstream.stop()
+        await serve.stop()
+    }
+}
+
+/// The example's requests over a plain socket, one connection per request (`Connection: close`, the answer read to
+/// its end). FoundationNetworking's `URLSession` on Linux never completes a request answered 401 with
+/// `WWW-Authenticate` (it waits on the authentication challenge; cancelling it loses the answer), which is how the
+/// docs' proxies answer a wrong password; on Apple platforms the app's pinned `URLSession` returns the 401.
+struct LoopbackTransport: AttestedClientTransport {
+    let port: UInt16
+
+    func send(_ request: TransportRequest) async throws -> TransportResponse {
+        let port = port
+        return try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try Self.exchange(request, port: port) }) }.start()
+        }
+    }
+
+    static func exchange(_ request: TransportRequest, port: UInt16) throws -> TransportResponse {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw AttestedClientError.transportFailure("socket() failed") }
+        defer { close(descriptor) }
+        var timeout = timeval(tv_sec: 30, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else { throw AttestedClientError.transportFailure("nothing listens on port \(port)") }
+        var head = "\(request.method) \(request.target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
+        for field in request.headers { head += "\(field.name): \(field.value)\r\n" }
+        head += "Content-Length: \(request.body.count)\r\n\r\n"
+        let bytes = Array(head.utf8) + request.body
+        var sent = 0
+        while sent < bytes.count {
+            let count = bytes[sent...].withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else { throw AttestedClientError.transportFailure("the request could not be sent") }
+            sent += count
+        }
+        var answer: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else { break }
+            answer += buffer[0..<count]
+        }
+        guard let end = answer.firstRange(of: Array("\r\n\r\n".utf8)) else {
+            throw AttestedClientError.transportFailure("no HTTP answer")
+        }
+        let lines = String(decoding: answer[..<end.lowerBound], as: UTF8.self).components(separatedBy: "\r\n")
+        let statusWords = (lines.first ?? "").split(separator: " ")
+        guard statusWords.count >= 2, let status = Int(statusWords[1]) else {
+            throw AttestedClientError.transportFailure("no status line")
+        }
+        var headers: [String: String] = [:]
+        for line in lines.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            let name = String(line[..<colon]).lowercased()
+            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            headers[name] = headers[name].map { "\($0), \(value)" } ?? value
+        }
+        return TransportResponse(status: status, headers: headers, body: Array(answer[end.upperBound...]))
     }
 }

@@ -1,60 +1,60 @@
 #if canImport(SwiftUI)
 import Foundation
+import RampartApple
 import RampartAttestClient
 #if canImport(RampartPointsCore)
 import RampartPointsCore  // when Sources/Core is a package target; in an app target the files are compiled in
 #endif
 import SwiftUI
 
-/// One screen: sign in, then spend points; every answer is shown as the server gave it.
+/// One screen: sign in, use points with a signed request, read the feed with an access token, sign out. It draws
+/// ``PointsModel/Screen`` and calls ``PointsModel``, where all the logic is (tested on Linux).
 struct ContentView: View {
-    @State private var userID = ""
-    @State private var status = "Signed out"
-    @State private var service: PointsService?
+    @State private var user = ""
+    @State private var password = ""
+    @State private var screen = PointsModel.Screen(user: nil, status: "Signed out", canSign: false)
+    @State private var model: PointsModel?
 
     var body: some View {
         VStack(spacing: 16) {
-            TextField("User id", text: $userID).textFieldStyle(.roundedBorder)
-            Button("Sign in and register") { Task { await signIn() } }
-            Button("Use 100 points") { Task { await use(100) } }.disabled(service == nil)
-            Text(status).font(.footnote).multilineTextAlignment(.center)
+            if let signedIn = screen.user {
+                Text("Signed in as \(signedIn)")
+                Button("Use 100 points") { run { await $0.use(100) } }.disabled(!screen.canSign)
+                Button("Read the feed") { run { await $0.readFeed() } }.disabled(!screen.canSign)
+                Button("Sign out") { run { await $0.signOut() } }
+            } else {
+                TextField("User", text: $user).textFieldStyle(.roundedBorder)
+                SecureField("Password", text: $password).textFieldStyle(.roundedBorder)
+                Button("Sign in") {
+                    let (user, password) = (user, password)
+                    run { await $0.signIn(user: user, password: password) }
+                }
+            }
+            Text(screen.status).font(.footnote).multilineTextAlignment(.center)
         }
         .padding()
+        .task { run { await $0.restore() } }
     }
 
-    private func environment() throws -> AppEnvironment {
+    /// Runs `action` on the model (made on first use from the app's Info.plist) and shows the screen it returns.
+    private func run(_ action: @escaping @Sendable (PointsModel) async -> PointsModel.Screen) {
+        Task { @MainActor in
+            do {
+                let model = try self.model ?? Self.makeModel()
+                self.model = model
+                screen = await action(model)
+            } catch {
+                screen.status = "The app's Info.plist cannot be read: \(error)"
+            }
+        }
+    }
+
+    private static func makeModel() throws -> PointsModel {
         guard let url = Bundle.main.url(forResource: "Info", withExtension: "plist") else { throw URLError(.badURL) }
-        return try AppEnvironment(infoPlist: try Data(contentsOf: url)) { decision in
+        let environment = try AppEnvironment(infoPlist: try Data(contentsOf: url)) { decision in
             print("pinning:", decision.message)  // send it to your reporting endpoint instead
         }
-    }
-
-    @MainActor private func signIn() async {
-        do {
-            let environment = try environment()
-            // Your backend's sign-in answers the session token; here the id stands in for it.
-            try await environment.sessions.save(.init(userID: userID, token: UUID().uuidString))
-            let points = PointsService(
-                transport: environment.transport, device: environment.device, secrets: environment.secrets,
-                sessions: environment.sessions)
-            try await points.register()
-            service = points
-            status = "Signed in as \(userID); App Attest key registered"
-        } catch {
-            status = "Sign-in failed: \(error)"
-        }
-    }
-
-    @MainActor private func use(_ amount: Int) async {
-        guard let service else { return }
-        do {
-            switch try await service.use(amount) {
-            case .spent(let balance): status = "Spent \(amount); balance \(balance)"
-            case .refused(let code, let http): status = "Refused: \(http) \(code)"
-            }
-        } catch {
-            status = "No answer: \(error)"
-        }
+        return PointsModel(transport: environment.transport, device: environment.device, secrets: environment.secrets)
     }
 }
 #endif
