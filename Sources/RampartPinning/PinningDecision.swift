@@ -103,8 +103,8 @@ public struct PinningDecision: Sendable {
         return PinFailureReport(
             appBundleID: appBundleID,
             appVersion: appVersion,
-            appPlatform: "LINUX",
-            appPlatformVersion: "",
+            appPlatform: Self.platformName,
+            appPlatformVersion: Self.platformVersion,
             appVendorID: appVendorID,
             trustkitVersion: "rampart",
             dateTime: Self.reportTime(time),
@@ -118,6 +118,29 @@ public struct PinningDecision: Sendable {
             validationResult: outcome == .defaultEvaluationFailed ? 2 : 1,
             knownPinsExpirationDate: policy.expirationDate.map { String($0.formatted(.iso8601).prefix(10)) })
     }
+
+    /// TrustKit's `app-platform` for the platform this runs on, as TrustKit's `TSKBackgroundReporter.m` names them
+    /// (`IOS` wherever `TARGET_OS_IPHONE` holds and it is neither tvOS nor watchOS: iOS, Mac Catalyst, visionOS;
+    /// `TVOS`, `WATCHOS`, `MACOS`), and `LINUX` for the server-side tools, where TrustKit does not run.
+    static let platformName: String = {
+        #if os(tvOS)
+        "TVOS"
+        #elseif os(watchOS)
+        "WATCHOS"
+        #elseif os(iOS) || os(visionOS)
+        "IOS"
+        #elseif os(macOS)
+        "MACOS"
+        #else
+        "LINUX"
+        #endif
+    }()
+
+    /// `app-platform-version`: the operating system's version, `major.minor.patch`, as TrustKit reports it.
+    static let platformVersion: String = {
+        let version = ProcessInfo.processInfo.operatingSystemVersion
+        return "\(version.majorVersion).\(version.minorVersion).\(version.patchVersion)"
+    }()
 
     static func reportTime(_ date: Date) -> String {
         let text = date.formatted(.iso8601)

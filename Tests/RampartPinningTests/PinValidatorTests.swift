@@ -162,6 +162,10 @@ struct PinValidatorTests {
             object["known-pins"] as? [String] == ["pin-sha256=\"\(try fixture.certificate("otherroot").spkiSHA256)\""])
         #expect((object["validated-certificate-chain"] as? [String])?.count == 3)
         #expect(object["app-bundle-id"] as? String == "com.example.app")
+        // The platform the code runs on, as TrustKit names it (here Linux), and its OS version.
+        #expect(object["app-platform"] as? String == "LINUX")
+        let version = try #require(object["app-platform-version"] as? String)
+        #expect(version.split(separator: ".").count == 3 && version.split(separator: ".").allSatisfy { Int($0) != nil })
     }
 
     @Test("after the expiration date the pins are not enforced, but the chain still is")
