@@ -14,7 +14,7 @@ packages=(
     python3-venv                # the venv of schemathesis and PyJWT (scripts/python-venv.sh)
     nginx caddy python3         # the gateway tests: real nginx (auth_request) and Caddy (forward_auth) in front of
                                 # rampart serve and docs/examples/upstream.py, run unprivileged on loopback
-    pkg-config ca-certificates
+    pkg-config ca-certificates curl   # curl: scripts/quickstart-backend.sh
 )
 
 missing=()
