@@ -1,14 +1,52 @@
-import RampartX509
+internal import Foundation
+package import RampartX509
 
-/// Rampart-side checks of a path OpenSSL accepted, where OpenSSL 3.0 is more lenient than RFC 5280 or than the web
-/// PKI profile iOS enforces for TLS servers (CA/Browser Forum Baseline Requirements). Each refusal has its own
-/// ``ChainFailure/Reason`` and a message naming the certificate, what is wrong and what to do.
+/// Where the trust anchor of a built path came from: trustd applies some rules only to chains that end in Apple's
+/// root store (`SecCertificateSourceContains(kSecSystemAnchorSource, root, pvc)` in trust/trustd/SecPolicyServer.c).
+package enum AnchorSource {
+    /// An anchor the verifier was given (`--ca`): what an app passes to `SecTrustSetAnchorCertificates`.
+    case given
+    /// An anchor of the system bundle, standing in for Apple's root store.
+    case system
+}
+
+/// Rampart-side checks of a path OpenSSL accepted: the rules of the ``ChainPolicy`` in ``ChainVerifier/Options``.
 ///
-/// RFC 5280 checks apply to every purpose; the web PKI profile applies to ``ChainVerifier/Purpose/tlsServer(hostname:)``
-/// only (App Attest's Apple-issued chain is not a web PKI chain).
+/// ``ChainPolicy/apple`` adds what trustd's SSL server policy adds to what OpenSSL already checks, each rule citing
+/// Apple's page or, where the page is silent, the trustd source (`apple-oss-distributions/Security`).
+/// ``ChainPolicy/webPKI`` adds the CA/Browser Forum Baseline Requirements and RFC 5280 structure, each refusal
+/// naming its clause; its RFC 5280 structure checks apply to every purpose, its web PKI profile to
+/// ``ChainVerifier/Purpose/tlsServer(hostname:)`` only (App Attest's Apple-issued chain is not a web PKI chain).
+/// Each refusal has its own ``ChainFailure/Reason`` and a message naming the certificate, what is wrong, the rule
+/// and what to do.
 extension ChainVerifier {
+    /// Dates and limits of Apple's TLS server rules, as trustd writes them (CFAbsoluteTime, seconds since 2001).
+    enum AppleLimits {
+        /// 1 July 2019: leaves issued after it need serverAuth and at most 825 days (trust/trustd/SecPolicyServer.c,
+        /// `SecPolicyCheckServerAuthEKU`; OSX/sec/Security/SecPolicy.c, `set_ssl_validity_periods`).
+        static let july2019 = Date(timeIntervalSinceReferenceDate: 583_628_400)
+        /// 1 March 2018: the 825-day limit under Apple's root store (SecPolicy.c, `set_ssl_validity_periods`).
+        static let march2018 = Date(timeIntervalSinceReferenceDate: 541_555_200)
+        /// 1 September 2020: the 398-day limit under Apple's root store (SecPolicy.c; "About upcoming limits on
+        /// trusted certificates", HT211025).
+        static let september2020 = Date(timeIntervalSinceReferenceDate: 620_611_200)
+        /// 825 days and trustd's one hour of slip.
+        static let twoYears: TimeInterval = 825 * 86_400 + 3_600
+        /// 398 days, no slip.
+        static let oneYear: TimeInterval = 398 * 86_400
+        /// EC keys below 256 bits that OpenSSL's security level 2 still accepts (224 bits and up) and trustd's
+        /// `SecPolicyAddStrongKeySizeOptions` (SecPolicy.c: "EC key sizes are P-256 or larger") refuses.
+        static let smallCurves: Set<String> = ["EC secp224r1", "EC secp224k1", "EC prime192v1", "EC secp192k1"]
+    }
+
     /// The first policy refusal of `path` (leaf first, anchor last), or nil when the path is acceptable.
-    func policyFailure(path: [Certificate], purpose: Purpose) -> ChainFailure? {
+    ///
+    /// - Parameters:
+    ///   - path: The path OpenSSL accepted.
+    ///   - purpose: What the chain is for.
+    ///   - anchor: Where the path's anchor came from.
+    /// - Returns: The refusal, or nil.
+    package func policyFailure(path: [Certificate], purpose: Purpose, anchor: AnchorSource) -> ChainFailure? {
         guard let leaf = path.first else { return nil }
         let anchorIndex = path.count - 1
         func which(_ index: Int) -> String {
@@ -35,22 +73,102 @@ extension ChainVerifier {
             }
         }
 
-        for (index, certificate) in path.enumerated() {
-            // RFC 5280 4.2.1.11: "Conforming CAs MUST mark this extension as critical."
-            if let constraints = certificate.extensions[oid: .X509Extension.policyConstraints], !constraints.critical {
-                return refuse(
-                    .malformedCertificate, index,
-                    "\(which(index)) carries policyConstraints that are not marked critical, which RFC 5280 "
-                        + "4.2.1.11 requires: the CA must reissue it")
+        switch options.policy.backing {
+        case .apple:
+            guard purpose.hostname != nil else { return nil }
+            return appleFailure(path: path, leaf: leaf, anchor: anchor, which: which)
+        case .webPKI:
+            for (index, certificate) in path.enumerated() {
+                // RFC 5280 4.2.1.11: "Conforming CAs MUST mark this extension as critical."
+                if let constraints = certificate.extensions[oid: .X509Extension.policyConstraints],
+                    !constraints.critical
+                {
+                    return refuse(
+                        .malformedCertificate, index,
+                        "\(which(index)) carries policyConstraints that are not marked critical, which RFC 5280 "
+                            + "4.2.1.11 requires (policy webpki): the CA must reissue it")
+                }
+                if let failure = nameConstraintsStructureFailure(certificate, index: index, which: which(index)) {
+                    return failure
+                }
             }
-            if let failure = nameConstraintsStructureFailure(certificate, index: index, which: which(index)) {
-                return failure
+            if let failure = wildcardNameConstraintFailure(path: path, which: which) { return failure }
+            guard purpose.hostname != nil else { return nil }
+            return webPKIFailure(path: path, leaf: leaf, which: which)
+        }
+    }
+
+    /// What Apple's SSL server policy adds to the engine, for a TLS server chain.
+    ///
+    /// OpenSSL already applies what both policies share: RSA keys of 2048 bits or more and no SHA-1 signatures
+    /// (security level 2; "Requirements for trusted certificates in iOS 13 and macOS 10.15", HT210176), an
+    /// extendedKeyUsage, when present, that allows TLS server authentication (SecPolicy.c `set_ssl_ekus`), the host
+    /// against the subjectAltName only, never the CN (HT210176; OSX/sec/Security/SecPolicyLeafCallbacks.c
+    /// `SecPolicyCheckCertSSLHostname`), and name constraints whether or not they are critical (SecPolicyServer.c
+    /// `SecPolicyCheckBasicCertificateProcessing`, step (g)).
+    private func appleFailure(
+        path: [Certificate], leaf: Certificate, anchor: AnchorSource, which: (Int) -> String
+    ) -> ChainFailure? {
+        for (index, certificate) in path.enumerated() where certificate.publicKeyAlgorithm == .PublicKeyAlgorithm.dsa {
+            return ChainFailure(
+                reason: .weakKey, certificateIndex: index,
+                message: "\(which(index)) has a DSA key, which iOS treats as a weak key whatever its size (policy "
+                    + "apple: trustd's SecCertificateIsWeakKey, SecCertificate.c, trusts only RSA, ECDSA, Ed25519 and "
+                    + "Ed448 keys): reissue it with an RSA or ECDSA key")
+        }
+        for (index, certificate) in path.enumerated()
+        where AppleLimits.smallCurves.contains(certificate.publicKeyDescription) {
+            return ChainFailure(
+                reason: .weakKey, certificateIndex: index,
+                message: "\(which(index)) has a \(certificate.publicKeyDescription) key; iOS requires EC keys of "
+                    + "P-256 or larger for TLS (policy apple: trustd's SecPolicyAddStrongKeySizeOptions, "
+                    + "SecPolicy.c): reissue it with a P-256 or P-384 key")
+        }
+
+        let lifetime = leaf.notAfter.timeIntervalSince(leaf.notBefore)
+        let days = Int((lifetime / 86_400).rounded(.up))
+        let issued = leaf.notBefore.formatted(.iso8601)
+        if anchor == .system {
+            if leaf.notBefore >= AppleLimits.september2020, lifetime > AppleLimits.oneYear {
+                return ChainFailure(
+                    reason: .validityPeriodTooLong, certificateIndex: 0,
+                    message: "the leaf (\(leaf.subject)) was issued \(issued) and is valid for \(days) days; under "
+                        + "Apple's root store a TLS certificate issued on or after 2020-09-01 may be valid for at most "
+                        + "398 days (policy apple: \"About upcoming limits on trusted certificates\", HT211025): "
+                        + "reissue it for 398 days or fewer")
+            }
+            if leaf.notBefore >= AppleLimits.march2018, lifetime > AppleLimits.twoYears {
+                return ChainFailure(
+                    reason: .validityPeriodTooLong, certificateIndex: 0,
+                    message: "the leaf (\(leaf.subject)) was issued \(issued) and is valid for \(days) days; under "
+                        + "Apple's root store a TLS certificate issued on or after 2018-03-01 may be valid for at most "
+                        + "825 days (policy apple: trustd's set_ssl_validity_periods, SecPolicy.c): reissue it for "
+                        + "825 days or fewer")
             }
         }
-        if let failure = wildcardNameConstraintFailure(path: path, which: which) { return failure }
+        if leaf.notBefore >= AppleLimits.july2019, lifetime > AppleLimits.twoYears {
+            return ChainFailure(
+                reason: .validityPeriodTooLong, certificateIndex: 0,
+                message: "the leaf (\(leaf.subject)) was issued \(issued) and is valid for \(days) days; iOS 13 and "
+                    + "later refuse a TLS server certificate issued after 2019-07-01 that is valid for more than 825 "
+                    + "days, whatever CA issued it (policy apple: \"Requirements for trusted certificates in iOS 13 "
+                    + "and macOS 10.15\", HT210176): reissue it for 825 days or fewer")
+        }
 
-        guard purpose.hostname != nil else { return nil }
-        return webPKIFailure(path: path, leaf: leaf, which: which)
+        let serverAuth = ASN1ObjectIdentifier.ExtendedKeyUsage.serverAuth
+        let needsServerAuth = anchor == .system || leaf.notBefore > AppleLimits.july2019
+        if needsServerAuth, leaf.extensions.extendedKeyUsage?.contains(serverAuth) != true {
+            let has = leaf.extensions.extendedKeyUsage.map {
+                "its extendedKeyUsage lists \($0.purposes.prefix(4).map { OID.name($0) }.joined(separator: ", "))"
+            }
+            return ChainFailure(
+                reason: .wrongPurpose, certificateIndex: 0,
+                message: "the leaf (\(leaf.subject)) \(has ?? "has no extendedKeyUsage"), but iOS 13 and later "
+                    + "require a TLS server certificate issued after 2019-07-01 to list id-kp-serverAuth (policy "
+                    + "apple: \"Requirements for trusted certificates in iOS 13 and macOS 10.15\", HT210176; trustd's "
+                    + "SecPolicyCheckServerAuthEKU): reissue it with extendedKeyUsage serverAuth")
+        }
+        return nil
     }
 
     /// RFC 5280 4.2.1.10: nameConstraints are critical, only in CA certificates, and DNS bases are host names.
@@ -63,14 +181,14 @@ extension ChainVerifier {
         guard certificate.extensions.basicConstraints?.isCA == true else {
             return ChainFailure(
                 reason: .nameConstraints, certificateIndex: index,
-                message: "\(which) carries nameConstraints but is not a CA; RFC 5280 4.2.1.10 allows them only in "
-                    + "CA certificates: the issuer must reissue it without them")
+                message: "\(which) carries nameConstraints but is not a CA; RFC 5280 4.2.1.10 (policy webpki) allows "
+                    + "them only in CA certificates: the issuer must reissue it without them")
         }
         guard raw.critical else {
             return ChainFailure(
                 reason: .nameConstraints, certificateIndex: index,
                 message: "\(which) carries nameConstraints that are not marked critical, which RFC 5280 4.2.1.10 "
-                    + "requires: the CA must be reissued with a critical nameConstraints extension")
+                    + "requires (policy webpki): the CA must be reissued with a critical nameConstraints extension")
         }
         for case .dnsName(let base) in (constraints.permittedSubtrees ?? []) + (constraints.excludedSubtrees ?? []) {
             if base.hasPrefix(".") || base.contains("..") || base.hasSuffix(".") || base.contains("*") {
@@ -78,7 +196,7 @@ extension ChainVerifier {
                     reason: .nameConstraints, certificateIndex: index,
                     message: "\(which) has the nameConstraints dNSName subtree \"\(Self.printable(base))\", which is "
                         + "not a host name (RFC 5280 4.2.1.10: a DNS constraint is written host.example.com, without "
-                        + "a leading period or wildcard): the CA must be reissued")
+                        + "a leading period or wildcard; policy webpki): the CA must be reissued")
             }
         }
         return nil
@@ -103,7 +221,8 @@ extension ChainVerifier {
                         reason: .nameConstraints, certificateIndex: 0,
                         message: "the leaf's subjectAltName *.\(Self.printable(suffix)) matches "
                             + "\(Self.printable(excluded)), which \(which(index)) excludes by its nameConstraints: "
-                            + "issue the leaf for the names it may serve instead of a wildcard")
+                            + "(policy webpki; trustd matches the wildcard as written): issue the leaf for the "
+                            + "names it may serve instead of a wildcard")
                 }
             }
         }
@@ -122,26 +241,32 @@ extension ChainVerifier {
             if certificate.publicKeyAlgorithm == .PublicKeyAlgorithm.dsa {
                 return refuse(
                     .weakKey, index,
-                    "\(which(index)) has a DSA key, which the web PKI does not allow (BR 6.1.5: RSA or ECDSA P-256, "
+                    "\(which(index)) has a DSA key, which the web PKI does not allow (policy webpki: BR 6.1.5: RSA or ECDSA P-256, "
                         + "P-384, P-521): reissue it with an RSA or ECDSA key")
+            }
+            if AppleLimits.smallCurves.contains(certificate.publicKeyDescription) {
+                return refuse(
+                    .weakKey, index,
+                    "\(which(index)) has a \(certificate.publicKeyDescription) key, which the web PKI does not allow "
+                        + "(policy webpki: BR 6.1.5: ECDSA on P-256, P-384 or P-521): reissue it with a P-256 key")
             }
             if let bits = certificate.rsaModulusBitCount, bits % 8 != 0 {
                 return refuse(
                     .weakKey, index,
                     "\(which(index)) has an RSA \(bits) key; the web PKI requires a modulus size in bits that is "
-                        + "divisible by 8 (BR 6.1.5): reissue it with an RSA 2048, 3072 or 4096 key")
+                        + "divisible by 8 (policy webpki: BR 6.1.5): reissue it with an RSA 2048, 3072 or 4096 key")
             }
             if let problem = Self.authorityKeyIdentifierProblem(certificate, isAnchor: index == anchorIndex) {
                 return refuse(
                     .malformedCertificate, index,
-                    "\(which(index)) \(problem) (RFC 5280 4.2.1.1, BR 7.1.2.1.3 and 7.1.2.11.1): the CA must reissue it"
+                    "\(which(index)) \(problem) (policy webpki: RFC 5280 4.2.1.1, BR 7.1.2.1.3 and 7.1.2.11.1): the CA must reissue it"
                 )
             }
             guard index != anchorIndex else { continue }
             if let problem = Self.serialNumberProblem(certificate.serialNumber) {
                 return refuse(
                     .malformedCertificate, index,
-                    "\(which(index)) has a serial number that \(problem) (RFC 5280 4.1.2.2 requires a positive "
+                    "\(which(index)) has a serial number that \(problem) (policy webpki: RFC 5280 4.1.2.2 requires a positive "
                         + "integer of at most 20 octets): the CA must reissue it")
             }
         }
@@ -150,13 +275,14 @@ extension ChainVerifier {
             return refuse(
                 .wrongPurpose, anchorIndex,
                 "\(which(anchorIndex)) is a root that carries an extendedKeyUsage, which the web PKI forbids in roots "
-                    + "(BR 7.1.2.1.2): trust a root without one")
+                    + "(policy webpki: BR 7.1.2.1.2): trust a root without one")
         }
         if leaf.extensions.basicConstraints?.isCA == true {
             return refuse(
                 .leafIsCA, 0,
                 "the leaf (\(leaf.subject)) is a CA certificate (basicConstraints cA TRUE); a TLS server "
-                    + "certificate must have cA FALSE (BR 7.1.2.7.8): issue an end-entity certificate for the server")
+                    + "certificate must have cA FALSE (policy webpki: BR 7.1.2.7.8): issue an end-entity certificate "
+                    + "for the server")
         }
         // A leaf without extendedKeyUsage stays acceptable (RFC 5280 4.2.1.12: any purpose), as before; one with
         // it must not list anyExtendedKeyUsage or mark it critical.
@@ -166,14 +292,14 @@ extension ChainVerifier {
         if usage.contains(.ExtendedKeyUsage.any) {
             return refuse(
                 .wrongPurpose, 0,
-                "the leaf (\(leaf.subject)) lists anyExtendedKeyUsage, which the web PKI forbids (BR 7.1.2.7.10): "
+                "the leaf (\(leaf.subject)) lists anyExtendedKeyUsage, which the web PKI forbids (policy webpki: BR 7.1.2.7.10): "
                     + "reissue it with extendedKeyUsage serverAuth only")
         }
         if usageExtension.critical {
             return refuse(
                 .wrongPurpose, 0,
                 "the leaf (\(leaf.subject)) marks extendedKeyUsage critical, which the web PKI forbids "
-                    + "(BR 7.1.2.7.6): reissue it with a non-critical extendedKeyUsage")
+                    + "(policy webpki: BR 7.1.2.7.6): reissue it with a non-critical extendedKeyUsage")
         }
 
         return nameFailure(leaf: leaf, refuse: refuse)
@@ -187,7 +313,7 @@ extension ChainVerifier {
         for case .dnsName(let name) in names where !Self.isPreferredNameSyntax(name) {
             return refuse(
                 .malformedCertificate, 0,
-                "the leaf's subjectAltName dNSName \"\(Self.printable(name))\" is not a host name (RFC 5280 4.2.1.6 "
+                "the leaf's subjectAltName dNSName \"\(Self.printable(name))\" is not a host name (policy webpki: RFC 5280 4.2.1.6 "
                     + "and RFC 1034 3.5: letters, digits and '-' in labels of 1 to 63 characters, an optional "
                     + "leading '*.'): reissue the certificate")
         }
@@ -197,12 +323,13 @@ extension ChainVerifier {
             return refuse(
                 .malformedCertificate, 0,
                 "the leaf (\(leaf.subject)) marks subjectAltName critical although its subject is not empty; RFC "
-                    + "5280 4.2.1.6 and BR 7.1.2.7.12 require it non-critical then: reissue the certificate")
+                    + "5280 4.2.1.6 and BR 7.1.2.7.12 require it non-critical then (policy webpki): reissue the "
+                    + "certificate")
         }
         if let problem = Self.commonNameProblem(leaf: leaf, names: names) {
             return refuse(
                 .hostnameMismatch, 0,
-                "the leaf's subject CN \(problem) (BR 7.1.4.3: a CN must be a character-for-character copy of a "
+                "the leaf's subject CN \(problem) (policy webpki: BR 7.1.4.3: a CN must be a character-for-character copy of a "
                     + "subjectAltName entry, an IP address written as RFC 3986 and RFC 5952 write it): reissue it "
                     + "with the CN taken from the subjectAltName, or without a CN")
         }

@@ -9,7 +9,8 @@ package import RampartX509
 /// The engine is OpenSSL's `X509_STORE` / `X509_verify_cert` with RFC 5280 strict checks and security level 2; the
 /// host check follows RFC 6125 against SAN entries only, never the subject CN, as iOS does. Rampart builds the
 /// candidate paths itself (with backtracking, bounded), accepts any trust anchor as the end of a path (it need not be
-/// self-signed), and adds RFC 5280 and web PKI checks where OpenSSL is lenient (<doc:LimboConformance>).
+/// self-signed), and applies the rules of ``Options/policy`` on top: ``ChainPolicy/apple`` (the default, what iOS
+/// accepts) or ``ChainPolicy/webPKI`` (the Baseline Requirements and RFC 5280 pedantry, <doc:LimboConformance>).
 /// Each refusal comes back as a ``ChainFailure`` with a precise ``ChainFailure/Reason`` and the index of the
 /// certificate concerned.
 ///
@@ -88,6 +89,9 @@ public struct ChainVerifier: Sendable {
         /// The most certificates a built path may hold, leaf and anchor included; self-issued intermediates (key
         /// rollover) are not counted, as for pathLenConstraint (RFC 5280 6.1.4 (l)).
         public var maximumPathLength: Int
+        /// The rules that judge a chain on top of the engine: ``ChainPolicy/apple`` (the default) or
+        /// ``ChainPolicy/webPKI``.
+        public var policy: ChainPolicy
 
         /// Creates options.
         ///
@@ -96,16 +100,19 @@ public struct ChainVerifier: Sendable {
         ///   - signatureCacheCapacity: Verified-signature cache size; 0 disables it.
         ///   - certificateCacheCapacity: Parsed-certificate cache size; 0 disables it.
         ///   - maximumPathLength: The longest acceptable path.
+        ///   - policy: Apple's SSL server policy (the default) or the strict Web PKI profile.
         public init(
             includeSystemTrustStore: Bool = false,
             signatureCacheCapacity: Int = 1024,
             certificateCacheCapacity: Int = 256,
-            maximumPathLength: Int = 10
+            maximumPathLength: Int = 10,
+            policy: ChainPolicy = .apple
         ) {
             self.includeSystemTrustStore = includeSystemTrustStore
             self.signatureCacheCapacity = signatureCacheCapacity
             self.certificateCacheCapacity = certificateCacheCapacity
             self.maximumPathLength = maximumPathLength
+            self.policy = policy
         }
     }
 
@@ -177,7 +184,10 @@ public struct ChainVerifier: Sendable {
                 }
                 path.append(certificate)
             }
-            guard let failure = policyFailure(path: path, purpose: purpose) else { return nil }
+            let anchored = derPath.last.map { engine.isExplicitAnchor($0) ? AnchorSource.given : .system } ?? .given
+            guard let failure = policyFailure(path: path, purpose: purpose, anchor: anchored) else {
+                return nil
+            }
             return RawChainFailure(
                 reason: failure.reason, index: failure.certificateIndex,
                 certificate: failure.certificateIndex.flatMap { $0 < derPath.count ? derPath[$0] : nil },

@@ -26,7 +26,8 @@ public struct PinValidator: Sendable {
     /// - Parameters:
     ///   - configuration: The pin policies.
     ///   - trustAnchors: The anchors of the default evaluation (what the device trusts).
-    ///   - options: Chain verifier options (system store, signature cache).
+    ///   - options: Chain verifier options (system store, signature cache, and the policy: ``ChainPolicy/apple``
+    ///     by default, what iOS's evaluation accepts).
     /// - Throws: `X509Error` when an anchor (given, or an own anchor of a policy) cannot be loaded.
     public init(
         configuration: PinConfiguration,

@@ -28,6 +28,7 @@ public struct ChainFailure: Hashable, Sendable, CustomStringConvertible {
             case invalidHostname
             case leafIsCA
             case revoked
+            case validityPeriodTooLong
             case other
         }
 
@@ -74,6 +75,9 @@ public struct ChainFailure: Hashable, Sendable, CustomStringConvertible {
         public static let leafIsCA = Reason(backing: .leafIsCA)
         /// A certificate of the path is listed in a certificate revocation list its issuer signed.
         public static let revoked = Reason(backing: .revoked)
+        /// The leaf is valid for longer than the policy allows (Apple: 825 days for certificates issued after
+        /// 2019-07-01, 398 days under Apple's root store for those issued from 2020-09-01).
+        public static let validityPeriodTooLong = Reason(backing: .validityPeriodTooLong)
         /// Any other failure; ``ChainFailure/message`` names OpenSSL's reason.
         public static let other = Reason(backing: .other)
 

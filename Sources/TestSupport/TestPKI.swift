@@ -9,7 +9,8 @@ public import Foundation
 /// tests inject the validation time.
 ///
 /// Every certificate is EC P-256 with SHA-256 and follows RFC 5280 strictly (key identifiers, critical
-/// basicConstraints), so only the fault each one is built to carry makes it fail. The files live in a fresh
+/// basicConstraints), so only the fault each one is built to carry makes it fail; the leaves are valid for two years,
+/// within the 825 days iOS accepts (ChainPolicy.apple). The files live in a fresh
 /// temporary directory: `<name>.pem` (certificate), `<name>.key` (PKCS#8 key) and `<name>-chain.pem` (what a server
 /// presents: the certificate followed by its intermediates).
 public final class TestPKI: Sendable {
@@ -91,7 +92,7 @@ public final class TestPKI: Sendable {
         }
         let good = "DNS:good.rampart.test, DNS:*.good.rampart.test, IP:127.0.0.1"
         try issue(
-            "good", subject: "/CN=good.rampart.test", issuer: "intermediate", from: "2025", to: "2028",
+            "good", subject: "/CN=good.rampart.test", issuer: "intermediate", from: "2025", to: "2027",
             extensions: leaf(good), chain: ["intermediate"])
         try issue(
             "expired", subject: "/CN=expired.rampart.test", issuer: "intermediate", from: "2020",
@@ -101,25 +102,25 @@ public final class TestPKI: Sendable {
             extensions: leaf("DNS:notyet.rampart.test"), chain: ["intermediate"])
         try issue(
             "wronghost", subject: "/CN=*.badssl.rampart.test", issuer: "intermediate", from: "2025",
-            to: "2028", extensions: leaf("DNS:*.badssl.rampart.test"), chain: ["intermediate"])
+            to: "2027", extensions: leaf("DNS:*.badssl.rampart.test"), chain: ["intermediate"])
         try issue(
-            "cnonly", subject: "/CN=good.rampart.test", issuer: "intermediate", from: "2025", to: "2028",
+            "cnonly", subject: "/CN=good.rampart.test", issuer: "intermediate", from: "2025", to: "2027",
             extensions: leaf(""), chain: ["intermediate"])
         try issue(
-            "selfsigned", subject: "/CN=selfsigned.rampart.test", issuer: nil, from: "2025", to: "2028",
+            "selfsigned", subject: "/CN=selfsigned.rampart.test", issuer: nil, from: "2025", to: "2027",
             extensions: leaf("DNS:selfsigned.rampart.test"), chain: [])
         try issue(
             "untrusted", subject: "/CN=untrusted.rampart.test", issuer: "untrustedroot", from: "2025",
-            to: "2028", extensions: leaf("DNS:untrusted.rampart.test"), chain: ["untrustedroot"])
+            to: "2027", extensions: leaf("DNS:untrusted.rampart.test"), chain: ["untrustedroot"])
         try issue(
-            "notaca", subject: "/CN=notaca.rampart.test", issuer: "fakeca", from: "2025", to: "2028",
+            "notaca", subject: "/CN=notaca.rampart.test", issuer: "fakeca", from: "2025", to: "2027",
             extensions: leaf("DNS:notaca.rampart.test"), chain: ["fakeca", "intermediate"])
         try issue(
             "clientauth", subject: "/CN=clientauth.rampart.test", issuer: "intermediate", from: "2025",
-            to: "2028", extensions: leaf("DNS:clientauth.rampart.test", eku: "clientAuth"),
+            to: "2027", extensions: leaf("DNS:clientauth.rampart.test", eku: "clientAuth"),
             chain: ["intermediate"])
         try issue(
-            "other", subject: "/CN=good.rampart.test", issuer: "otherintermediate", from: "2025", to: "2028",
+            "other", subject: "/CN=good.rampart.test", issuer: "otherintermediate", from: "2025", to: "2027",
             extensions: leaf(good), chain: ["otherintermediate"])
     }
 

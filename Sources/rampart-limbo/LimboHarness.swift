@@ -43,14 +43,14 @@ enum LimboHarness {
         "decipherOnly": .decipherOnly,
     ]
 
-    /// Evaluates one testcase.
-    static func evaluate(_ testcase: LimboTestcase) -> LimboResult.Entry {
+    /// Evaluates one testcase under `policy`.
+    static func evaluate(_ testcase: LimboTestcase, policy: ChainPolicy) -> LimboResult.Entry {
         func entry(_ result: String, _ context: String?) -> LimboResult.Entry {
             LimboResult.Entry(id: testcase.id, actualResult: result, context: context)
         }
         if let reason = skipReason(testcase) { return entry("SKIPPED", reason) }
         do {
-            let verdict = try verdict(testcase)
+            let verdict = try verdict(testcase, policy: policy)
             switch verdict {
             case .trusted(let path):
                 return entry("SUCCESS", "trusted through \(path.count) certificates")
@@ -111,9 +111,9 @@ enum LimboHarness {
         return date
     }
 
-    private static func verdict(_ testcase: LimboTestcase) throws -> ChainVerdict {
+    private static func verdict(_ testcase: LimboTestcase, policy: ChainPolicy) throws -> ChainVerdict {
         let anchors = try testcase.trustedCerts.enumerated().map { try parse($1, "trusted certificate \($0)") }
-        var options = ChainVerifier.Options()
+        var options = ChainVerifier.Options(policy: policy)
         if let depth = testcase.maxChainDepth {
             // limbo's depth counts intermediates; the path also holds the leaf and the anchor.
             options.maximumPathLength = depth + 2

@@ -1,4 +1,6 @@
 import Foundation
+import RampartCrypto
+import RampartX509
 import TestSupport
 import Testing
 
@@ -403,5 +405,219 @@ struct VerifyChainMalformedTests {
         #expect(verdict["reason"] as? String == "malformedCertificate")
         #expect(verdict["certificate"] as? Int == 0)
         #expect((verdict["message"] as? String)?.contains("the leaf is not a valid X.509 certificate") == true)
+    }
+}
+
+/// A private CA as `openssl req` makes it: leaf `CN=good` with subjectAltName `api.rampart.test, *.cdn.rampart.test`,
+/// valid for a year from when the tests run (the openssl tool here cannot set other dates for `x509 -req`), so the
+/// tests inject ``time``, an hour later (issue 27).
+struct PrivateCA: Sendable {
+    let directory: String
+    let time = Date().addingTimeInterval(3_600).formatted(.iso8601)
+    var root: String { "\(directory)/ca.pem" }
+    var leaf: String { "\(directory)/good.pem" }
+
+    static let shared: Result<PrivateCA, any Error> = Result { try PrivateCA() }
+
+    private init() throws {
+        directory = ScratchDirectory.uniquePath("private-ca")
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        func openssl(_ arguments: [String]) throws {
+            let result = try SpawnedProcess.run("/usr/bin/openssl", arguments, directory: directory)
+            guard result.termination == .exited(0) else {
+                throw PKIError(message: "openssl \(arguments.first ?? "") failed: \(result.errorText)")
+            }
+        }
+        try openssl([
+            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", "ca.key",
+            "-subj", "/CN=Private CA", "-addext", "keyUsage=critical,keyCertSign,cRLSign", "-days", "3650",
+            "-set_serial", "1", "-out", "ca.pem",
+        ])
+        try openssl([
+            "req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", "good.key",
+            "-subj", "/CN=good", "-out", "good.csr",
+        ])
+        try Data("extendedKeyUsage=serverAuth\nsubjectAltName=DNS:api.rampart.test,DNS:*.cdn.rampart.test\n".utf8)
+            .write(to: URL(fileURLWithPath: "\(directory)/good.ext"))
+        try openssl([
+            "x509", "-req", "-in", "good.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-set_serial", "2",
+            "-days", "365", "-extfile", "good.ext", "-out", "good.pem",
+        ])
+    }
+}
+
+struct ChainPolicyCommandTests {
+    @Test(
+        "a private-CA leaf CN=good outside its SAN verifies, pins and checks under apple (the default) and is refused under webpki citing BR 7.1.4.3"
+    )
+    func privateCA() async throws {
+        let ca = try PrivateCA.shared.get()
+        let common = ["--host", "api.rampart.test", "--ca", ca.root, "--at", ca.time]
+        let apple = await runRampart(["verify-chain", ca.leaf] + common + ["--json"])
+        #expect(apple.status == 0, "\(apple.stdout)\(apple.stderr)")
+        let trusted = try json(apple.stdout)
+        #expect(trusted["trusted"] as? Bool == true)
+        #expect(trusted["policy"] as? String == "apple")
+
+        let webPKI = await runRampart(["verify-chain", ca.leaf] + common + ["--policy", "webpki", "--json"])
+        #expect(webPKI.status == 1)
+        let refused = try json(webPKI.stdout)
+        #expect(refused["policy"] as? String == "webpki")
+        #expect(refused["reason"] as? String == "hostnameMismatch")
+        #expect(refused["certificate"] as? Int == 0)
+        #expect(
+            (refused["message"] as? String)?.contains("subject CN \"good\" is not one of its subjectAltName") == true)
+        #expect((refused["message"] as? String)?.contains("policy webpki: BR 7.1.4.3") == true)
+
+        let pinset = await runRampart(["pinset", ca.leaf] + common + ["--format", "json"])
+        #expect(pinset.status == 0, "\(pinset.stderr)")
+        let config = ScratchDirectory.uniquePath("private-ca-pins.json")
+        try Data(pinset.stdout.utf8).write(to: URL(fileURLWithPath: config))
+        let check = await runRampart(["check", "--config", config, ca.leaf] + common + ["--json"])
+        #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
+        let allowed = try json(check.stdout)
+        #expect(allowed["outcome"] as? String == "pinned")
+        #expect(allowed["chainPolicy"] as? String == "apple")
+
+        let strictPinset = await runRampart(["pinset", ca.leaf] + common + ["--format", "json", "--policy", "webpki"])
+        #expect(strictPinset.status == 1)
+        #expect(strictPinset.stderr.contains("policy webpki"))
+        #expect(strictPinset.stderr.contains("BR 7.1.4.3"))
+        let strictCheck = await runRampart(
+            ["check", "--config", config, ca.leaf] + common + ["--json", "--policy", "webpki"])
+        #expect(strictCheck.status == 1)
+        let strict = try json(strictCheck.stdout)
+        #expect(strict["outcome"] as? String == "defaultEvaluationFailed")
+        #expect(strict["chainPolicy"] as? String == "webpki")
+        #expect((strict["chain"] as? [String: Any])?["reason"] as? String == "hostnameMismatch")
+    }
+
+    @Test(
+        "--policy takes apple or webpki; anything else is bad usage, exit 2",
+        arguments: ["verify-chain", "pinset", "check", "inspect"])
+    func unknownPolicy(_ command: String) async throws {
+        let pki = try TestPKI.shared.get()
+        var arguments = [command]
+        switch command {
+        case "inspect": arguments += ["127.0.0.1:1"]
+        case "check": arguments += ["--config", pki.path("root.pem"), pki.path("good-chain.pem"), "--host", "x"]
+        default: arguments += [pki.path("good-chain.pem"), "--host", "x", "--format", "json"]
+        }
+        if command == "verify-chain" { arguments.removeLast(2) }
+        let result = await runRampart(arguments + ["--policy", "ios"])
+        #expect(result.status == 2, "\(result.stdout)")
+        #expect(result.stderr.contains("--policy must be apple or webpki; got 'ios'"), "\(result.stderr)")
+    }
+}
+
+/// Certificates that are well-formed DER but break RFC 5280 (an empty extendedKeyUsage, RFC 5280 4.2.1.12
+/// `SIZE (1..MAX)`): a verdict, exit 1 `malformedCertificate` naming the file and the certificate, never exit 2.
+struct MalformedCertificateVerdictTests {
+    /// `builder`'s certificate with an extra extension holding an empty `SEQUENCE OF KeyPurposeId`, signed by `key`
+    /// with ecdsa-with-SHA256 and written as PEM. Assembled here because ``CertificateBuilder/sign(with:digest:)``
+    /// parses what it signed, and Rampart's reader refuses this certificate.
+    static func emptyEKU(_ builder: CertificateBuilder, key: ECPrivateKey) throws -> String {
+        var builder = builder
+        builder.extendedKeyUsage = nil
+        builder.extraExtensions.append(
+            Certificate.Extension(oid: .X509Extension.extendedKeyUsage, critical: false, value: [0x30, 0x00]))
+        let algorithm = Certificate.SignatureAlgorithm(oid: .SignatureAlgorithm.ecdsaWithSHA256)
+        let tbs = try builder.tbsCertificateBytes(signatureAlgorithm: algorithm)
+        let signature = try key.signature(for: tbs, digest: .sha256)
+        var writer = DERWriter()
+        try writer.appendSequence { certificate in
+            try certificate.appendRawTLV(tbs)
+            // AlgorithmIdentifier { ecdsa-with-SHA256 } (RFC 5758 3.2: parameters absent).
+            try certificate.appendRawTLV([0x30, 0x0A, 0x06, 0x08, 0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x04, 0x03, 0x02])
+            certificate.appendBitString(signature)
+        }
+        return PEMDocument(label: "CERTIFICATE", derBytes: writer.bytes).pemString
+    }
+
+    static func write(_ text: String, _ name: String) throws -> String {
+        let path = ScratchDirectory.uniquePath(name)
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    @Test(
+        "a --ca file holding a certificate that breaks RFC 5280 is malformedCertificate, exit 1, naming file and certificate"
+    )
+    func malformedAnchor() async throws {
+        let pki = try TestPKI.shared.get()
+        let key = ECPrivateKey(curve: .p256)
+        let name = try DistinguishedName(attributes: [.init(.NameAttribute.commonName, "Broken Root")])
+        var builder = CertificateBuilder(
+            subject: name, issuer: name, publicKey: key.publicKey, notBefore: TestPKI.validationTime - 86_400,
+            notAfter: TestPKI.validationTime + 86_400)
+        builder.basicConstraints = BasicConstraints(isCA: true)
+        let broken = try Self.write(try pki.text("root.pem") + Self.emptyEKU(builder, key: key), "broken-ca.pem")
+        let verify = await runRampart([
+            "verify-chain", pki.path("good-chain.pem"), "--host", "good.rampart.test", "--ca", broken, "--at", atTime,
+            "--json",
+        ])
+        #expect(verify.status == 1, "\(verify.stderr)")
+        let verdict = try json(verify.stdout)
+        #expect(verdict["reason"] as? String == "malformedCertificate")
+        let message = try #require(verdict["message"] as? String)
+        #expect(message.contains("\(broken): certificate 1 (a trust anchor given with --ca) is not a valid X.509"))
+        #expect(message.contains("extKeyUsage lists no purpose"))
+
+        let pinset = await runRampart([
+            "pinset", pki.path("good-chain.pem"), "--host", "good.rampart.test", "--ca", broken, "--at", atTime,
+            "--format", "json",
+        ])
+        #expect(pinset.status == 1)
+        #expect(pinset.stderr.contains("malformedCertificate"))
+        let config = try Self.write(
+            "{\"pinnedDomains\": {\"elsewhere.test\": {\"caPins\": [{\"spki-sha256\": \"\(String(repeating: "A", count: 43))=\"}]}}}",
+            "elsewhere.json")
+        let check = await runRampart([
+            "check", "--config", config, pki.path("good-chain.pem"), "--host", "good.rampart.test", "--ca", broken,
+            "--at", atTime, "--json",
+        ])
+        #expect(check.status == 1, "\(check.stderr)")
+        let decision = try json(check.stdout)
+        #expect(decision["outcome"] as? String == "defaultEvaluationFailed")
+        #expect((decision["chain"] as? [String: Any])?["reason"] as? String == "malformedCertificate")
+        // A file that holds no certificate stays bad input.
+        let none = await runRampart([
+            "verify-chain", pki.path("good-chain.pem"), "--host", "good.rampart.test", "--ca", pki.path("good.key"),
+        ])
+        #expect(none.status == 2)
+    }
+
+    @Test("a chain file whose intermediate breaks RFC 5280 is malformedCertificate (exit 1) for pinset and check too")
+    func malformedIntermediate() async throws {
+        let pki = try TestPKI.shared.get()
+        let key = ECPrivateKey(curve: .p256)
+        let name = try DistinguishedName(attributes: [.init(.NameAttribute.commonName, "Broken Intermediate")])
+        var builder = CertificateBuilder(
+            subject: name, issuer: name, publicKey: key.publicKey, notBefore: TestPKI.validationTime - 86_400,
+            notAfter: TestPKI.validationTime + 86_400)
+        builder.basicConstraints = BasicConstraints(isCA: true)
+        let chain = try Self.write(
+            try pki.text("good-chain.pem") + Self.emptyEKU(builder, key: key), "broken-chain.pem")
+        let pinset = await runRampart([
+            "pinset", chain, "--host", "good.rampart.test", "--ca", pki.path("root.pem"), "--at", atTime, "--format",
+            "json",
+        ])
+        #expect(pinset.status == 1, "\(pinset.stderr)")
+        #expect(pinset.stderr.contains("\(chain): presented certificate 2 is not a valid X.509 certificate"))
+        let config = try Self.write(
+            "{\"pinnedDomains\": {\"elsewhere.test\": {\"caPins\": [{\"spki-sha256\": \"\(String(repeating: "A", count: 43))=\"}]}}}",
+            "elsewhere.json")
+        let check = await runRampart([
+            "check", "--config", config, chain, "--host", "good.rampart.test", "--ca", pki.path("root.pem"), "--at",
+            atTime, "--json",
+        ])
+        #expect(check.status == 1, "\(check.stderr)")
+        #expect((try json(check.stdout)["chain"] as? [String: Any])?["reason"] as? String == "malformedCertificate")
+        let verify = await runRampart([
+            "verify-chain", chain, "--host", "good.rampart.test", "--ca", pki.path("root.pem"), "--at", atTime,
+            "--json",
+        ])
+        #expect(verify.status == 1)
+        #expect(try json(verify.stdout)["reason"] as? String == "malformedCertificate")
     }
 }

@@ -186,7 +186,7 @@ struct ChainPolicyTests {
         let second = try #require(
             try Self.verify(
                 [wildcard, excluding.certificate], anchors: [root.certificate],
-                purpose: .tlsServer(hostname: "other.policy.test")
+                purpose: .tlsServer(hostname: "other.policy.test"), options: .init(policy: .webPKI)
             ).failure)
         #expect(second.reason == .nameConstraints)
         #expect(second.message.contains("*.policy.test matches api.policy.test, which certificate 1"))
@@ -200,8 +200,10 @@ struct ChainPolicyTests {
                     value: Self.nameConstraints(dnsName: "policy.test", excluded: false))
             ])
         let third = try #require(
-            try Self.verify([try Self.leaf(under: noncritical), noncritical.certificate], anchors: [root.certificate])
-                .failure)
+            try Self.verify(
+                [try Self.leaf(under: noncritical), noncritical.certificate], anchors: [root.certificate],
+                options: .init(policy: .webPKI)
+            ).failure)
         #expect(third.reason == .nameConstraints)
         #expect(third.certificateIndex == 1)
         #expect(third.message.contains("carries nameConstraints that are not marked critical"))
@@ -233,11 +235,16 @@ struct ChainPolicyTests {
         #expect(first.message.contains("(RSA 1024)"))
 
         let odd = try Self.leaf(under: root, subjectPublicKeyInfo: try Self.rsaSPKI(bits: 2052))
-        let second = try #require(try Self.verify([odd], anchors: [root.certificate]).failure)
+        // Apple trusts it (trustd's minimum is a size, not a multiple); the web PKI refuses it.
+        #expect(try Self.verify([odd], anchors: [root.certificate]).isTrusted)
+        let second = try #require(
+            try Self.verify([odd], anchors: [root.certificate], options: .init(policy: .webPKI)).failure)
         #expect(second.reason == .weakKey)
         #expect(second.message.contains("has an RSA 2052 key"))
         #expect(second.message.contains("divisible by 8"))
-        #expect(try Self.verify([odd], anchors: [root.certificate], purpose: .none).isTrusted)
+        #expect(
+            try Self.verify([odd], anchors: [root.certificate], purpose: .none, options: .init(policy: .webPKI))
+                .isTrusted)
     }
 
     @Test("chainTooLong names the intermediate beyond maximumPathLength; self-issued ones are not counted")
@@ -287,31 +294,35 @@ struct ChainPolicyTests {
         #expect(verdict.path == [leaf, valid, root.certificate])
     }
 
-    @Test("the web PKI profile applies to TLS only: a CA leaf is leafIsCA, a zero serial malformed; both fine for none")
+    @Test(
+        "the web PKI profile applies to TLS only: a CA leaf is leafIsCA, a zero serial malformed; both fine for none")
     func webPKIForTLSOnly() throws {
+        let webPKI = ChainVerifier.Options(policy: .webPKI)
         let root = try Self.ca("Policy Root")
         let caLeaf = try Self.leaf(under: root) {
             $0.basicConstraints = BasicConstraints(isCA: true)
             $0.subjectKeyIdentifier = [1, 2, 3, 4]
         }
-        let first = try #require(try Self.verify([caLeaf], anchors: [root.certificate]).failure)
+        let first = try #require(try Self.verify([caLeaf], anchors: [root.certificate], options: webPKI).failure)
         #expect(first.reason == .leafIsCA)
         #expect(first.certificateIndex == 0)
         #expect(first.message.contains("is a CA certificate (basicConstraints cA TRUE)"))
-        #expect(try Self.verify([caLeaf], anchors: [root.certificate], purpose: .none).isTrusted)
+        #expect(try Self.verify([caLeaf], anchors: [root.certificate], purpose: .none, options: webPKI).isTrusted)
 
         let zero = try Self.leaf(under: root, serialNumber: [0])
-        let second = try #require(try Self.verify([zero], anchors: [root.certificate]).failure)
+        let second = try #require(try Self.verify([zero], anchors: [root.certificate], options: webPKI).failure)
         #expect(second.reason == .malformedCertificate)
         #expect(second.message.contains("has a serial number that is zero"))
-        #expect(try Self.verify([zero], anchors: [root.certificate], purpose: .none).isTrusted)
+        #expect(try Self.verify([zero], anchors: [root.certificate], purpose: .none, options: webPKI).isTrusted)
     }
 
-    @Test("a subject CN that is not a SAN entry is hostnameMismatch, naming the CN")
+    @Test("a subject CN that is not a SAN entry: trusted under apple, hostnameMismatch naming the CN under webpki")
     func commonName() throws {
         let root = try Self.ca("Policy Root")
         let leaf = try Self.leaf(under: root) { $0.subject = (try? Self.name("Other.Policy.Test")) ?? $0.subject }
-        let failure = try #require(try Self.verify([leaf], anchors: [root.certificate]).failure)
+        #expect(try Self.verify([leaf], anchors: [root.certificate]).isTrusted)
+        let failure = try #require(
+            try Self.verify([leaf], anchors: [root.certificate], options: .init(policy: .webPKI)).failure)
         #expect(failure.reason == .hostnameMismatch)
         #expect(failure.message.contains("subject CN \"Other.Policy.Test\" is not one of its subjectAltName dNSNames"))
     }

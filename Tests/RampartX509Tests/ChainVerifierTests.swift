@@ -230,13 +230,21 @@ struct ChainVerifierBuilderTests {
         #expect(failure.openSSLCode == 10)
     }
 
-    @Test("a leaf without extendedKeyUsage is trusted for TLS (RFC 5280: any purpose) and for none")
+    @Test(
+        "a leaf without extendedKeyUsage issued in 2026: webpki trusts it for TLS (RFC 5280: any purpose), apple refuses it (HT210176); both trust it for none"
+    )
     func purpose() throws {
         let (root, leaf) = try Self.chain(eku: false)
-        let verifier = try ChainVerifier(trustAnchors: [root])
         let time = Self.start.addingTimeInterval(86_400)
-        #expect(verifier.verify(chain: [leaf], at: time, purpose: .tlsServer(hostname: "api.builder.test")).isTrusted)
-        #expect(verifier.verify(chain: [leaf], at: time, purpose: .none).isTrusted)
+        let tls = ChainVerifier.Purpose.tlsServer(hostname: "api.builder.test")
+        let webPKI = try ChainVerifier(trustAnchors: [root], options: .init(policy: .webPKI))
+        #expect(webPKI.verify(chain: [leaf], at: time, purpose: tls).isTrusted)
+        #expect(webPKI.verify(chain: [leaf], at: time, purpose: .none).isTrusted)
+        let apple = try ChainVerifier(trustAnchors: [root])
+        let failure = try #require(apple.verify(chain: [leaf], at: time, purpose: tls).failure)
+        #expect(failure.reason == .wrongPurpose)
+        #expect(failure.message.contains("has no extendedKeyUsage, but iOS 13 and later require"))
+        #expect(apple.verify(chain: [leaf], at: time, purpose: .none).isTrusted)
     }
 
     @Test("an empty chain is refused, not a crash")

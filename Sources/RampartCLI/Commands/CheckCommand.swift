@@ -13,7 +13,7 @@ public enum CheckCommand: Command {
     /// The `--help` text.
     public static let help = """
         USAGE: rampart check --config FILE (HOST[:PORT] | CHAIN.pem --host NAME) [--ca ROOT.pem]... [--at RFC3339]
-                             [--servername NAME] [--require-pinned] [--json]
+                             [--servername NAME] [--require-pinned] [--policy apple|webpki] [--json]
 
         Decides what iOS (with TrustKit's additions) would do: the default chain evaluation first — pinning only
         tightens it — then the NSPinnedDomains policy of the host: NSIncludesSubdomains covers one more label,
@@ -29,7 +29,9 @@ public enum CheckCommand: Command {
           --servername NAME  for a live server: the SNI name and host name
           --timeout S        seconds allowed for a live connection (default 10)
           --require-pinned   refuse (exit 1) when no policy covers the host
-          --json             print {"allowed", "outcome", "host", "policy", "message", "chain", "report"}
+          --policy P         the default evaluation: apple (default: what iOS accepts) or webpki
+          --json             print {"allowed", "outcome", "host", "policy", "chainPolicy", "message", "chain",
+                             "report"}
           -h, --help         show this help
 
         OUTCOMES: pinned, notPinned, pinsExpired, reportOnlyMismatch (allowed); defaultEvaluationFailed,
@@ -37,7 +39,8 @@ public enum CheckCommand: Command {
 
         EXIT CODES:
           0  the connection would be allowed
-          1  it would be refused (default evaluation failed, or pin mismatch; or not pinned with --require-pinned)
+          1  it would be refused (default evaluation failed — a certificate or --ca root that is well-formed DER
+             but breaks RFC 5280 is malformedCertificate —, or pin mismatch; or not pinned with --require-pinned)
           2  bad usage, an unreadable configuration or chain, or an unreachable server
 
         EXAMPLE:
@@ -50,6 +53,8 @@ public enum CheckCommand: Command {
         let outcome: String
         let host: String
         let policy: PolicyJSON?
+        /// The chain policy of the default evaluation: `apple` or `webpki`.
+        let chainPolicy: String
         let message: String
         let chain: ChainJSON?
         let report: PinFailureReport?
@@ -101,14 +106,20 @@ public enum CheckCommand: Command {
         }
         let source = try await TrustInputs.chain(
             positional: target, host: host, serverName: serverName, timeout: timeout, context: context)
-        let validator: PinValidator
-        do {
-            validator = try PinValidator(
-                configuration: configuration, trustAnchors: trust.anchors, options: trust.options)
-        } catch let error as X509Error {
-            throw UsageError("cannot load the trust anchors: \(error)")
+        let decision: PinningDecision
+        if let refusal = source.refusal ?? trust.refusal {
+            decision = configuration.decision(
+                host: source.host, presented: source.certificates, verdict: .untrusted(refusal), at: time)
+        } else {
+            let validator: PinValidator
+            do {
+                validator = try PinValidator(
+                    configuration: configuration, trustAnchors: trust.anchors, options: trust.options)
+            } catch let error as X509Error {
+                throw UsageError("cannot load the trust anchors: \(error)")
+            }
+            decision = validator.evaluate(chain: source.certificates, host: source.host, at: time)
         }
-        let decision = validator.evaluate(chain: source.certificates, host: source.host, at: time)
         let allowed = decision.isAllowed && !(requirePinned && decision.outcome == .notPinned)
         if json {
             try context.printJSON(
@@ -118,6 +129,7 @@ public enum CheckCommand: Command {
                         PolicyJSON(
                             domain: $0.domain, includesSubdomains: $0.includesSubdomains, reportOnly: $0.isReportOnly)
                     },
+                    chainPolicy: trust.policy.description,
                     message: decision.message,
                     chain: decision.chainVerdict.failure.map {
                         ChainJSON(reason: $0.reason.description, certificate: $0.certificateIndex, message: $0.message)

@@ -11,7 +11,8 @@ public enum InspectCommand: Command {
     public static let abstract = "fetch a live server's chain over TLS, print its pins and the trust verdict"
     /// The `--help` text.
     public static let help = """
-        USAGE: rampart inspect HOST[:PORT] [--servername NAME] [--ca ROOT.pem]... [--at RFC3339] [--timeout S] [--json]
+        USAGE: rampart inspect HOST[:PORT] [--servername NAME] [--ca ROOT.pem]... [--at RFC3339] [--timeout S]
+                               [--policy apple|webpki] [--json]
 
         Connects to HOST (port 443 by default), completes a TLS 1.2+ handshake with SNI, sends no application data,
         and prints the presented chain as `rampart pins` does, then the verdict of `rampart verify-chain` for the
@@ -22,12 +23,14 @@ public enum InspectCommand: Command {
           --ca FILE          trust the root certificate(s) in FILE instead of the system trust store (repeatable)
           --at TIME          validate at this RFC 3339 time instead of now
           --timeout S        seconds allowed for connecting and the handshake (default 10)
+          --policy P         apple (default: what iOS accepts) or webpki (see rampart verify-chain --help)
           --json             print {"host", "port", "protocol", "cipher", "chain": [...], "verdict": {...}}
           -h, --help         show this help
 
         EXIT CODES:
           0  the chain is trusted
-          1  the chain is refused (reason and certificate printed)
+          1  the chain is refused (reason and certificate printed; a presented certificate or --ca root that is
+             well-formed DER but breaks RFC 5280 is malformedCertificate)
           2  bad usage, or the server could not be reached or did not complete a TLS handshake
 
         EXAMPLE:
@@ -66,24 +69,20 @@ public enum InspectCommand: Command {
             throw UsageError("\(target): \(error.reason)")
         }
         let source = try await TrustInputs.live(endpoint: endpoint, serverName: serverName, timeout: timeout)
-        let verifier: ChainVerifier
-        do {
-            verifier = try ChainVerifier(trustAnchors: trust.anchors, options: trust.options)
-        } catch let error as X509Error {
-            throw UsageError("cannot load the trust anchors: \(error)")
-        }
-        let verdict = verifier.verify(chain: source.certificates, at: time, purpose: .tlsServer(hostname: source.host))
+        let verdict = try source.verdict(trust, at: time)
         if json {
             try context.printJSON(
                 Output(
                     host: source.host, port: Int(endpoint.port), protocol: source.peer?.protocolVersion ?? "",
                     cipher: source.peer?.cipherSuite ?? "", chain: CertificateEntry.list(source.certificates),
-                    verdict: VerdictJSON(verdict)))
+                    verdict: VerdictJSON(verdict, policy: trust.policy)))
         } else {
             context.print("\(endpoint) (\(source.peer?.protocolVersion ?? ""), \(source.peer?.cipherSuite ?? ""))")
             CertificateEntry.lines(source.certificates).forEach(context.print)
             switch verdict {
-            case .trusted(let path): context.print("trusted for \(source.host) (path of \(path.count) certificates)")
+            case .trusted(let path):
+                context.print(
+                    "trusted for \(source.host) (path of \(path.count) certificates, policy \(trust.policy))")
             case .untrusted(let failure): context.print("untrusted: \(failure)")
             }
         }

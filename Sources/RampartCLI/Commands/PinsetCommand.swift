@@ -21,7 +21,8 @@ public enum PinsetCommand: Command {
                               [--at RFC3339] [--json]
                rampart pinset (HOST[:PORT] | CHAIN.pem --host NAME) --format plist|trustkit|okhttp|android|json
                               [--ca ROOT.pem]... [--include-subdomains] [--leaf] [--backup-pin PIN]...
-                              [--merge-into Info.plist] [--servername NAME] [--at RFC3339] [--timeout S] [--json]
+                              [--merge-into Info.plist] [--servername NAME] [--at RFC3339]
+                              [--policy apple|webpki] [--timeout S] [--json]
 
         Evaluates the chain (from a live server or a file) and, when it is trusted, prints a pin configuration for
         the host built from the *verified* path. By default it pins the CA keys — every intermediate and the root —
@@ -56,6 +57,7 @@ public enum PinsetCommand: Command {
           --servername NAME     for a live server: the SNI name and host to pin
           --at TIME             validate at this RFC 3339 time instead of now
           --timeout S           seconds allowed for a live connection (default 10)
+          --policy P            the evaluation before pinning: apple (default: what iOS accepts) or webpki
           -h, --help            show this help
 
         EXIT CODES:
@@ -111,17 +113,11 @@ public enum PinsetCommand: Command {
         }
         let source = try await TrustInputs.chain(
             positional: target, host: host, serverName: serverName, timeout: timeout, context: context)
-        let verifier: ChainVerifier
-        do {
-            verifier = try ChainVerifier(trustAnchors: trust.anchors, options: trust.options)
-        } catch let error as X509Error {
-            throw UsageError("cannot load the trust anchors: \(error)")
-        }
-        let verdict = verifier.verify(chain: source.certificates, at: time, purpose: .tlsServer(hostname: source.host))
+        let verdict = try source.verdict(trust, at: time)
         guard let path = verdict.path else {
             context.printError(
-                "rampart pinset: the chain is not trusted, so its keys must not be pinned: \(verdict.failure?.description ?? "")"
-            )
+                "rampart pinset: the chain is not trusted (policy \(trust.policy)), so its keys must not be pinned: "
+                    + (verdict.failure?.description ?? ""))
             return .failure
         }
         var policy: PinPolicy

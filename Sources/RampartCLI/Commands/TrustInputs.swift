@@ -57,16 +57,77 @@ enum TrustInputs {
         }
     }
 
-    /// The anchors of every `--ca` file, and whether the system trust store applies (when there is no `--ca`).
-    static func anchors(
-        _ arguments: inout Arguments, context: CommandContext
-    ) throws -> (
-        anchors: [Certificate], options: ChainVerifier.Options
-    ) {
+    /// The certificates of `file` parsed by the strict reader, or the refusal of the first that is well-formed DER
+    /// but breaks RFC 5280 (a verdict, exit 1), naming the file and the certificate. A file that holds no
+    /// certificate throws ``UsageError`` (exit 2).
+    static func parsedCertificates(
+        file: String, context: CommandContext, presented: Bool
+    ) throws -> (certificates: [Certificate], refusal: ChainFailure?) {
+        var certificates: [Certificate] = []
+        for (index, der) in try certificateDER(file: file, context: context).enumerated() {
+            do {
+                certificates.append(try Certificate(derEncoded: der))
+            } catch let error as X509Error {
+                let role = presented ? presentedRole(index) : "certificate \(index) (a trust anchor given with --ca)"
+                let advice =
+                    presented
+                    ? "the server must send certificates that follow RFC 5280"
+                    : "a trust anchor must follow RFC 5280; remove it from the file or trust a conforming root"
+                let refusal = ChainFailure(
+                    reason: .malformedCertificate, certificateIndex: presented && index == 0 ? 0 : nil,
+                    message: "\(file): \(role) is not a valid X.509 certificate (\(error.code): \(error.reason)): "
+                        + advice)
+                return (certificates, refusal)
+            }
+        }
+        return (certificates, nil)
+    }
+
+    /// What `--ca` and `--policy` ask for: the anchors of every `--ca` file (the system trust store when there is
+    /// none), the policy, and the refusal of an anchor that breaks RFC 5280.
+    struct Trust {
+        let anchors: [Certificate]
+        let options: ChainVerifier.Options
+        /// A `--ca` certificate that is well-formed DER but not a valid X.509 certificate: the verdict, exit 1.
+        let refusal: ChainFailure?
+
+        var policy: ChainPolicy { options.policy }
+
+        /// A verifier over the anchors.
+        func verifier() throws -> ChainVerifier {
+            do {
+                return try ChainVerifier(trustAnchors: anchors, options: options)
+            } catch let error as X509Error {
+                throw UsageError("cannot load the trust anchors: \(error)")
+            }
+        }
+    }
+
+    /// The anchors of every `--ca` file, whether the system trust store applies (when there is no `--ca`), and
+    /// `--policy apple|webpki` (default apple).
+    static func anchors(_ arguments: inout Arguments, context: CommandContext) throws -> Trust {
         let files = try arguments.options("--ca")
+        let policy = try Self.policy(&arguments)
         var anchors: [Certificate] = []
-        for file in files { anchors += try certificates(file: file, context: context) }
-        return (anchors, ChainVerifier.Options(includeSystemTrustStore: files.isEmpty))
+        var refusal: ChainFailure?
+        for file in files where refusal == nil {
+            let parsed = try parsedCertificates(file: file, context: context, presented: false)
+            anchors += parsed.certificates
+            refusal = parsed.refusal
+        }
+        return Trust(
+            anchors: anchors, options: ChainVerifier.Options(includeSystemTrustStore: files.isEmpty, policy: policy),
+            refusal: refusal)
+    }
+
+    /// `--policy apple|webpki`, apple by default.
+    static func policy(_ arguments: inout Arguments) throws -> ChainPolicy {
+        guard let name = try arguments.option("--policy") else { return .apple }
+        guard let policy = ChainPolicy(name: name) else {
+            let names = ChainPolicy.all.map(\.description).joined(separator: " or ")
+            throw UsageError("--policy must be \(names); got '\(name.prefix(40))'")
+        }
+        return policy
     }
 
     /// `--at RFC3339`, or the context's clock.
@@ -81,6 +142,19 @@ enum TrustInputs {
         let host: String
         let endpoint: TLSEndpoint?
         let peer: PeerChain?
+        /// A presented certificate that is well-formed DER but not a valid X.509 certificate: the verdict, exit 1.
+        var refusal: ChainFailure? = nil
+
+        /// The verdict of `verifier` on the chain, or the refusal of a malformed certificate (or anchor).
+        func verdict(_ trust: Trust, at time: Date) throws -> ChainVerdict {
+            if let refusal = refusal ?? trust.refusal { return .untrusted(refusal) }
+            return try trust.verifier().verify(chain: certificates, at: time, purpose: .tlsServer(hostname: host))
+        }
+    }
+
+    /// How a presented certificate is named in a refusal.
+    static func presentedRole(_ index: Int) -> String {
+        index == 0 ? "the leaf" : "presented certificate \(index)"
     }
 
     static func chain(
@@ -92,9 +166,9 @@ enum TrustInputs {
     ) async throws -> Source {
         if FileManager.default.fileExists(atPath: positional) || positional == "-" {
             guard let host else { throw UsageError("with a chain file, give the host name with --host NAME") }
+            let parsed = try parsedCertificates(file: positional, context: context, presented: true)
             return Source(
-                certificates: try certificates(file: positional, context: context), host: host, endpoint: nil,
-                peer: nil)
+                certificates: parsed.certificates, host: host, endpoint: nil, peer: nil, refusal: parsed.refusal)
         }
         guard host == nil else {
             throw UsageError("\(positional): no such chain file (--host is only for chain files)")
@@ -112,15 +186,21 @@ enum TrustInputs {
     static func live(endpoint: TLSEndpoint, serverName: String?, timeout: Duration) async throws -> Source {
         let peer = try await TLSClient(timeout: timeout).fetchPeerChain(from: endpoint, serverName: serverName)
         var certificates: [Certificate] = []
+        var refusal: ChainFailure?
         for (index, der) in peer.certificates.enumerated() {
             do {
                 certificates.append(try Certificate(derEncoded: der))
             } catch let error as X509Error {
-                throw UsageError("\(endpoint): presented certificate \(index) is malformed: \(error)")
+                refusal = ChainFailure(
+                    reason: .malformedCertificate, certificateIndex: index == 0 ? 0 : nil,
+                    message: "\(endpoint): \(presentedRole(index)) is not a valid X.509 certificate (\(error.code): "
+                        + "\(error.reason)): the server must send certificates that follow RFC 5280")
+                break
             }
         }
         return Source(
-            certificates: certificates, host: serverName ?? endpoint.host, endpoint: endpoint, peer: peer)
+            certificates: certificates, host: serverName ?? endpoint.host, endpoint: endpoint, peer: peer,
+            refusal: refusal)
     }
 
     /// `--timeout SECONDS` for live connections (default 10).
@@ -173,12 +253,15 @@ struct CertificateEntry: Encodable {
 /// The `--json` verdict of `verify-chain` and `inspect`.
 struct VerdictJSON: Encodable {
     let trusted: Bool
+    /// The policy that judged the chain: `apple` or `webpki`.
+    let policy: String
     let path: [CertificateEntry]?
     let reason: String?
     let certificate: Int?
     let message: String?
 
-    init(_ verdict: ChainVerdict) {
+    init(_ verdict: ChainVerdict, policy: ChainPolicy) {
+        self.policy = policy.description
         switch verdict {
         case .trusted(let path):
             trusted = true

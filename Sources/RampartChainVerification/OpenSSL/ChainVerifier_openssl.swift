@@ -253,6 +253,9 @@ struct OpenSSLChainEngine: Sendable {
 
     var cacheStatistics: (hits: Int, misses: Int)? { cache?.statistics }
 
+    /// Whether `der` is one of the anchors the verifier was given (not one of the system bundle's).
+    func isExplicitAnchor(_ der: [UInt8]) -> Bool { store.anchors.contains { $0.der == der } }
+
     func clearCache() {
         cache?.removeAll()
         parsed?.removeAll()
