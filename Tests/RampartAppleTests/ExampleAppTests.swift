@@ -2,8 +2,9 @@ import Foundation
 import RampartAppAttest
 import RampartApple
 @_spi(Testing) import RampartAppleSimulation
-import RampartAttestClient
+@_spi(Testing) import RampartAttestClient
 import RampartAttestService
+import RampartCrypto
 import RampartPinning
 import RampartPointsCore
 import RampartSecretStore
@@ -97,6 +98,43 @@ struct ExampleAppTests {
                     let aliceKey = try await environment.secrets.secret(service: service, account: "alice")
                     let bobKey = try await environment.secrets.secret(service: service, account: "bob")
                     #expect(aliceKey != nil && bobKey != nil && aliceKey != bobKey)
+                }
+            }
+        }
+    }
+
+    @Test(
+        "access tokens through nginx: fetched once, kept, replaced once the device's clock passes refreshAt",
+        .enabled(if: ExampleStack.available, "needs nginx and python3 (scripts/install-deps.sh) and the rampart binary")
+    )
+    func accessTokensBehindNginx() async throws {
+        try await ExampleStack.run { stack in
+            let simulation = stack.simulation
+            try await SimulatedKeychain.$current.withValue(SimulatedKeychain()) {
+                try await SimulatedAppAttest.$current.withValue(simulation) {
+                    let environment = try AppEnvironment(infoPlist: try Self.infoPlist)
+                    let now = Locked(Date())
+                    let authorization = SessionStore.Session.basic(user: "alice", password: "alice-secret")
+                        .authorization
+                    let client = AttestedClient(
+                        transport: stack.transport, device: environment.device, secrets: environment.secrets,
+                        clock: { now.withLock { $0 } },
+                        credentials: {
+                            .init(user: "alice", headers: [HTTPField(name: "Authorization", value: authorization)])
+                        })
+                    let first = try await client.accessToken()
+                    // docs/examples/rampart.json: 900 s tokens, replaced a minute before they expire.
+                    #expect(abs(first.expiresAt.timeIntervalSince(Date()) - 900) < 30)
+                    #expect(abs(first.refreshAt.timeIntervalSince(first.expiresAt) + 60) < 30)
+                    #expect(try await client.accessToken() == first)
+                    let feed = try await client.sendWithAccessToken("GET", PointsService.feedTarget)
+                    #expect(feed.status == 200)
+                    #expect(String(decoding: feed.body, as: UTF8.self).contains(#""rampart-subject": "alice""#))
+
+                    now.withLock { $0 = first.refreshAt }
+                    let second = try await client.accessToken()
+                    #expect(second.token != first.token)
+                    #expect(try await client.sendWithAccessToken("GET", PointsService.feedTarget).status == 200)
                 }
             }
         }
