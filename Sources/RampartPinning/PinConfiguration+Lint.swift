@@ -14,6 +14,7 @@ public struct PinLintWarning: Hashable, Sendable, CustomStringConvertible {
             case publicSuffix
             case malformedPin
             case noPinMatchesChain
+            case emptyPinList
         }
 
         let backing: Backing
@@ -35,6 +36,8 @@ public struct PinLintWarning: Hashable, Sendable, CustomStringConvertible {
         public static let malformedPin = Code(backing: .malformedPin)
         /// A pin list none of whose pins matches the given chain: the connection would be refused today.
         public static let noPinMatchesChain = Code(backing: .noPinMatchesChain)
+        /// A pin list that is present but empty: iOS (and `rampart check`) then refuse every connection to the domain.
+        public static let emptyPinList = Code(backing: .emptyPinList)
 
         /// The code's stable name, e.g. `singlePin`.
         public var description: String { backing.rawValue }
@@ -102,6 +105,16 @@ extension PinConfiguration {
         for policy in policies {
             func warn(_ code: PinLintWarning.Code, _ message: String) {
                 warnings.append(PinLintWarning(code: code, domain: policy.domain, message: message))
+            }
+            for (list, name) in [
+                (policy.caPins, "the CA pin list (NSPinnedCAIdentities)"),
+                (policy.leafPins, "the leaf pin list (NSPinnedLeafIdentities)"),
+                (policy.chainPins, "the chain pin list"),
+            ] where list?.isEmpty == true {
+                warn(
+                    .emptyPinList,
+                    "\(name) is present but empty, so no chain can match it and every connection to this domain is "
+                        + "refused. Put the pins in it (rampart pinset), or remove the list")
             }
             let pins = policy.allPins
             if pins.count == 1 {

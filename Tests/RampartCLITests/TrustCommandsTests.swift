@@ -315,6 +315,16 @@ struct LintCommandTests {
         let bad = await runRampart(["lint", malformed, "--json"])
         #expect(bad.status == 1)
         #expect(bad.stdout.contains("\"malformedPin\""))
+        // An empty pin list loads, and check refuses every connection for the domain: lint flags it.
+        let emptyList = try write(#"{"version":1,"pinnedDomains":{"good.rampart.test":{"caPins":[]}}}"#, "empty.json")
+        let empty = await runRampart(["lint", emptyList, "--json"])
+        #expect(empty.status == 1, "\(empty.stdout)")
+        #expect(empty.stdout.contains("\"emptyPinList\""))
+        let refused = await runRampart([
+            "check", "--config", emptyList, chain, "--host", "good.rampart.test", "--ca", pki.path("root.pem"), "--at",
+            atTime,
+        ])
+        #expect(refused.status == 1, "\(refused.stdout)\(refused.stderr)")
         #expect(await runRampart(["lint"]).status == 2)
         #expect(await runRampart(["lint", good, "--host", "x"]).status == 2)
         #expect(await runRampart(["lint", "/nonexistent.json"]).status == 2)

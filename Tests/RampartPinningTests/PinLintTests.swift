@@ -55,6 +55,19 @@ struct PinLintTests {
         #expect(try codes([otherCA], chain: "good") == [.noPinMatchesChain])
     }
 
+    @Test("a present but empty pin list is emptyPinList, with or without a chain: it refuses every connection")
+    func emptyPinList() throws {
+        let empty = PinPolicy(domain: "good.rampart.test", caPins: [])
+        #expect(try codes([empty]) == [.emptyPinList])
+        #expect(try codes([empty], chain: "good") == [.emptyPinList])
+        let emptyLeaf = PinPolicy(
+            domain: "good.rampart.test", caPins: [try fixture.spki("intermediate"), try backup], leafPins: [])
+        let warnings = try PinConfiguration(policies: [emptyLeaf]).lint(at: TestPKI.validationTime)
+        #expect(warnings.map(\.code) == [.emptyPinList])
+        let message = try #require(warnings.first?.message)
+        #expect(message.contains("the leaf pin list (NSPinnedLeafIdentities) is present but empty"))
+    }
+
     @Test("a pinned CA of the chain that expired, or expires within 90 days, is flagged at the given time")
     func expiry() throws {
         let intermediate = try fixture.certificate("intermediate")
@@ -74,7 +87,7 @@ struct PinLintTests {
         #expect(
             PinLintWarning.Code.allCases.map(\.description) == [
                 "singlePin", "leafWithoutBackup", "appleDomain", "pinnedCAExpired", "pinnedCAExpiringSoon",
-                "publicSuffix", "malformedPin", "noPinMatchesChain",
+                "publicSuffix", "malformedPin", "noPinMatchesChain", "emptyPinList",
             ])
     }
 }

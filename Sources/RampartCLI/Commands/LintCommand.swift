@@ -28,6 +28,7 @@ public enum LintCommand: Command {
           publicSuffix          includeSubdomains on a public suffix (a TLD, co.uk, github.io, …)
           malformedPin          a pin that is not the base64 of 32 bytes (the configuration cannot load)
           noPinMatchesChain     a pin list none of whose pins matches --chain: refused today
+          emptyPinList          a pin list that is present but empty: every connection to the domain is refused
 
         OPTIONS:
           --chain FILE          the server's certificates, for the chain checks
