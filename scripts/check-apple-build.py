@@ -65,7 +65,7 @@ LINUX_MODULES = {"Glibc", "Musl", "SwiftGlibc", "FoundationNetworking", "Foundat
 LINUX_ONLY_NAMES = {
     "explicit_bzero", "getrandom", "getentropy_linux", "epoll_create", "epoll_create1", "epoll_ctl", "epoll_wait",
     "epoll_event", "eventfd", "inotify_init", "inotify_init1", "inotify_add_watch", "memfd_create", "pipe2",
-    "accept4", "O_TMPFILE", "O_PATH", "SOCK_CLOEXEC", "SOCK_NONBLOCK", "MSG_NOSIGNAL", "prctl", "sched_getaffinity",
+    "accept4", "O_TMPFILE", "__O_TMPFILE", "O_PATH", "SOCK_CLOEXEC", "SOCK_NONBLOCK", "MSG_NOSIGNAL", "prctl", "sched_getaffinity",
     "get_nprocs", "secure_getenv", "__errno_location", "sysinfo", "timerfd_create", "signalfd", "splice",
     "copy_file_range", "statx", "syncfs", "fallocate", "posix_fadvise", "malloc_usable_size", "mallinfo",
 }

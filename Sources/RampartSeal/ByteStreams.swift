@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Where a sealed stream reads from: a file, a pipe, memory.
 public protocol ByteSource {
     /// Reads up to `buffer.count` bytes.
@@ -39,12 +33,10 @@ public struct FileDescriptorSource: ByteSource {
     /// - Returns: The count read; 0 at end of file.
     /// - Throws: ``SealError/Code/ioFailure`` with the errno text.
     public mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
-        guard let base = buffer.baseAddress, !buffer.isEmpty else { return 0 }
-        while true {
-            let count = systemRead(descriptor, base, buffer.count)
-            if count >= 0 { return count }
-            if errno == EINTR { continue }
-            throw SealError.ioFailure("reading failed: \(String(cString: strerror(errno)))")
+        do {
+            return try Platform.readSome(descriptor, into: buffer)
+        } catch {
+            throw SealError.ioFailure("reading failed: \(error)")
         }
     }
 }
@@ -64,17 +56,16 @@ public struct FileDescriptorSink: ByteSink {
     /// - Parameter bytes: The bytes.
     /// - Throws: ``SealError/Code/ioFailure`` with the errno text (a full disk, a closed pipe).
     public mutating func write(_ bytes: UnsafeRawBufferPointer) throws {
-        guard let base = bytes.baseAddress else { return }
         var offset = 0
         while offset < bytes.count {
-            let count = systemWrite(descriptor, base.advanced(by: offset), bytes.count - offset)
-            if count > 0 {
-                offset += count
-            } else if count < 0, errno == EINTR {
-                continue
-            } else {
-                throw SealError.ioFailure("writing failed: \(String(cString: strerror(errno)))")
+            let count: Int
+            do {
+                count = try Platform.writeSome(descriptor, UnsafeRawBufferPointer(rebasing: bytes[offset...]))
+            } catch {
+                throw SealError.ioFailure("writing failed: \(error)")
             }
+            guard count > 0 else { throw SealError.ioFailure("writing failed: the descriptor accepted no bytes") }
+            offset += count
         }
     }
 }
@@ -87,15 +78,11 @@ extension FileDescriptorSink {
     func write(vector buffers: [UnsafeRawBufferPointer]) throws {
         var pending = buffers.filter { !$0.isEmpty }
         while !pending.isEmpty {
-            var vectors = pending.map {
-                iovec(iov_base: UnsafeMutableRawPointer(mutating: $0.baseAddress), iov_len: $0.count)
-            }
-            let written = vectors.withUnsafeMutableBufferPointer { list in
-                writev(descriptor, list.baseAddress, Int32(list.count))
-            }
-            if written < 0 {
-                if errno == EINTR { continue }
-                throw SealError.ioFailure("writing failed: \(String(cString: strerror(errno)))")
+            let written: Int
+            do {
+                written = try Platform.writeSome(descriptor, vector: pending)
+            } catch {
+                throw SealError.ioFailure("writing failed: \(error)")
             }
             guard written > 0 else { throw SealError.ioFailure("writing failed: the descriptor accepted no bytes") }
             var remaining = written
@@ -157,13 +144,3 @@ extension FileDescriptorSource: Sendable {}
 extension FileDescriptorSink: Sendable {}
 extension MemorySource: Sendable {}
 extension MemorySink: Sendable {}
-
-/// `read(2)` under a name that does not clash with ``ByteSource/read(into:)``.
-func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
-    read(descriptor, buffer, count)
-}
-
-/// `write(2)` under a name that does not clash with ``ByteSink/write(_:)``.
-func systemWrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
-    write(descriptor, buffer, count)
-}

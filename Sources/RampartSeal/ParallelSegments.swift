@@ -1,12 +1,6 @@
 import Foundation
 import RampartCrypto
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Seals or opens a regular file into another on several threads.
 ///
 /// Every segment's nonce is fixed by its index and whether it is last, and every segment's position in both files is
@@ -121,11 +115,7 @@ package enum ParallelSegments {
     }
 
     /// The size of the file behind `descriptor`, or nil when it is not a regular file.
-    package static func regularFileSize(_ descriptor: Int32) -> UInt64? {
-        var info = stat()
-        guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
-        return UInt64(exactly: info.st_size)
-    }
+    package static func regularFileSize(_ descriptor: Int32) -> UInt64? { Platform.regularFileSize(descriptor) }
 
     /// Runs `body`, then checks that the input still has the size the segment count was computed from. A changed
     /// size is reported instead of whatever `body` threw, since a file that grew or shrank midway makes the
@@ -332,20 +322,21 @@ package enum ParallelSegments {
         ) throws(BatchFailure) {
             var done = 0
             while done < buffer.count {
-                guard let base = buffer.baseAddress else { return }
-                let count = pread(input, base + done, buffer.count - done, off_t(offset) + off_t(done))
-                if count > 0 {
-                    done += count
-                } else if count == 0 {
+                let count: Int
+                do {
+                    count = try Platform.readSome(
+                        input, into: UnsafeMutableRawBufferPointer(rebasing: buffer[done...]),
+                        at: offset + UInt64(done))
+                } catch {
+                    throw BatchFailure(index: index, error: SealError.ioFailure("reading failed: \(error)"))
+                }
+                guard count > 0 else {
                     // The caller's size check turns this into "changed size" when the file shrank.
                     throw BatchFailure(
                         index: index,
                         error: SealError.ioFailure("the input ended early, at byte \(offset + UInt64(done))"))
-                } else if errno != EINTR {
-                    throw BatchFailure(
-                        index: index,
-                        error: SealError.ioFailure("reading failed: \(String(cString: strerror(errno)))"))
                 }
+                done += count
             }
         }
 
@@ -354,16 +345,18 @@ package enum ParallelSegments {
         {
             var done = 0
             while done < bytes.count {
-                guard let base = bytes.baseAddress else { return }
-                let count = pwrite(output, base + done, bytes.count - done, off_t(offset) + off_t(done))
-                if count > 0 {
-                    done += count
-                } else if count < 0, errno == EINTR {
-                    continue
-                } else {
-                    let reason = count < 0 ? String(cString: strerror(errno)) : "the file accepted no bytes"
-                    throw BatchFailure(index: index, error: SealError.ioFailure("writing failed: \(reason)"))
+                let count: Int
+                do {
+                    count = try Platform.writeSome(
+                        output, UnsafeRawBufferPointer(rebasing: bytes[done...]), at: offset + UInt64(done))
+                } catch {
+                    throw BatchFailure(index: index, error: SealError.ioFailure("writing failed: \(error)"))
                 }
+                guard count > 0 else {
+                    throw BatchFailure(
+                        index: index, error: SealError.ioFailure("writing failed: the file accepted no bytes"))
+                }
+                done += count
             }
         }
     }

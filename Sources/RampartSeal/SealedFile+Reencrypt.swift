@@ -1,11 +1,5 @@
 public import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 extension SealedFile {
     /// Re-encrypts a sealed file under a fresh data key beside the file, without replacing it yet: ``Staged/commit()``
     /// does (``KeysetStore/commit(_:)`` checks the keyset as stored first).
@@ -28,8 +22,10 @@ extension SealedFile {
         let reader = try OpenFile(reading: url)
         var probe = FileDescriptorSource(descriptor: reader.descriptor)
         let header = try SealedStream.readHeader(from: &probe)
-        guard lseek(reader.descriptor, 0, SEEK_SET) == 0 else {
-            throw SealError.ioFailure("cannot rewind \(url.path): \(String(cString: strerror(errno)))")
+        do {
+            try Platform.rewind(reader.descriptor)
+        } catch {
+            throw SealError.ioFailure("cannot rewind \(url.path): \(error)")
         }
         let writer = try AtomicFile(replacing: url)
         let pipe = PlaintextPipe()

@@ -1,12 +1,6 @@
 public import Foundation
 import RampartCrypto
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Sealing and opening files by path, all-or-nothing.
 ///
 /// Output goes to a temporary file (mode 0600) in the destination's directory and is renamed over the destination
@@ -231,8 +225,10 @@ public enum SealedFile {
             _ = try oldKey.unwrapDataKey(of: header)
             return Staged(header: header, file: nil)
         }
-        guard lseek(reader.descriptor, 0, SEEK_SET) == 0 else {
-            throw SealError.ioFailure("cannot rewind \(url.path): \(String(cString: strerror(errno)))")
+        do {
+            try Platform.rewind(reader.descriptor)
+        } catch {
+            throw SealError.ioFailure("cannot rewind \(url.path): \(error)")
         }
         var source = FileDescriptorSource(descriptor: reader.descriptor)
         let writer = try AtomicFile(replacing: url)
@@ -272,11 +268,7 @@ public enum SealedFile {
     ///
     /// - Parameter url: The file.
     /// - Returns: Its size in bytes, or nil for a pipe or when it cannot be read.
-    public static func size(of url: URL) -> UInt64? {
-        var info = stat()
-        guard stat(url.path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
-        return UInt64(exactly: info.st_size)
-    }
+    public static func size(of url: URL) -> UInt64? { Platform.regularFileSize(atPath: url.path) }
 }
 
 /// A staged file holds an open temporary file and is committed or dropped by one owner.
@@ -288,14 +280,14 @@ final class OpenFile {
     let descriptor: Int32
 
     init(reading url: URL) throws {
-        let descriptor = Glibc.open(url.path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            throw SealError.ioFailure("cannot read \(url.path): \(String(cString: strerror(errno)))")
+        do {
+            descriptor = try Platform.openForReading(url.path)
+        } catch {
+            throw SealError.ioFailure("cannot read \(url.path): \(error)")
         }
-        self.descriptor = descriptor
     }
 
-    deinit { close(descriptor) }
+    deinit { try? Platform.closeDescriptor(descriptor) }
 }
 
 /// A temporary file beside `destination` that replaces it on ``commit()`` and is deleted otherwise.
@@ -315,29 +307,23 @@ final class AtomicFile {
     init(replacing destination: URL) throws {
         self.destination = destination
         let directory = destination.deletingLastPathComponent().path
-        #if os(Linux)
-        // open(2): O_TMPFILE makes an unnamed regular file in the directory; the mode applies when it is linked.
-        let unnamed = Glibc.open(directory, __O_TMPFILE | O_RDWR | O_CLOEXEC, 0o600)
-        if unnamed >= 0 {
-            fchmod(unnamed, 0o600)
+        // O_TMPFILE makes an unnamed regular file in the directory (Linux); elsewhere, or on a file system without
+        // it, mkstemp makes a named one with mode 0600.
+        if let unnamed = Platform.openUnnamed(inDirectory: directory) {
             self.descriptor = unnamed
             self.temporaryPath = nil
             return
         }
-        // EOPNOTSUPP or EISDIR: a file system without O_TMPFILE; anything else fails the same way below.
-        #endif
-        var template = Array(Self.temporaryTemplate(for: destination).utf8CString)
-        // mkstemp creates the file with mode 0600 and rewrites the X's in place with the name it chose.
-        let descriptor = template.withUnsafeMutableBufferPointer { buffer in
-            buffer.baseAddress.map { mkstemp($0) } ?? -1
-        }
-        guard descriptor >= 0 else {
+        let made: (descriptor: Int32, path: String)
+        do {
+            made = try Platform.makeTemporaryFile(template: Self.temporaryTemplate(for: destination))
+        } catch {
             throw SealError.ioFailure(
-                "cannot create a temporary file next to \(destination.path) (in \(directory)): "
-                    + String(cString: strerror(errno)) + "; check that the directory exists and is writable")
+                "cannot create a temporary file next to \(destination.path) (in \(directory)): \(error); check that "
+                    + "the directory exists and is writable")
         }
-        self.descriptor = descriptor
-        self.temporaryPath = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        self.descriptor = made.descriptor
+        self.temporaryPath = made.path
     }
 
     /// `DIR/.NAME.rampart-XXXXXX`: hidden, beside the destination, on its file system.
@@ -351,10 +337,13 @@ final class AtomicFile {
         for _ in 0..<16 {
             let suffix = SecureRandom.bytes(count: 6).map { String(format: "%02x", $0) }.joined()
             let name = String(Self.temporaryTemplate(for: destination).dropLast(6)) + suffix
-            if linkat(AT_FDCWD, "/proc/self/fd/\(descriptor)", AT_FDCWD, name, AT_SYMLINK_FOLLOW) == 0 { return name }
-            guard errno == EEXIST else {
-                throw SealError.ioFailure(
-                    "cannot give the output a name next to \(destination.path): " + String(cString: strerror(errno)))
+            do {
+                try Platform.link(descriptor, to: name)
+                return name
+            } catch {
+                guard error.nameExists else {
+                    throw SealError.ioFailure("cannot give the output a name next to \(destination.path): \(error)")
+                }
             }
         }
         throw SealError.ioFailure("cannot give the output a name next to \(destination.path): every name tried exists")
@@ -364,23 +353,26 @@ final class AtomicFile {
     /// a crash the destination holds either the old file or the whole new one.
     func commit() throws {
         guard !finished else { return }
-        guard fsync(descriptor) == 0 else {
+        do {
+            try Platform.synchronize(descriptor)
+        } catch {
             throw SealError.ioFailure(
-                "cannot flush the output to disk before moving it to \(destination.path): "
-                    + String(cString: strerror(errno)))
+                "cannot flush the output to disk before moving it to \(destination.path): \(error)")
         }
         let temporaryPath = try self.temporaryPath ?? linkUnnamed()
         self.temporaryPath = temporaryPath
         finished = true
-        guard close(descriptor) == 0 else {
-            unlink(temporaryPath)
-            throw SealError.ioFailure("closing the output failed: \(String(cString: strerror(errno)))")
+        do {
+            try Platform.closeDescriptor(descriptor)
+        } catch {
+            Platform.remove(temporaryPath)
+            throw SealError.ioFailure("closing the output failed: \(error)")
         }
-        guard rename(temporaryPath, destination.path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            unlink(temporaryPath)
-            throw SealError.ioFailure(
-                "cannot move the output into place at \(destination.path): \(reason)")
+        do {
+            try Platform.move(temporaryPath, to: destination.path)
+        } catch {
+            Platform.remove(temporaryPath)
+            throw SealError.ioFailure("cannot move the output into place at \(destination.path): \(error)")
         }
         try Self.flushDirectory(of: destination)
     }
@@ -388,16 +380,18 @@ final class AtomicFile {
     /// `fsync` of the directory holding `file`, which makes a rename in it durable.
     static func flushDirectory(of file: URL) throws {
         let directory = file.deletingLastPathComponent().path
-        let descriptor = Glibc.open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard descriptor >= 0 else {
+        let descriptor: Int32
+        do {
+            descriptor = try Platform.openDirectory(directory)
+        } catch {
             throw SealError.ioFailure(
-                "the output is at \(file.path) but its directory could not be opened to flush the rename: "
-                    + String(cString: strerror(errno)))
+                "the output is at \(file.path) but its directory could not be opened to flush the rename: \(error)")
         }
-        defer { close(descriptor) }
-        guard fsync(descriptor) == 0 else {
-            throw SealError.ioFailure(
-                "the output is at \(file.path) but flushing its directory failed: " + String(cString: strerror(errno)))
+        defer { try? Platform.closeDescriptor(descriptor) }
+        do {
+            try Platform.synchronize(descriptor)
+        } catch {
+            throw SealError.ioFailure("the output is at \(file.path) but flushing its directory failed: \(error)")
         }
     }
 
@@ -405,8 +399,8 @@ final class AtomicFile {
     func discard() {
         guard !finished else { return }
         finished = true
-        close(descriptor)
-        if let temporaryPath { unlink(temporaryPath) }
+        try? Platform.closeDescriptor(descriptor)
+        if let temporaryPath { Platform.remove(temporaryPath) }
     }
 
     deinit { discard() }
