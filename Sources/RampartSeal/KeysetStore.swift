@@ -12,7 +12,9 @@ public import RampartSecretStore
 /// Every change is a compare-and-swap on that tag, retried when another process changed the keyset in between: a
 /// keyset is created with an add that fails when one exists (the loser then reads the winner's keyset), and
 /// ``modify(_:_:)`` (``rotate(_:)`` is one) writes only if the tag is still the one it read. Two processes rotating
-/// the same keyset at once therefore each add their own key, and neither overwrites the other's.
+/// the same keyset at once therefore each add their own key, and neither overwrites the other's. The swap is as atomic
+/// as the store's update of a matched item: one SQLite transaction in the file vault, one replace under the
+/// namespace's `flock` in the Secret Service backend, one lock in memory, `SecItemUpdate` in the Keychain.
 ///
 /// ```swift
 /// let store = KeysetStore(Vault(backend: try FileVault.open(at: "keys.vault", credential: .keyFile(at: "vault.key"))))
