@@ -71,6 +71,7 @@ LINUX_ONLY_NAMES = {
 }
 C_LIBRARIES = {"Glibc", "Musl", "Darwin", "SwiftGlibc", "WASILibc", "ucrt"}
 PLATFORM_FILE = "Platform.swift"
+LINUX_ONLY = LINUX_ONLY_NAMES | LINUX_MODULES | (SERVER_SIDE - set(APP_SIDE))
 
 # ---------------------------------------------------------------------------------------------------------------------
 # (b) The Apple APIs Rampart calls, with the availability their headers declare.
@@ -246,8 +247,19 @@ def infer(versions, platform):
 # ---------------------------------------------------------------------------------------------------------------------
 # Reading Swift: blank comments and string literals (keeping interpolated code), then evaluate #if.
 
+RAW_STRING_START = re.compile(r'#+"')
+HASHES = re.compile(r"#*")
+_MASKED = {}
+
+
 def mask(text):
     """`text` with comments and string contents replaced by spaces (line breaks kept); interpolations stay code."""
+    if text not in _MASKED:
+        _MASKED[text] = _mask(text)
+    return _MASKED[text]
+
+
+def _mask(text):
     out = list(text)
     i, n = 0, len(text)
     stack = [("code", 0)]  # ("code", paren depth) or ("string", hashes, multiline)
@@ -277,8 +289,8 @@ def mask(text):
                         j += 1
                 blank(i, j)
                 i = j
-            elif c == '"' or (c == "#" and re.match(r'#+"', text[i:])):
-                hashes = len(re.match(r'#*', text[i:]).group(0))
+            elif c == '"' or (c == "#" and RAW_STRING_START.match(text, i)):
+                hashes = len(HASHES.match(text, i).group(0))
                 j = i + hashes
                 multiline = text.startswith('"""', j)
                 j += 3 if multiline else 1
@@ -489,12 +501,18 @@ def own_availability(files):
     return found
 
 
-def check_file(path, text, module, config, minimums, own, report):
+def check_file(path, text, module, config, minimums, own, report, seen=None):
     platform = config["platform"]
     masked = mask(text)
     lines, errors = active_lines(masked, config)
     for number, message in errors:
         report(path, number, "#if", message)
+    # Another configuration of the platform (simulator, DEBUG) that compiles the same lines finds the same problems.
+    if seen is not None:
+        key = (path, platform, tuple(number for number, _ in lines))
+        if key in seen:
+            return
+        seen.add(key)
     code = "\n".join(line for _, line in lines)
     numbers = [number for number, _ in lines]
     offsets, total = [], 0
@@ -523,9 +541,8 @@ def check_file(path, text, module, config, minimums, own, report):
             report(path, number, "a", f"imports {imported}, which an Apple build cannot import")
 
     # (a) Linux-only names.
-    linux_only = LINUX_ONLY_NAMES | LINUX_MODULES | (SERVER_SIDE - set(APP_SIDE))
     for match in re.finditer(r"(?<![.\w])[A-Za-z_][A-Za-z_0-9]*", code):
-        if match.group(0) in linux_only:
+        if match.group(0) in LINUX_ONLY:
             report(path, line_of(match.start()), "a",
                    f"`{match.group(0)}` is Linux-only, and an Apple build compiles this line")
     for match in re.finditer(r"#error\b", code):
@@ -569,10 +586,6 @@ def check_file(path, text, module, config, minimums, own, report):
         if token == "else" and guard_cover is not None and len(scopes) == guard_depth:
             guard_seen_else = True
             continue
-        cover = dict(scopes[-1])
-        for key, value in (pending or {}).items():
-            cover[key] = max(cover.get(key, (0, 0, 0)), value)
-        have = max(minimum, cover.get(platform, (0, 0, 0)))
         entry = None
         if token.startswith("."):
             member = MEMBERS.get(token)
@@ -596,6 +609,10 @@ def check_file(path, text, module, config, minimums, own, report):
                     break
         if entry is None:
             continue
+        cover = dict(scopes[-1])
+        for key, value in (pending or {}).items():
+            cover[key] = max(cover.get(key, (0, 0, 0)), value)
+        have = max(minimum, cover.get(platform, (0, 0, 0)))
         name, header, versions = entry
         needed = infer(versions, platform) if token not in own else own[token].get(platform, (0, 0, 0))
         where = f"{PLATFORM_NAMES[platform]} {show(minimum)}"
@@ -672,12 +689,13 @@ def run(modules, minimums):
     own = {}
     for _, files in modules.values():
         own.update(own_availability(files))
+    seen = set()
     for module, (platforms, files) in modules.items():
         for path, text in files.items():
             check_structure(path, text, report_for("all"))
             for platform in platforms:
                 for config in configs_for(platform, modules.keys()):
-                    check_file(path, text, module, config, minimums, own, report_for(platform))
+                    check_file(path, text, module, config, minimums, own, report_for(platform), seen)
     lines = []
     for (path, number, kind, message), platforms in sorted(failures.items()):
         names = "every platform" if "all" in platforms else ", ".join(
