@@ -11,7 +11,7 @@ import subprocess
 import sys
 
 APP_SIDE = ["RampartCrypto", "RampartX509", "RampartPinning", "RampartRequestSigning", "RampartSecretStore",
-            "RampartSeal", "RampartAttestClient", "RampartApple", "RampartPointsCore"]
+            "RampartSeal", "RampartAttestClient", "RampartApple", "RampartPointsCore", "RampartPointsApp"]
 SERVER_SIDE = {"RampartChainVerification", "RampartTLS", "RampartAppAttest", "RampartAttestSimulation",
                "RampartAttestService", "RampartVault", "RampartSQLite", "RampartAppleSimulation", "RampartCLI",
                "RampartCryptoKitBackend", "RampartAudit", "RampartCLICore"}

@@ -41,8 +41,9 @@ _spec.loader.exec_module(_deps)
 APP_SIDE = list(_deps.APP_SIDE)
 SERVER_SIDE = set(_deps.SERVER_SIDE)
 
-# The example app is an iOS app (Examples/iOSApp/Info.plist, README): its logic module is checked for iOS only.
-MODULE_PLATFORMS = {"RampartPointsCore": ["ios"]}
+# The example app is an iOS app (Examples/iOSApp/Info.plist, README): its logic and SwiftUI modules are checked for
+# iOS only.
+MODULE_PLATFORMS = {"RampartPointsCore": ["ios"], "RampartPointsApp": ["ios"]}
 
 PLATFORM_NAMES = {"ios": "iOS", "macos": "macOS", "tvos": "tvOS", "watchos": "watchOS", "visionos": "visionOS"}
 SWIFT_OS = {"ios": "iOS", "macos": "macOS", "tvos": "tvOS", "watchos": "watchOS", "visionos": "visionOS"}
