@@ -90,6 +90,49 @@ struct PinsCommandTests {
         #expect(stdin.status == 0 && stdin.stdout.hasPrefix(" 0 s:CN=sample.rampart.example\n"))
     }
 
+    @Test(
+        "a public or private key file (PEM or DER; EC, RSA, Ed25519) gets the pin openssl computes for its public key")
+    func keyFiles() async throws {
+        let directory = ScratchDirectory.uniquePath("pins-keys")
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        func openssl(_ arguments: [String], input: [UInt8]? = nil) throws -> [UInt8] {
+            let result = try SpawnedProcess.run("/usr/bin/openssl", arguments, directory: directory, input: input)
+            try #require(result.termination == .exited(0), "\(arguments): \(result.errorText)")
+            return result.stdout
+        }
+        for (name, options) in [
+            ("ec", ["-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-384"]),
+            ("rsa", ["-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048"]), ("ed", ["-algorithm", "ed25519"]),
+        ] {
+            _ = try openssl(["genpkey"] + options + ["-out", "\(name).key"])
+            _ = try openssl(["pkey", "-in", "\(name).key", "-pubout", "-out", "\(name).pub"])
+            _ = try openssl(["pkey", "-in", "\(name).key", "-pubout", "-outform", "DER", "-out", "\(name).pub.der"])
+            _ = try openssl([
+                "pkcs8", "-topk8", "-nocrypt", "-in", "\(name).key", "-outform", "DER", "-out", "\(name).p8",
+            ])
+            let spki = try openssl(["pkey", "-in", "\(name).key", "-pubout", "-outform", "DER"])
+            let expected = Data(try openssl(["dgst", "-sha256", "-binary"], input: spki)).base64EncodedString()
+            for file in ["\(name).key", "\(name).pub", "\(name).pub.der", "\(name).p8"] {
+                let result = await runRampart(["pins", "\(directory)/\(file)"])
+                #expect(result.status == 0, "\(file): \(result.stderr)")
+                #expect(result.stdout.hasPrefix(" 0 k:\(directory)/\(file) ("), "\(file): \(result.stdout)")
+                #expect(result.stdout.contains("   pin-sha256: \(expected)\n"), "\(file): \(result.stdout)")
+            }
+        }
+        let json = await runRampart(["pins", "--json", "\(directory)/ec.pub", Self.samplePath])
+        let entries = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
+        #expect(entries.count == 4)
+        #expect(entries.first?["key"] as? String == "\(directory)/ec.pub")
+        #expect(entries.first?["keyType"] as? String == "EC P-384")
+        #expect(entries.first?["subject"] == nil)
+        #expect(entries.last?["subject"] as? String == "C=GB, O=Rampart Sample, CN=Rampart Sample Root CA")
+        // SEC1 'EC PRIVATE KEY' is not read: one line saying which forms are.
+        _ = try openssl(["ec", "-in", "ec.key", "-out", "sec1.pem"])
+        let sec1 = await runRampart(["pins", "\(directory)/sec1.pem"])
+        #expect(sec1.status == 2)
+        #expect(sec1.stderr.contains("PUBLIC KEY or PKCS#8 PRIVATE KEY"), "\(sec1.stderr)")
+    }
+
     @Test("a file that is not a certificate is exit 2 with one line naming the file and the problem")
     func badInput() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rampart-pins-\(UUID())")

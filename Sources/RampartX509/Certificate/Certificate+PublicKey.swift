@@ -27,7 +27,9 @@ extension Certificate {
     /// ECParameters ::= CHOICE { namedCurve OBJECT IDENTIFIER, ... }          -- RFC 5480 2.1.1
     /// ```
     /// Only the description is derived from the key; pins always hash the SPKI bytes as received.
-    static func describePublicKey(algorithm: ASN1ObjectIdentifier, parameters: ASN1Node?, key: [UInt8]) -> String {
+    package static func describePublicKey(
+        algorithm: ASN1ObjectIdentifier, parameters: ASN1Node?, key: [UInt8]
+    ) -> String {
         switch algorithm {
         case .PublicKeyAlgorithm.rsaEncryption, .PublicKeyAlgorithm.rsassaPSS:
             let name = algorithm == .PublicKeyAlgorithm.rsaEncryption ? "RSA" : "RSA-PSS"
