@@ -71,6 +71,14 @@ enum SecretNames {
         return words.contains { secretWords.contains($0) } || joined.contains { secretPairs.contains($0) }
     }
 
+    /// Whether a literal is a name for the value rather than the value: it contains the name it is bound to
+    /// (`AESKey = "SecureDefaults.v1.2.2.AESKey"`, a Keychain item's label).
+    static func isNameOf(_ text: String, _ name: String) -> Bool {
+        let compact = name.filter { $0.isLetter || $0.isNumber }.lowercased()
+        guard compact.count >= 4 else { return false }
+        return text.filter { $0.isLetter || $0.isNumber }.lowercased().contains(compact)
+    }
+
     /// Whether a literal is what a credential looks like rather than a key name, a word, a sentence or a placeholder:
     /// four to 512 characters, at most five words and not a sentence (`"Enter your password."`), no interpolation,
     /// not `YOUR_TOKEN`-like, and not itself a name such as `"access_token"` or `"password"` (the key a value is

@@ -18,6 +18,9 @@ extension SourceRules {
         "CCKeyDerivationPBKDF": [(1, .password), (3, .salt)],
     ]
 
+    /// Functions that fill a buffer with random bytes: what they write is not a constant.
+    static let randomFillers: Set<String> = ["SecRandomCopyBytes", "arc4random_buf", "CCRandomGenerateBytes"]
+
     /// CommonCrypto's output arguments, by position: a buffer they write is not a constant afterwards.
     static let outputArguments: [String: [Int]] = [
         "CCCrypt": [8, 10], "CCKeyDerivationPBKDF": [7], "CCHmac": [5], "CCHmacFinal": [1], "CC_SHA256": [2],
@@ -26,7 +29,7 @@ extension SourceRules {
     /// Argument labels (and Objective-C selector parts) that take a key, IV, nonce, salt or password in any call.
     static let labelRoles: [String: CryptoRole] = [
         "keyData": .key, "keyBytes": .key, "encryptionKey": .key, "hmacKey": .key, "secretKey": .key,
-        "symmetricKey": .key, "withKey": .key, "iv": .iv, "ivData": .iv, "IV": .iv, "initializationVector": .iv,
+        "symmetricKey": .key, "iv": .iv, "ivData": .iv, "IV": .iv, "initializationVector": .iv,
         "withIV": .iv, "nonce": .nonce, "salt": .salt, "saltData": .salt, "withSalt": .salt, "password": .password,
         "withPassword": .password, "passphrase": .password, "passcode": .password,
     ]
@@ -89,7 +92,7 @@ extension SourceRules {
         for index in 0..<code.count where code.tokens[index].kind == .identifier {
             let text = code.texts[index]
             // Filled later: SecRandomCopyBytes(…, &iv), arc4random_buf(iv, …), iv.withUnsafeMutableBytes { … }.
-            if ["SecRandomCopyBytes", "arc4random_buf", "CCRandomGenerateBytes"].contains(text),
+            if Self.randomFillers.contains(text),
                 code.isPunctuation(index + 1, "(")
             {
                 for argument in code.arguments(open: index + 1) {
@@ -256,6 +259,15 @@ extension SourceRules {
         }
     }
 
+    /// Whether a label or selector part names an encryption key by itself: `aesKey:`, `setAESKey:`,
+    /// `withEncryptionKey:` (not `withKey:`, `forKey:` or `removeObjectForAESKey:`, which name dictionary keys).
+    static func isKeyLabel(_ label: String) -> Bool {
+        var words = SecretNames.words(label)
+        if let first = words.first, ["set", "with", "using", "by"].contains(first) { words.removeFirst() }
+        guard words.count == 2, words.last == "key" else { return false }
+        return SecretNames.secretPairs.contains(words.suffix(2).joined(separator: " "))
+    }
+
     /// Whether a callee's name says it is cryptography, so that a plain `key:` label there is a key.
     static func isCryptoCallee(_ name: String) -> Bool {
         let lowered = name.lowercased()
@@ -296,6 +308,8 @@ extension SourceRules {
                 }
             } else if Self.credentialLabels.contains(label) {
                 reportCredential(argument.value, label: label, sink: "\(name)(\(label):)")
+            } else if Self.isKeyLabel(label) {
+                reportLiteral(argument.value, role: .key, sink: "\(name)(\(label):)")
             }
         }
     }
@@ -346,7 +360,8 @@ extension SourceRules {
         for (name, literal) in literalBindings.sorted(by: { $0.value < $1.value })
         where code.tokens[literal].kind == .stringOpen && !reportedLiterals.contains(literal) {
             guard SecretNames.isSecret(name) || SecretNames.isStoredSecret(name),
-                let text = plainString(at: literal)?.text, SecretNames.looksLikeCredential(text)
+                let text = plainString(at: literal)?.text, SecretNames.looksLikeCredential(text),
+                !SecretNames.isNameOf(text, name)
             else { continue }
             reportedLiterals.insert(literal)
             report(Self.credentialRule(text), at: literal, "\(name) = \"…\"", fingerprint: "\(name) = literal")

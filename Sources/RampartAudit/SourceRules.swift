@@ -315,7 +315,7 @@ struct SourceRules {
                 report(.ecbMode, at: index, "ECB()")
             }
         case "kSecAttrAccessibleAlways", "kSecAttrAccessibleAlwaysThisDeviceOnly":
-            report(.keychainAccessibleAlways, at: index, text)
+            if storesWithAccessibility(index) { report(.keychainAccessibleAlways, at: index, text) }
         case "CCKeyDerivationPBKDF":
             if code.isPunctuation(index + 1, "(") {
                 let arguments = code.arguments(open: index + 1)
@@ -355,13 +355,44 @@ struct SourceRules {
             if language == .swift { checkDeclaration(index) }
         default:
             if text.contains("PBKDF2") || text.contains("pbkdf2") { checkPBKDF2Call(index) }
-            if text.hasPrefix("kSecAttrAccessibleAlways") {
+            if text.hasPrefix("kSecAttrAccessibleAlways"), storesWithAccessibility(index) {
                 report(.keychainAccessibleAlways, at: index, text)
             }
             if code.tokens.indices.contains(index + 2), code.tokens[index + 2].kind == .stringOpen {
                 checkSecretAssignment(index)
             }
         }
+    }
+
+    /// Whether the accessibility constant at `index` is used to store an item: not the declaration of a constant of
+    /// that name (`let kSecAttrAccessibleAlways = "dk"`, to find items of old versions), and not an argument of a
+    /// call that reads or removes items (`SecItemDelete`, `KeychainHelper.remove(…, accessible: …)`), which is how
+    /// an app migrates away from it.
+    func storesWithAccessibility(_ index: Int) -> Bool {
+        if code.isIdentifier(index - 1, "let") || code.isIdentifier(index - 1, "var") { return false }
+        if language == .objectiveC, code.isOperator(index + 1, "=") { return false }
+        // The call the constant is an argument of, through a dictionary or array literal (`SecItemDelete([…])`).
+        var depth = 0
+        var cursor = index - 1
+        var callee: String?
+        while cursor >= 0, index - cursor < 400, callee == nil {
+            if code.tokens[cursor].kind == .punctuation {
+                switch code.texts[cursor] {
+                case ")", "]": depth += 1
+                case "}", ";": cursor = 0
+                case "(" where depth == 0: callee = code.text(cursor - 1).lowercased()
+                case "{" where depth == 0: cursor = 0
+                case "(", "[", "{": depth = max(0, depth - 1)
+                default: break
+                }
+            }
+            cursor -= 1
+        }
+        guard let callee else { return true }
+        let reading = [
+            "get", "remove", "delete", "read", "load", "fetch", "copymatching", "exists", "contains", "find",
+        ]
+        return !reading.contains { callee.contains($0) }
     }
 
     /// `let NAME (: T)? = VALUE`: hard-coded secrets and fixed IVs and nonces.
@@ -379,7 +410,8 @@ struct SourceRules {
         guard code.isOperator(cursor, "=") else { return }
         let end = code.statementEnd(from: cursor + 1)
         if SecretNames.isSecret(name), let literal = plainString(at: cursor + 1), literal.end == end,
-            Entropy.looksLikeSecret(literal.text), reportedLiterals.insert(cursor + 1).inserted
+            Entropy.looksLikeSecret(literal.text), !SecretNames.isNameOf(literal.text, name),
+            reportedLiterals.insert(cursor + 1).inserted
         {
             report(.hardcodedSecret, at: cursor + 1, "\(name) = \"…\"", fingerprint: "\(name) = literal")
         }
@@ -411,7 +443,8 @@ struct SourceRules {
             code.isOperator(index + 1, "=") && !code.isIdentifier(index - 1, "let")
             && !code.isIdentifier(index - 1, "var")
         guard isLabel || isAssignment, SecretNames.isSecret(name), let literal = plainString(at: index + 2),
-            Entropy.looksLikeSecret(literal.text), reportedLiterals.insert(index + 2).inserted
+            Entropy.looksLikeSecret(literal.text), !SecretNames.isNameOf(literal.text, name),
+            reportedLiterals.insert(index + 2).inserted
         else { return }
         report(
             .hardcodedSecret, at: index + 2, "\(name) \(isLabel ? ":" : "=") \"…\"", fingerprint: "\(name) = literal")

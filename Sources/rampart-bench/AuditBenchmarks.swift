@@ -4,7 +4,8 @@ import RampartCrypto
 
 /// `rampart-bench audit`: `rampart audit` over a generated project of at least 100,000 lines of Swift (the package's
 /// own sources, copied until the count is reached), in lines and bytes per second, and as a multiple of the cost
-/// of one SHA-256 over the same bytes (reading every byte once is the floor).
+/// of one SHA-256 over the same bytes (reading every byte once is the floor); then recall and precision per rule on
+/// the labelled corpus of real projects (``AuditCorpus``).
 enum AuditBenchmarks {
     static let targetLines = 100_000
 
@@ -26,6 +27,8 @@ enum AuditBenchmarks {
         print(String(format: "          %12.1f MiB/s", audits * Double(everything.count) / 1_048_576))
         print(String(format: "  one 100,000-line audit takes %.2f s", Double(targetLines) / (audits * Double(lines))))
         print(String(format: "  ratio: one audit costs %.0f SHA-256s of the same bytes", floor / audits))
+        print("  labelled corpus (recall and precision per rule; labels in AuditCorpus.swift):")
+        AuditCorpus.run()
     }
 
     /// Copies the package's `.swift` files into `folder` (renamed, in numbered copies) until there are at least

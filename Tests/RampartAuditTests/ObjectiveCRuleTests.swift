@@ -64,6 +64,14 @@ struct ObjectiveCRuleTests {
                 #"NSData *sealed = [RNEncryptor encryptData:data withSettings:kRNCryptorAES256Settings password:self.userPassword error:&error];"#
         ),
         SourceFixture(
+            rule: "hardcoded-crypto-key", name: "a selector part that names an AES key",
+            failing: #"[defaults setAESKey:@"World Cup 2014"];"#,
+            nearMiss: """
+                NSString *key = @"Country";
+                [defaults encryptValue:value withKey:key];
+                [defaults removeObjectForAESKey:key];
+                """),
+        SourceFixture(
             rule: "hardcoded-credential", name: "a #define API key",
             failing: #"#define API_KEY @"demo-key-1234""#,
             nearMiss: #"#define API_KEY_HEADER @"X-Api-Key""#),

@@ -252,6 +252,16 @@ struct SourceRuleTests {
                 """),
         // Issue 28: names, labels and flows within a file.
         SourceFixture(
+            rule: "keychain-accessible-always", name: "stored, not migrated away from",
+            failing: "KeychainHelper.set(data, forKey: key, accessible: kSecAttrAccessibleAlways)",
+            nearMiss: """
+                let kSecAttrAccessibleAlways = "dk"
+                if KeychainHelper.get(forKey: key, accessible: kSecAttrAccessibleAlways) != nil {
+                    KeychainHelper.remove(forKey: key, accessible: kSecAttrAccessibleAlways)
+                }
+                SecItemDelete([kSecAttrAccessible: kSecAttrAccessibleAlwaysThisDeviceOnly] as CFDictionary)
+                """),
+        SourceFixture(
             rule: "hardcoded-credential", name: "a low-entropy password in a local",
             failing: #"let password = "b@nk2024!""#,
             nearMiss: """
@@ -551,6 +561,8 @@ struct SourcePrecisionTests {
             """,
             // OWASP's figure for PBKDF2-HMAC-SHA512 is 210,000.
             "let key = try PBKDF2.deriveKey(password: p, salt: s, digest: .sha512, rounds: 210_000, count: 32)",
+            // A Keychain item's name that contains the constant's own name is not the key.
+            #"static let AESKey = "SecureDefaults.v1.2.2.AESKey""#,
             // Prose that mentions http:// is not a URL.
             #"let message = "an http:// URL sends its traffic in clear text""#,
         ])
