@@ -127,8 +127,10 @@ expect() {
     echo "ok  $what: $got"
 }
 "$rampart" device register --dir "$dir/device" --server "$gateway" -H "$user" >/dev/null
-status=$("$rampart" device request --dir "$dir/device" --server "$gateway" -H "$user" -i \
-    POST /api/points/use --data '{"amount":100}' | head -n 1 | awk '{print $2}')
+# The whole answer first: cutting the pipe after its status line would end rampart with SIGPIPE.
+answer=$("$rampart" device request --dir "$dir/device" --server "$gateway" -H "$user" -i \
+    POST /api/points/use --data '{"amount":100}')
+status=$(printf '%s\n' "$answer" | awk 'NR == 1 {print $2}')
 expect "a signed request through nginx" 200 "$status"
 status=$(curl -s -o /dev/null -w '%{http_code}' -u alice:secret -X POST --data '{"amount":100}' \
     "$gateway/api/points/use")
