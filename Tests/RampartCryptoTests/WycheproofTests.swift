@@ -7,7 +7,7 @@ import RampartCryptoKitBackend
 import RampartCrypto
 #endif
 
-private let vectorsMissing: Comment = "../shared/vectors not found: Wycheproof tests skipped (set RAMPART_VECTORS)"
+private let vectorsMissing: Comment = "the Wycheproof vectors are missing from Tests/RampartCryptoTests/Vectors"
 
 /// Asserts a verdict against a case's expected result (see ``WycheproofCase`` for the `acceptable` rule).
 private func expectVerdict(_ accepted: Bool, _ vector: WycheproofCase, acceptable: Bool? = nil) {
