@@ -169,14 +169,12 @@ public struct RouteTable: Hashable, Sendable {
         return (decision.policy, decision.rule)
     }
 
-    /// The policy of a request, the rule that decided it, and whether a rule matched the path as sent.
+    /// The policy of a request and the rule that decided it.
     struct Decision {
         /// The strictest policy of every reading.
         var policy: RoutePolicy
         /// The rule that gave ``policy``; nil when ``RouteTable/defaultPolicy`` did.
         var rule: RouteRule?
-        /// False when no rule matched the path as sent (only ``RouteTable/defaultPolicy`` or a lenient reading).
-        var matched: Bool
     }
 
     /// The policy of a request (see the type's discussion).
@@ -191,10 +189,9 @@ public struct RouteTable: Hashable, Sendable {
         let methodBytes = Array(method.utf8)
         let asSent = Self.mostSpecific(
             compiled.filter { rule in
-                (rule.method.map { $0 == methodBytes } ?? true) && Self.matchesAsSent(rule, target.path)
+                Self.matches(rule.method, methodBytes) && Self.matchesAsSent(rule, target.path)
             })
-        var decision = Decision(
-            policy: asSent?.policy ?? defaultPolicy, rule: asSent.map { rules[$0.order] }, matched: asSent != nil)
+        var decision = Decision(policy: asSent?.policy ?? defaultPolicy, rule: asSent.map { rules[$0.order] })
         func consider(_ rule: Compiled?) {
             let policy = rule?.policy ?? defaultPolicy
             // A stricter reading wins; an equally strict rule names the rule where only the default decided.
