@@ -195,20 +195,18 @@ struct GatewayHardeningTests: RouterCalls {
         let feed = try RouteTable(rules: [RouteRule(method: "*", path: "/api/*", policy: .token)])
         let tokenRouter = ServiceRouter(
             service: production, subjectSource: .header(subjectHeader), routes: feed, tokens: tokens)
-        let developmentToken = try await tokens.issue(
-            subject: "alice", keyID: Data(keyID).base64EncodedString(), environment: "development")
-        let tokenAnswer = await tokenRouter.respond(
-            to: HTTPRequest(
-                method: "GET", path: "/ext-authz/api/feed",
-                headers: [subjectHeader: "alice", "Rampart-Token": developmentToken.token]))
+        func readFeed(withTokenOf environment: String) async throws -> HTTPResponse {
+            let token = try await tokens.issue(
+                subject: "alice", keyID: Data(keyID).base64EncodedString(), environment: environment)
+            return await tokenRouter.respond(
+                to: HTTPRequest(
+                    method: "GET", path: "/ext-authz/api/feed",
+                    headers: [subjectHeader: "alice", "Rampart-Token": token.token]))
+        }
+        let tokenAnswer = try await readFeed(withTokenOf: "development")
         #expect(tokenAnswer.status == 403)
         #expect(errorCode(tokenAnswer) == "wrongEnvironment")
-        let productionToken = try await tokens.issue(
-            subject: "alice", keyID: Data(keyID).base64EncodedString(), environment: "production")
-        let tokenAllowed = await tokenRouter.respond(
-            to: HTTPRequest(
-                method: "GET", path: "/ext-authz/api/feed",
-                headers: [subjectHeader: "alice", "Rampart-Token": productionToken.token]))
+        let tokenAllowed = try await readFeed(withTokenOf: "production")
         #expect(tokenAllowed.status == 200)
         #expect(tokenAllowed.headers["Rampart-Environment"] == "production")
     }
