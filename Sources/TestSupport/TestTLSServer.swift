@@ -26,10 +26,11 @@ public final class TestTLSServer: Sendable {
     ///   - key: Path of its private key.
     ///   - chain: Path of a PEM file of intermediates to send, if any.
     ///   - connections: How many connections to serve before exiting.
-    ///   - lifetime: Seconds after which the server is killed whatever happens.
+    ///   - lifetime: Seconds after which the server is killed whatever happens: a guard against a hung run, so far
+    ///     beyond what a test takes on a loaded CI machine (a full parallel run kept one waiting more than 60 s).
     /// - Throws: ``PKIError`` when it does not start.
     public init(
-        certificate: String, key: String, chain: String? = nil, connections: Int = 1, lifetime: Int = 60
+        certificate: String, key: String, chain: String? = nil, connections: Int = 1, lifetime: Int = 600
     )
         throws
     {

@@ -45,6 +45,14 @@ struct KeysetConcurrencyTests {
         }
     }
 
+    /// What the processes started with `tags` wrote to standard error, for a failed expectation's message.
+    static func errors(in directory: URL, tags: [String]) -> String {
+        tags.compactMap { tag in
+            let text = (try? String(contentsOf: directory.appendingPathComponent("\(tag).err"), encoding: .utf8)) ?? ""
+            return text.isEmpty ? nil : "\(tag): \(text)"
+        }.joined(separator: "\n")
+    }
+
     /// The keyset `name` as the vault holds it now.
     static func storedKeyset(_ name: String, vault: URL, keyFile: URL) async throws -> Keyset {
         let backend = try FileVault.open(at: vault.path, credential: .keyFile(at: keyFile.path), create: false)
@@ -80,7 +88,9 @@ struct KeysetConcurrencyTests {
                     tag: "rotate-\(round)-\(writer)")
             }
             let statuses = Self.finish(processes)
-            #expect(statuses == Array(repeating: 0, count: writers), "round \(round)")
+            #expect(
+                statuses == Array(repeating: 0, count: writers),
+                "round \(round): \(Self.errors(in: directory, tags: (0..<writers).map { "rotate-\(round)-\($0)" }))")
             let keyset = try await Self.storedKeyset("race", vault: vault, keyFile: keyFile)
             #expect(keyset.keyIDs.count == 1 + writers * (round + 1), "round \(round): \(keyset.keyIDs)")
             for (writer, own) in files.enumerated() where statuses[writer] == 0 {
@@ -112,7 +122,9 @@ struct KeysetConcurrencyTests {
                     ], in: directory, tag: "seal-\(writer)")
             }
             let statuses = Self.finish(processes)
-            #expect(statuses == Array(repeating: 0, count: writers), "round \(round)")
+            #expect(
+                statuses == Array(repeating: 0, count: writers),
+                "round \(round): \(Self.errors(in: directory, tags: (0..<writers).map { "seal-\($0)" }))")
             let keyset = try await Self.storedKeyset("fresh", vault: vault, keyFile: keyFile)
             #expect(keyset.keyIDs == ["fresh/v1"], "round \(round)")
             for writer in 0..<writers where statuses[writer] == 0 {

@@ -318,8 +318,17 @@ public final class FileVault: VaultBackend {
     /// commit). With `secure_delete` on, freed space was zeroed, so afterwards neither the file nor its log holds a
     /// removed or replaced value, or the vault key's previous wrap; a copy of the main file alone is the current
     /// vault.
+    ///
+    /// Only one connection checkpoints at a time, and SQLite answers busy at once, without its busy handler, when
+    /// another process holds the checkpoint lock (wal.c, `walLockExclusive(WAL_CKPT_LOCK)`) — as it does whenever two
+    /// processes change the vault together. So a busy answer is retried every few milliseconds until ``busyTimeout``.
     private static func checkpointFully(_ database: SQLiteConnection) throws {
-        let row = try database.query("PRAGMA wal_checkpoint(TRUNCATE)").first
+        let deadline = ContinuousClock.now + busyTimeout
+        var row = try database.query("PRAGMA wal_checkpoint(TRUNCATE)").first
+        while let busy = row, busy.integer(0) != 0, ContinuousClock.now < deadline {
+            usleep(2_000)
+            row = try database.query("PRAGMA wal_checkpoint(TRUNCATE)").first
+        }
         guard let row, row.integer(0) == 0 else {
             throw VaultError.ioFailure(
                 "the change is committed, but another process kept reading an older state of the vault for more than "

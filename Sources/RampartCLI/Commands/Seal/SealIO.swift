@@ -140,7 +140,9 @@ enum SealIO {
 
     /// Maps a ``SealError`` to the CLI contract: integrity verdicts exit 1, everything else 2.
     static func report(_ error: SealError, command: String, context: CommandContext) -> ExitCode {
-        context.printError("rampart \(command): \(error.description)")
+        // A secret store's own error says what to do about it (unlock the keyring, close another process …).
+        let cause = error.code == .keyStoreFailure && !error.detail.isEmpty ? "\n  because: \(error.detail)" : ""
+        context.printError("rampart \(command): \(error.description)\(cause)")
         return error.isIntegrityFailure ? .failure : .usage
     }
 
