@@ -121,12 +121,11 @@ enum StoreGroupCommit {
     }
 
     /// Three transactions gathered behind a held writer, the middle one spending the first one's nonce when
-    /// `conflict`: without a failure each body runs once (no savepoints); with one, the batch runs again with a
-    /// savepoint each, and only the middle member fails (storeFailure). `queued` is the store's writer backlog;
-    /// `afterBatch` runs once the batch is answered, before the nonces are read back. `probed`: the store probes
-    /// each body once for its first statement before the batch runs (PostgreSQL's prefetch), one more call each.
+    /// `conflict`: each body runs once, and with the conflict only the middle member fails (storeFailure), rolled
+    /// back to its savepoint. `queued` is the store's writer backlog; `afterBatch` runs once the batch is answered,
+    /// before the nonces are read back.
     static func aConflictingMemberFailsOnlyItself(
-        _ store: any AttestationStore, conflict: Bool, queued: @escaping @Sendable () -> Int, probed: Bool = false,
+        _ store: any AttestationStore, conflict: Bool, queued: @escaping @Sendable () -> Int,
         afterBatch: () -> Void = {}
     ) async throws {
         let (gate, held) = await holdWriter(of: store)
@@ -135,10 +134,53 @@ enum StoreGroupCommit {
         try await held.value
         let codes = await outcomes.value
         #expect(codes == (conflict ? [nil, .storeFailure, nil] : [nil, nil, nil]))
-        let probes = probed ? 1 : 0
-        #expect(counts.values == (conflict ? [2, 2, 1] : [1, 1, 1]).map { $0 + probes })
+        #expect(counts.values == [1, 1, 1])
         afterBatch()
         #expect(try await spentNonces(nonces, in: store) == [true, !conflict, true])
+    }
+
+    /// Five transactions gathered into one batch behind a held writer, each counting its runs: the second throws
+    /// its own error after spending, the fourth runs a statement the database refuses after spending. Every body
+    /// runs exactly once; the two failing members keep nothing and get their own errors; the others commit.
+    static func aBodyRunsOnceBesideFailingMembers(
+        _ store: any AttestationStore, queued: @escaping @Sendable () -> Int
+    ) async throws {
+        struct OwnFailure: Error {}
+        let nonces = (0..<5).map { _ in StoreContract.nonce() }
+        let counts = RunCounts(5)
+        let (gate, held) = await holdWriter(of: store)
+        let before = queued()
+        var tasks: [Task<String?, Never>] = []
+        for (index, nonce) in nonces.enumerated() {
+            tasks.append(
+                Task {
+                    do {
+                        try await store.transaction { transaction in
+                            counts.ran(index)
+                            _ = try transaction.spendChallenge(nonce: nonce, expiresAt: StoreContract.future)
+                            if index == 1 { throw OwnFailure() }
+                            if index == 3, let sql = transaction as? SQLStoreTransaction {
+                                _ = try sql.execute("SELECT missing_column FROM rampart_keys")
+                            }
+                        }
+                        return nil
+                    } catch is OwnFailure {
+                        return "own"
+                    } catch let error as AttestServiceError {
+                        return error.code.description
+                    } catch {
+                        return "\(error)"
+                    }
+                })
+            while queued() < before + index + 1 { try await Task.sleep(for: .milliseconds(2)) }
+        }
+        gate.signal()
+        try await held.value
+        var outcomes: [String?] = []
+        for task in tasks { outcomes.append(await task.value) }
+        #expect(outcomes == [nil, "own", nil, AttestServiceError.Code.storeFailure.description, nil])
+        #expect(counts.values == [1, 1, 1, 1, 1])
+        #expect(try await spentNonces(nonces, in: store) == [true, false, true, false, true])
     }
 
     static func spentNonces(_ nonces: [[UInt8]], in store: any AttestationStore) async throws -> [Bool] {
@@ -230,7 +272,7 @@ struct SQLiteGroupCommitTests {
         }
     }
 
-    @Test("a batch where no body throws runs each body once; a unique violation mid-batch fails only its member")
+    @Test("each body of a batch runs once; a unique violation mid-batch fails only its member")
     func conflictingMember() async throws {
         for conflict in [false, true] {
             let store = try SQLiteAttestationStore(path: temporarySQLitePath())
@@ -241,6 +283,13 @@ struct SQLiteGroupCommitTests {
                 })
             await store.close()
         }
+    }
+
+    @Test("a body runs exactly once beside members that throw or whose statement fails; only those keep nothing")
+    func runsOnce() async throws {
+        let store = try SQLiteAttestationStore(path: temporarySQLitePath())
+        try await StoreGroupCommit.aBodyRunsOnceBesideFailingMembers(store, queued: { store.writerBacklog })
+        await store.close()
     }
 
     @Test("an in-memory store works (reads run on the writer, which holds the only copy)")
@@ -373,8 +422,8 @@ struct PostgresGroupCommitTests {
         return (codes, store.roundTrips.value - before)
     }
 
-    @Test("a batch's first statements travel in one pipeline: 10 spends cost 2 round trips (them with BEGIN, COMMIT)")
-    func prefetchedBatch() async throws {
+    @Test("commands without results ride with the next statement: 10 spends in a batch cost 11 round trips")
+    func roundTripsPerBatch() async throws {
         let store = try PostgresAttestationStore(url: url, poolSize: 1)
         let nonces = (0..<10).map { _ in StoreContract.nonce() }
         let bodies = nonces.map { nonce -> @Sendable (any AttestationStoreTransaction) throws -> Void in
@@ -384,65 +433,23 @@ struct PostgresGroupCommitTests {
                 }
             }
         }
+        // BEGIN and each SAVEPOINT travel with a spend, each RELEASE with the next spend or COMMIT.
         let (codes, roundTrips) = try await Self.gatheredBatch(store, bodies)
         #expect(codes == Array(repeating: nil, count: 10))
-        #expect(roundTrips == 2)
+        #expect(roundTrips == 11)
         #expect(try await StoreGroupCommit.spentNonces(nonces, in: store) == Array(repeating: true, count: 10))
         await store.close()
     }
 
-    @Test(
-        "the sealing key's load asks for the statement it was probed with: a batch with it and 2 spends takes 3 round trips"
-    )
-    func sealingKeyInABatch() async throws {
+    @Test("a body runs exactly once beside members that throw or whose statement fails; only those keep nothing")
+    func runsOnce() async throws {
         let store = try PostgresAttestationStore(url: url, poolSize: 1)
-        let nonces = (0..<2).map { _ in StoreContract.nonce() }
-        let candidate = SecureRandom.bytes(count: 32)
-        let createdAt = Date()
-        var bodies: [@Sendable (any AttestationStoreTransaction) throws -> Void] = [
-            { transaction in _ = try transaction.challengeSealingKey(proposing: candidate, createdAt: createdAt) }
-        ]
-        bodies += nonces.map { nonce -> @Sendable (any AttestationStoreTransaction) throws -> Void in
-            { transaction in _ = try transaction.spendChallenge(nonce: nonce, expiresAt: StoreContract.future) }
-        }
-        // BEGIN and the three first statements, then the key's SELECT, then COMMIT. A body that makes its INSERT
-        // differently when it runs than when it was probed (the time, or the candidate, made inside it) rolls the
-        // batch back and runs it again with savepoints.
-        let (codes, roundTrips) = try await Self.gatheredBatch(store, bodies)
-        #expect(codes == [nil, nil, nil])
-        #expect(roundTrips == 3)
-        #expect(try await StoreGroupCommit.spentNonces(nonces, in: store) == [true, true])
+        try await StoreGroupCommit.aBodyRunsOnceBesideFailingMembers(store, queued: { store.writerBacklog })
         await store.close()
     }
 
-    @Test("a member asking for another first statement than probed: the batch rolls back, what ran unasked is undone")
-    func prefetchMismatch() async throws {
-        let store = try PostgresAttestationStore(url: url, poolSize: 1)
-        let probedOnly = StoreContract.nonce()
-        let asked = StoreContract.nonce()
-        let calls = Mutex(0)
-        let plain = StoreContract.nonce()
-        let bodies: [@Sendable (any AttestationStoreTransaction) throws -> Void] = [
-            { _ = try $0.spendChallenge(nonce: plain, expiresAt: StoreContract.future) },
-            { transaction in
-                // Not what a body may do (compute from anything but what it reads): its probe asks for one nonce,
-                // every later run for another.
-                let first = calls.withLock { count in
-                    count += 1
-                    return count == 1
-                }
-                _ = try transaction.spendChallenge(nonce: first ? probedOnly : asked, expiresAt: StoreContract.future)
-            },
-        ]
-        let (codes, _) = try await Self.gatheredBatch(store, bodies)
-        #expect(codes == [nil, nil])
-        #expect(calls.withLock { $0 } == 3)  // probe, the refused run, the run with savepoints
-        #expect(try await StoreGroupCommit.spentNonces([plain, asked, probedOnly], in: store) == [true, true, false])
-        await store.close()
-    }
-
-    @Test("a prefetched first statement PostgreSQL refuses fails only its member; the others commit, with savepoints")
-    func prefetchedStatementRefused() async throws {
+    @Test("a first statement PostgreSQL refuses fails only its member; the others commit")
+    func firstStatementRefused() async throws {
         let store = try PostgresAttestationStore(url: url, poolSize: 1)
         let kept = [StoreContract.nonce(), StoreContract.nonce()]
         let bodies: [@Sendable (any AttestationStoreTransaction) throws -> Void] = [
@@ -495,12 +502,12 @@ struct PostgresGroupCommitTests {
         await store.close()
     }
 
-    @Test("a batch where no body throws runs each body once after its probe; a unique violation fails only its member")
+    @Test("each body of a batch runs once; a unique violation fails only its member")
     func conflictingMember() async throws {
         for conflict in [false, true] {
             let store = try PostgresAttestationStore(url: url, poolSize: 1)
             try await StoreGroupCommit.aConflictingMemberFailsOnlyItself(
-                store, conflict: conflict, queued: { store.writerBacklog }, probed: true)
+                store, conflict: conflict, queued: { store.writerBacklog })
             await store.close()
         }
     }

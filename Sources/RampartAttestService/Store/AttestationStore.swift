@@ -3,25 +3,20 @@ public import Foundation
 /// Where the service keeps registered keys and spent challenges: the embedded SQLite file or a shared PostgreSQL
 /// database.
 ///
-/// Every write happens inside ``transaction(_:)``; reads that only prepare a decision (the key a signature is checked
-/// against) may use ``read(_:)``, which takes no write lock. A transaction's body runs synchronously on the store's
-/// own writer, grouped with other requests' bodies into one commit (a body that throws keeps nothing of its own and
-/// does not fail the others: the batch then runs again, each body in its own savepoint); the method returns only
-/// after that commit is
-/// durable, which is when the service may answer 2xx. If the body throws, nothing it wrote is kept.
-///
-/// - Important: A body may run more than once before its commit: a batch runs its members without savepoints first,
-///   and runs them again, each in its own savepoint, when one of them throws. A body must compute only from what the
-///   transaction reads and return the result; it must not act outside the transaction (the result is used once,
-///   after the commit).
+/// Every write happens inside ``transaction(_:)``; reads that only prepare a decision may use ``read(_:)``, which
+/// takes no write lock. A transaction's body runs exactly once, synchronously, on the store's own writer, grouped
+/// with other requests' bodies into one commit: each body runs in its own savepoint, so a body that throws keeps
+/// nothing of its own and does not fail the others. The method returns only after that commit is durable, which is
+/// when the service may answer 2xx. If the body throws, nothing it wrote is kept; if the commit fails, nothing of
+/// the body is kept and the method throws.
 ///
 /// Both implementations pass the same contract suite (`StoreContractTests`): one-time challenge spending under
 /// concurrency, conditional counter advance, durability of acknowledged writes, and group commit isolation.
 public protocol AttestationStore: Sendable {
     /// Runs `body` in a database transaction and commits it (possibly together with other callers' bodies).
     ///
-    /// - Parameter body: The reads and writes; short, and it must not block on anything but the database (the
-    ///   service verifies signatures before, not inside).
+    /// - Parameter body: The reads and writes, run once; short, and it must not block on anything but the
+    ///   database.
     /// - Returns: What `body` returned, after the commit.
     /// - Throws: What `body` threw (after rolling back its work), or ``AttestServiceError`` with
     ///   ``AttestServiceError/Code/storeFailure`` when the database failed; in both cases nothing of `body` was
@@ -87,10 +82,6 @@ public protocol AttestationStoreTransaction {
     /// The challenge sealing key kept in the database, storing `candidate` first when there is none.
     ///
     /// Of concurrent callers (in any process), all get the same key: the first stored one.
-    ///
-    /// The time is a parameter, not read in the body, so that the body asks for the same statements each time it
-    /// runs (PostgreSQL probes a batch member's first statement before running it, and a different one rolls the
-    /// batch back).
     ///
     /// - Parameters:
     ///   - candidate: Fresh random bytes to keep if the database holds no key yet.

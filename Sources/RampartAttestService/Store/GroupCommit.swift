@@ -6,17 +6,14 @@ final class PendingTransaction: Sendable {
     /// Whether the body only reads: a writer that supports it runs such members outside the batch's transaction.
     let readOnly: Bool
     private let runBody: @Sendable (any AttestationStoreTransaction) -> Bool
-    private let probeBody: @Sendable (any AttestationStoreTransaction) -> Void
     private let complete: @Sendable ((any Error)?) -> Void
 
     private init(
         readOnly: Bool, run: @escaping @Sendable (any AttestationStoreTransaction) -> Bool,
-        probe: @escaping @Sendable (any AttestationStoreTransaction) -> Void,
         complete: @escaping @Sendable ((any Error)?) -> Void
     ) {
         self.readOnly = readOnly
         runBody = run
-        probeBody = probe
         self.complete = complete
     }
 
@@ -38,7 +35,6 @@ final class PendingTransaction: Sendable {
                     return false
                 }
             },
-            probe: { transaction in _ = try? body(transaction) },
             complete: { failure in
                 let result = outcome.value.withLock { $0 }
                 switch (result, failure) {
@@ -51,13 +47,8 @@ final class PendingTransaction: Sendable {
             })
     }
 
-    /// Runs the body; whether it returned (rather than threw).
+    /// Runs the body; whether it returned (rather than threw). Called once per member.
     func run(_ transaction: any AttestationStoreTransaction) -> Bool { runBody(transaction) }
-
-    /// Runs the body and forgets what it returned or threw: for a store that learns which statement a body starts
-    /// with (see ``GroupCommitStatements/prefetch``). Bodies only compute from what the transaction reads, so this
-    /// changes nothing but what `transaction` does.
-    func probe(_ transaction: any AttestationStoreTransaction) { probeBody(transaction) }
 
     /// Answers the caller: the body's error if it threw, else `failure` if the commit failed, else its value.
     func complete(failure: (any Error)?) { complete(failure) }
@@ -70,11 +61,11 @@ private final class ResultBox<T: Sendable>: Sendable {
 /// A writer that gathers the transactions submitted while it was busy and runs them as one batch.
 ///
 /// Submitting never blocks; the first submitter with the writer idle starts a drain on the writer's queue, which
-/// takes everything pending (up to ``maximumBatch``), runs it, and repeats until nothing is pending. While one batch
+/// takes everything pending (up to `maximumBatch`), runs it, and repeats until nothing is pending. While one batch
 /// commits (a `synchronous=FULL` fsync, a PostgreSQL round trip), the next gathers.
 final class GroupCommitQueue: Sendable {
-    /// The most transactions in one commit (bounds the latency one batch adds to its members).
-    static let maximumBatch = 128
+    /// The most transactions in one commit by default (bounds the latency one batch adds to its members).
+    static let defaultMaximumBatch = 128
 
     private struct State {
         var pending: [PendingTransaction] = []
@@ -85,11 +76,17 @@ final class GroupCommitQueue: Sendable {
     private let batches = Atomic<Int>(0)
     private let members = Atomic<Int>(0)
     private let queue: DispatchQueue
+    private let maximumBatch: Int
     private let runBatch: @Sendable ([PendingTransaction]) -> Void
 
-    /// A writer on a serial queue named `label` that hands each batch to `runBatch`.
-    init(label: String, runBatch: @escaping @Sendable ([PendingTransaction]) -> Void) {
+    /// A writer on a serial queue named `label` that hands each batch of at most `maximumBatch` transactions to
+    /// `runBatch`.
+    init(
+        label: String, maximumBatch: Int = defaultMaximumBatch,
+        runBatch: @escaping @Sendable ([PendingTransaction]) -> Void
+    ) {
         queue = DispatchQueue(label: label)
+        self.maximumBatch = max(maximumBatch, 1)
         self.runBatch = runBatch
     }
 
@@ -126,7 +123,7 @@ final class GroupCommitQueue: Sendable {
                     state.draining = false
                     return []
                 }
-                let count = min(state.pending.count, Self.maximumBatch)
+                let count = min(state.pending.count, maximumBatch)
                 let batch = Array(state.pending.prefix(count))
                 state.pending.removeFirst(count)
                 return batch
@@ -150,41 +147,15 @@ struct GroupCommitStatements {
     /// Whether the transaction is gone although it was begun: SQLite drops it by itself on some I/O errors, and a
     /// PostgreSQL connection that dropped takes it along.
     var isTransactionLost: () -> Bool = { false }
-    /// Runs the first statement of each member of a batch up front, all together, just after `begin` (PostgreSQL:
-    /// one pipeline, one round trip, instead of one per member); nil when the store runs statements one by one.
-    var prefetch: ((ArraySlice<PendingTransaction>) -> PrefetchedBatch)?
 
-    /// What ``prefetch`` made of a batch.
-    enum PrefetchedBatch {
-        /// Nothing was sent: the members run on the batch's transaction as they are.
-        case none
-        /// One transaction per member, in order, each answering its member's first statement from what was run up
-        /// front. `allConsumed` tells, after the members ran, whether each one asked exactly for its prefetched
-        /// statement first; if not, the batch is rolled back (something ran that no member asked for).
-        case ready([any AttestationStoreTransaction], allConsumed: () -> Bool)
-        /// A prefetched statement failed, which aborts the transaction: the batch is rolled back and runs again
-        /// with savepoints, without a prefetch.
-        case failed
-    }
-
-    /// Runs `batch` as one transaction and completes every member after the commit (or its failure).
+    /// Runs `batch` as one transaction, each member's body exactly once inside its own savepoint, and completes every
+    /// member after the commit (or its failure).
     ///
-    /// The members first run one after another with no savepoints: the common batch, where no body throws, costs
-    /// `BEGIN`, the bodies' own statements and `COMMIT`, nothing else. When a body throws (its own error, or a
-    /// statement the database refused), the transaction is rolled back and the same members run again, each in its
-    /// own savepoint: a member whose body throws is rolled back to its savepoint and answered with its own error; the
-    /// others commit. A body may therefore run twice; bodies only compute from what the transaction reads (see
-    /// ``AttestationStore/transaction(_:)``). When the transaction itself fails (`BEGIN`, a savepoint statement,
-    /// `COMMIT`, or a transaction the database dropped), every member in it is answered with that failure: nothing
-    /// of it was committed. Members after a dropped transaction run in a new one. A batch of one runs without
-    /// savepoints.
-    ///
-    /// With a ``prefetch``, the run without savepoints starts by running every member's first statement at once;
-    /// each member then gets its own statement's answer and runs the rest of its statements as usual. So the
-    /// members' first statements all run before any member's second: the interleaving that another process's
-    /// transactions could cause anyway, which every body tolerates, since each statement is a self-contained check
-    /// (a spend, a compare-and-set). If a prefetched statement fails, or a member does not ask for its own first,
-    /// the batch is rolled back and runs with savepoints, without a prefetch.
+    /// A member whose body throws (its own error, or a statement the database refused) is rolled back to its
+    /// savepoint and answered with its own error; the others commit. When the transaction itself fails (`BEGIN`, a
+    /// savepoint statement, `COMMIT`, or a transaction the database dropped), every member that ran in it is
+    /// answered with that failure (as is a member whose savepoint failed, before its body ran): nothing of it was
+    /// committed, and no body runs again. The members not yet run then go on in a new transaction.
     ///
     /// - Parameters:
     ///   - batch: The members, in submission order.
@@ -195,7 +166,6 @@ struct GroupCommitStatements {
         failure: (any Error) -> any Error
     ) {
         var remaining = batch[...]
-        var withSavepoints = false
         while !remaining.isEmpty {
             do {
                 try begin()
@@ -204,62 +174,23 @@ struct GroupCommitStatements {
                 for member in remaining { member.complete(failure: failed) }
                 return
             }
-            if remaining.count > 1 && !withSavepoints {
-                var transactions: [any AttestationStoreTransaction]?
-                var allConsumed: () -> Bool = { true }
-                switch prefetch?(remaining) ?? .none {
-                case .none:
-                    break
-                case .ready(let prepared, let consumed):
-                    transactions = prepared
-                    allConsumed = consumed
-                case .failed:
-                    rollback()
-                    withSavepoints = true
-                    continue
-                }
-                switch runWithoutSavepoints(remaining, transaction: { transactions?[$0] ?? transaction }) {
-                case .completed:
-                    guard allConsumed() else {
-                        rollback()
-                        withSavepoints = true
-                        continue
-                    }
-                    commitAndAnswer(remaining, failure: failure)
-                    return
-                case .memberFailed:
-                    rollback()
-                    withSavepoints = true
-                case .lost(let count):
-                    rollback()
-                    let broken = Self.lostTransaction
-                    for member in remaining.prefix(count) { member.complete(failure: broken) }
-                    remaining = remaining.dropFirst(count)
-                }
-                continue
-            }
-            let alone = remaining.count == 1
-            var members: [PendingTransaction] = []
+            var ran: [PendingTransaction] = []
             var broken: (any Error)?
             while let member = remaining.first {
                 remaining = remaining.dropFirst()
+                ran.append(member)
                 do {
-                    if alone {
-                        guard member.run(transaction) else {
-                            rollback()
-                            member.complete(failure: nil)
-                            break
-                        }
-                        members.append(member)
-                        continue
-                    }
                     try savepoint()
-                    members.append(member)
-                    let succeeded = member.run(transaction)
-                    if isTransactionLost() {
-                        broken = Self.lostTransaction
-                        break
-                    }
+                } catch {
+                    broken = failure(error)  // answered with the others: its body never ran
+                    break
+                }
+                let succeeded = member.run(transaction)
+                if isTransactionLost() {
+                    broken = Self.lostTransaction
+                    break
+                }
+                do {
                     if !succeeded { try rollbackToSavepoint() }
                     try release()
                 } catch {
@@ -269,11 +200,10 @@ struct GroupCommitStatements {
             }
             if let broken {
                 rollback()
-                for member in members { member.complete(failure: broken) }
+                for member in ran { member.complete(failure: broken) }
                 continue
             }
-            guard !members.isEmpty else { continue }
-            commitAndAnswer(members[...], failure: failure)
+            commitAndAnswer(ran, failure: failure)
         }
     }
 
@@ -282,31 +212,8 @@ struct GroupCommitStatements {
             "the database rolled back a group of transactions after an error; nothing was acknowledged")
     }
 
-    /// How a run of members without savepoints ended.
-    private enum UnprotectedRun {
-        /// Every body returned; the transaction is open, ready for `COMMIT`.
-        case completed
-        /// A body threw with the transaction still open: roll back and run them again with savepoints.
-        case memberFailed
-        /// The database dropped the transaction during the first `count` members.
-        case lost(count: Int)
-    }
-
-    private func runWithoutSavepoints(
-        _ members: ArraySlice<PendingTransaction>, transaction: (Int) -> any AttestationStoreTransaction
-    ) -> UnprotectedRun {
-        var count = 0
-        for member in members {
-            let succeeded = member.run(transaction(count))
-            count += 1
-            if isTransactionLost() { return .lost(count: count) }
-            if !succeeded { return .memberFailed }
-        }
-        return .completed
-    }
-
     /// Commits the open transaction and answers `members`: with success, or every one with the commit's failure.
-    private func commitAndAnswer(_ members: ArraySlice<PendingTransaction>, failure: (any Error) -> any Error) {
+    private func commitAndAnswer(_ members: [PendingTransaction], failure: (any Error) -> any Error) {
         do {
             try commit()
         } catch {

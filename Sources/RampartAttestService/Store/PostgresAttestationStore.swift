@@ -11,14 +11,12 @@ import Synchronization
 ///
 /// Connections are pooled (``defaultPoolSize``); each has its own serial queue, so blocking libpq calls never run on
 /// Swift's cooperative threads, and its own group commit: the transactions that arrive while the connection is busy
-/// run together in one `BEGIN … COMMIT` with no savepoints. A new transaction joins a busy connection's next batch
-/// until 16 wait for it, and only then goes to an idle connection. A batch's first statements (a protected
-/// request's only one: spend the challenge and compare-and-set the counter) travel in one libpq pipeline with its
-/// `BEGIN`, and its `COMMIT` in another, so a batch costs two round trips however many it holds; a member's further
-/// statements, if any, take one each. When a body throws, the batch is rolled back and runs again, each body in a
-/// `SAVEPOINT` (so the one that threw is rolled back alone); commands without results (`SAVEPOINT`, `RELEASE`) then
-/// travel with the next statement, and the last `RELEASE` with `COMMIT`. Each statement text is prepared once per
-/// connection. Reads (``read(_:)``) run on the same connections outside the batch's transaction.
+/// run together in one `BEGIN … COMMIT`, each body once, in its own `SAVEPOINT` (so one that throws is rolled back
+/// alone). A new transaction joins a busy connection's next batch until 16 wait for it, and only then goes to an idle
+/// connection. Commands without results (`BEGIN`, `SAVEPOINT`, `RELEASE`, `ROLLBACK TO`) travel in one libpq
+/// pipeline with the next statement, and the last `RELEASE` with `COMMIT`, so a member costs one round trip per
+/// statement and a batch one more for its commit. Each statement text is prepared once per connection. Reads
+/// (``read(_:)``) run on the same connections outside the batch's transaction.
 public final class PostgresAttestationStore: AttestationStore {
     /// How many connections the pool opens by default.
     public static let defaultPoolSize = 8
@@ -54,9 +52,16 @@ public final class PostgresAttestationStore: AttestationStore {
         }
         self.slots = slots
         writers = slots.enumerated().map { index, slot in
-            GroupCommitQueue(label: "rampart.store.postgres.\(index)") { batch in Self.run(batch, on: slot) }
+            GroupCommitQueue(label: "rampart.store.postgres.\(index)", maximumBatch: Self.maximumBatch) { batch in
+                Self.run(batch, on: slot)
+            }
         }
     }
+
+    /// The most transactions in one batch: each member's savepoint is a subtransaction, and a backend caches the ids
+    /// of at most 64 (`PGPROC_MAX_CACHED_SUBXIDS`); beyond that every other session's snapshot of the database must
+    /// look subtransactions up in `pg_subtrans`.
+    static let maximumBatch = 64
 
     /// Creates, migrates or checks the tables in one transaction (the caller holds the advisory lock).
     private static func prepareSchema(on connection: borrowing PostgresConnection) throws {
@@ -96,43 +101,9 @@ public final class PostgresAttestationStore: AttestationStore {
                 rollbackToSavepoint: { connection.deferCommand(unsafeScript: "ROLLBACK TO rampart_member") },
                 commit: { try connection.commit() },
                 rollback: { connection.rollback() },
-                isTransactionLost: { connection.hasLostTransaction },
-                prefetch: { members in Self.prefetchFirstStatements(of: members, on: connection) })
+                isTransactionLost: { connection.hasLostTransaction })
             statements.run(writes, transaction: transaction) { $0 }
         }
-    }
-
-    /// Runs the first statement of every member in one pipeline (one round trip for the batch, where each member
-    /// would otherwise wait for its own), and gives each member a transaction that answers that statement from it.
-    ///
-    /// Each member's body is first probed on a transaction that only notes the first statement asked for and
-    /// stops the body there. The batch's `BEGIN` travels in the same pipeline.
-    private static func prefetchFirstStatements(
-        of members: ArraySlice<PendingTransaction>, on connection: PostgresConnection
-    ) -> GroupCommitStatements.PrefetchedBatch {
-        let firsts = members.map { member -> SQLQuery? in
-            let probe = FirstStatementProbe()
-            member.probe(SQLStoreTransaction(execute: probe.note, modifiesInCommonTableExpressions: true))
-            return probe.query
-        }
-        let queries = firsts.compactMap(\.self)
-        guard queries.count > 1 else { return .none }
-        let answers: [[SQLRow]]
-        do {
-            answers = try connection.queries(queries)
-        } catch {
-            return .failed
-        }
-        var next = answers.makeIterator()
-        let prefetched = firsts.map { query in
-            PrefetchedStatement(query.flatMap { query in next.next().map { (query, $0) } })
-        }
-        let transactions = prefetched.map { statement -> any AttestationStoreTransaction in
-            SQLStoreTransaction(
-                execute: { query in try statement.answer(query) ?? connection.query(query) },
-                modifiesInCommonTableExpressions: true)
-        }
-        return .ready(transactions, allConsumed: { prefetched.allSatisfy(\.isConsumed) })
     }
 
     /// How many transactions wait for the pool's writers, plus one for each writer running a batch.
@@ -221,45 +192,5 @@ public final class PostgresAttestationStore: AttestationStore {
                 }
             }
         }
-    }
-}
-
-/// Notes the first statement a body asks for and stops the body there (by throwing).
-private final class FirstStatementProbe {
-    private(set) var query: SQLQuery?
-
-    private struct Stop: Error {}
-
-    func note(_ query: SQLQuery) throws -> [SQLRow] {
-        if self.query == nil { self.query = query }
-        throw Stop()
-    }
-}
-
-/// A member's first statement, already run, with its rows: handed to the member when it asks for exactly that
-/// statement first.
-private final class PrefetchedStatement {
-    private var pending: (query: SQLQuery, rows: [SQLRow])?
-    private var mismatched = false
-
-    init(_ pending: (query: SQLQuery, rows: [SQLRow])?) { self.pending = pending }
-
-    /// Whether the member asked for its statement first (or had none).
-    var isConsumed: Bool { pending == nil && !mismatched }
-
-    /// The prefetched rows when `query` is the member's first statement; nil once they were taken (the statement
-    /// then runs on the connection).
-    ///
-    /// - Throws: ``AttestServiceError`` (`storeFailure`) when the member's first statement is another one: its
-    ///   prefetched statement ran, and must not be committed.
-    func answer(_ query: SQLQuery) throws -> [SQLRow]? {
-        guard let pending else { return nil }
-        self.pending = nil
-        guard pending.query == query else {
-            mismatched = true
-            throw AttestServiceError.storeFailure(
-                "a transaction asked for another first statement than when it was probed; the batch runs again")
-        }
-        return pending.rows
     }
 }

@@ -11,8 +11,8 @@ import Darwin
 /// The embedded store: one SQLite file in WAL mode (the default for `rampart serve`).
 ///
 /// Writes go through one writer connection with group commit: the transactions submitted while the writer is busy
-/// run together in one `BEGIN IMMEDIATE … COMMIT` (when a body throws, the batch runs again, each body in its own
-/// `SAVEPOINT`, so the one that threw is rolled back alone), and the commit runs with `synchronous=FULL`; every
+/// run together in one `BEGIN IMMEDIATE … COMMIT`, each body once, in its own `SAVEPOINT` (so one that throws is
+/// rolled back alone), and the commit runs with `synchronous=FULL`; every
 /// caller is answered after that commit, so a `kill -9` (or a power loss) never loses an acknowledged registration
 /// or counter, and one fsync serves many requests.
 /// Reads (``read(_:)``) use their own `query_only` connections and never wait for the writer (WAL readers see the

@@ -158,35 +158,9 @@ final class PostgresConnection {
         try run(query, mayPrepareAgain: true)
     }
 
-    /// Runs `queries` one after another in one pipeline, after the deferred commands, and returns each one's rows:
-    /// one round trip for all of them. The first error fails the call (after the pipeline is read), and in a
-    /// transaction it aborts the transaction, as a failed ``query(_:)`` would.
-    ///
-    /// - Throws: ``AttestServiceError`` (`storeFailure`), also before sending anything when a text parameter holds a
-    ///   NUL (PostgreSQL `text` cannot hold one).
-    func queries(_ queries: [SQLQuery]) throws -> [[SQLRow]] {
-        var statements: [Statement] = []
-        var names: [PreparedKey: String] = [:]
-        for query in queries {
-            try query.refuseNULInText()
-            // A text used twice in one pipeline is prepared once, by its first use.
-            let key = Self.preparedKey(query)
-            let statement = makeStatement(query, key: key, preparedEarlier: names[key])
-            names[key] = statement.name
-            statements.append(statement)
-        }
-        let commands = deferred
-        deferred.removeAll()
-        do {
-            return try pipeline(commands, then: statements) { try self.rows($0) }
-        } catch let error as PreparedStatementFailure {
-            throw error.underlying
-        }
-    }
-
     private func run(_ query: SQLQuery, mayPrepareAgain: Bool) throws -> [SQLRow] {
         try query.refuseNULInText()
-        let statement = makeStatement(query, key: Self.preparedKey(query), preparedEarlier: nil)
+        let statement = makeStatement(query, key: Self.preparedKey(query))
         let commands = deferred
         deferred.removeAll()
         // Outside a transaction with nothing sent before it, a statement the server refused as stale ran nothing.
@@ -218,9 +192,8 @@ final class PostgresConnection {
     }
 
     /// The execution of `query` as a pipeline statement: under its prepared name (a new one, with its text to
-    /// prepare, the first time), with its values in binary format. `preparedEarlier` names a statement that an
-    /// earlier statement of the same pipeline prepares.
-    private func makeStatement(_ query: SQLQuery, key: PreparedKey, preparedEarlier: String?) -> Statement {
+    /// prepare, the first time), with its values in binary format.
+    private func makeStatement(_ query: SQLQuery, key: PreparedKey) -> Statement {
         var lengths: [Int32] = []
         var formats: [Int32] = []
         var storage: [[UInt8]?] = []
@@ -237,7 +210,7 @@ final class PostgresConnection {
             lengths.append(Int32(clamping: storage.last??.count ?? 0))
             formats.append(1)
         }
-        let known = prepared[key] ?? preparedEarlier
+        let known = prepared[key]
         let name = known ?? namePrefix + String(preparedCount)
         if known == nil { preparedCount += 1 }
         return Statement(
