@@ -30,6 +30,7 @@ let package = Package(
         .library(name: "RampartChainVerification", targets: ["RampartChainVerification"]),
         .library(name: "RampartTLS", targets: ["RampartTLS"]),
         .library(name: "RampartAppAttest", targets: ["RampartAppAttest"]),
+        .library(name: "RampartKeyAttestation", targets: ["RampartKeyAttestation"]),
         .library(name: "RampartAttestSimulation", targets: ["RampartAttestSimulation"]),
         .library(name: "RampartAttestService", targets: ["RampartAttestService"]),
         .library(name: "RampartVault", targets: ["RampartVault"]),
@@ -144,6 +145,11 @@ let package = Package(
             dependencies: [
                 "RampartCrypto", "RampartX509", "RampartChainVerification", .target(name: "COpenSSL", condition: linux),
             ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "RampartKeyAttestation",
+            dependencies: ["RampartCrypto", "RampartX509", "RampartAppAttest"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -426,6 +432,12 @@ let package = Package(
                 "RampartAppAttest", "RampartRequestSigning", "RampartChainVerification", "RampartCrypto", "RampartX509",
                 "TestSupport",
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RampartKeyAttestationTests",
+            dependencies: ["RampartKeyAttestation", "RampartAppAttest", "RampartCrypto", "RampartX509", "TestSupport"],
+            exclude: ["Vectors"],  // Google's Key Attestation chains with their LICENSE and provenance
             swiftSettings: swiftSettings
         ),
         .testTarget(

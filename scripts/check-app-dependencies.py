@@ -12,7 +12,8 @@ import sys
 
 APP_SIDE = ["RampartCrypto", "RampartX509", "RampartPinning", "RampartRequestSigning", "RampartSecretStore",
             "RampartSeal", "RampartAttestClient", "RampartApple", "RampartPointsCore", "RampartPointsApp"]
-SERVER_SIDE = {"RampartChainVerification", "RampartTLS", "RampartAppAttest", "RampartAttestSimulation",
+SERVER_SIDE = {"RampartChainVerification", "RampartTLS", "RampartAppAttest", "RampartKeyAttestation",
+               "RampartAttestSimulation",
                "RampartAttestService", "RampartVault", "RampartSQLite", "RampartAppleSimulation", "RampartCLI",
                "RampartCryptoKitBackend", "RampartAudit", "RampartCLICore"}
 PLATFORMS = ["ios", "macos", "tvos", "watchos", "visionos"]

@@ -13,6 +13,7 @@ public enum Vectors {
     static let inRepository = [
         "wycheproof": "Tests/RampartCryptoTests/Vectors/wycheproof",
         "x509-limbo": "Tests/RampartX509Tests/Vectors/x509-limbo",
+        "android-key-attestation": "Tests/RampartKeyAttestationTests/Vectors/android-key-attestation",
     ]
 
     /// The package root (this file is `Sources/TestSupport/Vectors.swift`).
