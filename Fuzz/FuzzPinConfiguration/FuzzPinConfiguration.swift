@@ -4,7 +4,9 @@ import RampartPinning
 
 /// Reading a pin configuration (property list, TrustKit, Android XML, OkHttp source or JSON, detected from the
 /// content) must never crash; an accepted one must survive writing as JSON and reading back unchanged; whatever
-/// another format writes must read back with the same domains and pins; host lookups on it must not crash either.
+/// another format writes must read back with the same domains and pins; merging its NSPinnedDomains into the input
+/// (as `pinset --merge-into` does) must write a property list that merging into again leaves byte for byte the same;
+/// host lookups on it must not crash either.
 func check(_ bytes: [UInt8]) {
     guard let configuration = try? PinConfiguration(contentsOf: Data(bytes)) else { return }
     if let json = try? configuration.jsonData() {
@@ -14,6 +16,10 @@ func check(_ bytes: [UInt8]) {
     if let plist = try? configuration.plistData() {
         let again = try? PinConfiguration(contentsOf: plist)
         fuzzInvariant(again?.policies == configuration.policies, "a configuration does not round-trip through plist")
+    }
+    if let merged = try? configuration.plistData(mergingInto: Data(bytes)) {
+        let again = try? configuration.plistData(mergingInto: merged)
+        fuzzInvariant(again == merged, "merging the same pins into a merged property list changes it")
     }
     for format in [PinConfiguration.Format.trustKit, .okHttp, .android] {
         guard let export = try? configuration.export(as: format) else { continue }

@@ -41,36 +41,58 @@ extension PinConfiguration {
 
     // MARK: Info.plist merge
 
-    /// This configuration's `NSPinnedDomains`, merged into an existing `Info.plist`: every other key (and every other
-    /// key of `NSAppTransportSecurity`) is kept; `NSPinnedDomains` is replaced.
+    /// This configuration's `NSPinnedDomains` entries, merged by domain into an existing `Info.plist`.
+    ///
+    /// Each domain of this configuration replaces the entry of the same domain (compared as iOS compares host names:
+    /// case-insensitively, without a trailing dot); every other pinned domain stays as it was, and so does every other
+    /// key of the file and of its `NSAppTransportSecurity`. A file without `NSAppTransportSecurity` or
+    /// `NSPinnedDomains` gets them.
     ///
     /// - Parameter infoPlist: The app's `Info.plist` (XML or binary).
-    /// - Returns: The merged property list, as XML.
-    /// - Throws: ``PinningError`` (`invalidConfiguration` for a file that is not a dictionary property list, and what
-    ///   ``plistData()`` throws).
+    /// - Returns: The merged property list, as XML with sorted keys.
+    /// - Throws: ``PinningError``: `invalidConfiguration` for a file that is not a dictionary property list or whose
+    ///   `NSAppTransportSecurity` or `NSPinnedDomains` is not a dictionary, `limitExceeded` beyond
+    ///   ``maximumByteCount`` or ``maximumDomainCount``, and what ``plistData()`` throws.
     public func plistData(mergingInto infoPlist: Data) throws -> Data {
         guard infoPlist.count <= Self.maximumByteCount else {
             throw PinningError.limitExceeded("the Info.plist is larger than \(Self.maximumByteCount) bytes")
         }
-        guard
-            var root = (try? PropertyListSerialization.propertyList(from: infoPlist, options: [], format: nil))
-                as? [String: Any]
-        else { throw PinningError.invalidConfiguration("the file to merge into is not a dictionary property list") }
-        guard
-            let ours = try PropertyListSerialization.propertyList(from: plistData(), options: [], format: nil)
-                as? [String: Any], let transport = ours[PlistKey.appTransportSecurity] as? [String: Any]
-        else { throw PinningError.invalidConfiguration("the pins could not be written as a property list") }
-        var existing = root[PlistKey.appTransportSecurity] as? [String: Any] ?? [:]
-        if root[PlistKey.appTransportSecurity] != nil && root[PlistKey.appTransportSecurity] as? [String: Any] == nil {
-            throw PinningError.invalidConfiguration("the Info.plist's NSAppTransportSecurity is not a dictionary")
+        guard var root = try PropertyList(propertyListData: infoPlist).dictionaryValue else {
+            throw PinningError.invalidConfiguration("the file to merge into is not a dictionary property list")
         }
-        existing[PlistKey.pinnedDomains] = transport[PlistKey.pinnedDomains]
-        root[PlistKey.appTransportSecurity] = existing
-        do {
-            return try PropertyListSerialization.data(fromPropertyList: root, format: .xml, options: 0)
-        } catch {
-            throw PinningError.invalidConfiguration("the merged property list could not be written", detail: "\(error)")
+        var transport: [String: PropertyList] = [:]
+        if let value = root[PlistKey.appTransportSecurity] {
+            guard let dictionary = value.dictionaryValue else {
+                throw PinningError.invalidConfiguration(
+                    "the Info.plist's NSAppTransportSecurity is not a dictionary; fix it before merging pins into it")
+            }
+            transport = dictionary
         }
+        var pinned: [String: PropertyList] = [:]
+        if let value = transport[PlistKey.pinnedDomains] {
+            guard let dictionary = value.dictionaryValue else {
+                throw PinningError.invalidConfiguration(
+                    "the Info.plist's NSPinnedDomains is not a dictionary; fix it before merging pins into it")
+            }
+            pinned = dictionary
+        }
+        for (domain, entry) in try pinnedDomainEntries() {
+            for key in pinned.keys where Self.isSameDomain(key, domain) { pinned[key] = nil }
+            pinned[domain] = entry
+        }
+        guard pinned.count <= Self.maximumDomainCount else {
+            throw PinningError.limitExceeded(
+                "the merged NSPinnedDomains would hold more than \(Self.maximumDomainCount) domains")
+        }
+        transport[PlistKey.pinnedDomains] = .dictionary(pinned)
+        root[PlistKey.appTransportSecurity] = .dictionary(transport)
+        return try PropertyList.dictionary(root).xmlData()
+    }
+
+    /// Whether two `NSPinnedDomains` keys name one domain for iOS: equal ignoring ASCII case and a trailing dot.
+    private static func isSameDomain(_ lhs: String, _ rhs: String) -> Bool {
+        func normal(_ name: String) -> String { (name.hasSuffix(".") ? String(name.dropLast()) : name).lowercased() }
+        return normal(lhs) == normal(rhs)
     }
 
     // MARK: Shared checks
@@ -138,7 +160,7 @@ extension PinConfiguration {
 
     private func trustKitExport() throws -> Export {
         var notes: [String] = []
-        var domains: [String: Any] = [:]
+        var domains: [String: PropertyList] = [:]
         for policy in policies {
             guard !Self.isIPAddress(policy.domain) else {
                 throw PinningError.unsupportedFormat("TrustKit refuses to pin an IP address (\(policy.domain))")
@@ -149,33 +171,32 @@ extension PinConfiguration {
                     "\(policy.domain) has a single pin, and TrustKit refuses to enforce one pin (it requires a "
                         + "backup); add one with --backup-pin, or make the policy report-only")
             }
-            var entry: [String: Any] = [
-                TrustKitKey.hashes: pins.map(\.base64), TrustKitKey.enforce: !policy.isReportOnly,
-                TrustKitKey.disableDefaultReportURI: true,
+            var entry: [String: PropertyList] = [
+                TrustKitKey.hashes: .array(pins.map { .string($0.base64) }),
+                TrustKitKey.enforce: .boolean(!policy.isReportOnly),
+                TrustKitKey.disableDefaultReportURI: .boolean(true),
             ]
             if policy.includesSubdomains {
-                entry[TrustKitKey.includeSubdomains] = true
+                entry[TrustKitKey.includeSubdomains] = .boolean(true)
                 notes.append(
                     "\(policy.domain): TrustKit's TSKIncludeSubdomains covers subdomains at every depth, "
                         + "NSPinnedDomains only one label")
             }
             if let expiration = policy.expirationDate {
-                entry[TrustKitKey.expirationDate] = try Self.day(
-                    of: expiration, domain: policy.domain, format: "TrustKit")
+                entry[TrustKitKey.expirationDate] = .string(
+                    try Self.day(of: expiration, domain: policy.domain, format: "TrustKit"))
             }
-            if !policy.reportURIs.isEmpty { entry[TrustKitKey.reportURIs] = policy.reportURIs }
-            domains[policy.domain] = entry
+            if !policy.reportURIs.isEmpty {
+                entry[TrustKitKey.reportURIs] = .array(policy.reportURIs.map(PropertyList.string))
+            }
+            domains[policy.domain] = .dictionary(entry)
         }
-        let root: [String: Any] = [
-            TrustKitKey.configuration: [TrustKitKey.swizzle: false, TrustKitKey.pinnedDomains: domains]
-        ]
-        do {
-            return Export(
-                data: try PropertyListSerialization.data(fromPropertyList: root, format: .xml, options: 0),
-                notes: notes)
-        } catch {
-            throw PinningError.invalidConfiguration("the TrustKit dictionary could not be written", detail: "\(error)")
-        }
+        let root = PropertyList.dictionary([
+            TrustKitKey.configuration: .dictionary([
+                TrustKitKey.swizzle: .boolean(false), TrustKitKey.pinnedDomains: .dictionary(domains),
+            ])
+        ])
+        return Export(data: try root.xmlData(), notes: notes)
     }
 
     /// Reads TrustKit's configuration from a property list: `TSKConfiguration` → `TSKPinnedDomains`, or a dictionary

@@ -118,11 +118,17 @@ extension PinConfiguration {
     /// The configuration as an XML property list, ready to merge into `Info.plist`:
     /// `NSAppTransportSecurity` → `NSPinnedDomains` → one dictionary per domain.
     ///
-    /// - Returns: The XML property list.
+    /// - Returns: The XML property list; dictionary keys are sorted, so the same configuration gives the same bytes.
     /// - Throws: ``PinningError`` with code `unsupportedFormat` when a policy uses what `NSPinnedDomains` cannot
     ///   express (certificate pins, report-only mode, an expiration date, own anchors, report URIs).
     public func plistData() throws -> Data {
-        var domains: [String: Any] = [:]
+        let transport = PropertyList.dictionary([PlistKey.pinnedDomains: .dictionary(try pinnedDomainEntries())])
+        return try PropertyList.dictionary([PlistKey.appTransportSecurity: transport]).xmlData()
+    }
+
+    /// Each policy's `NSPinnedDomains` entry, by domain.
+    func pinnedDomainEntries() throws -> [String: PropertyList] {
+        var domains: [String: PropertyList] = [:]
         for policy in policies {
             var extras: [String] = []
             if policy.isReportOnly { extras.append("report-only mode") }
@@ -136,19 +142,15 @@ extension PinConfiguration {
                     "\(policy.domain) uses \(extras.joined(separator: ", ")), which NSPinnedDomains cannot express; "
                         + "write it as Rampart JSON (--format json); for chain pins, list the CA keys as CA pins")
             }
-            var entry: [String: Any] = [:]
-            if policy.includesSubdomains { entry[PlistKey.includesSubdomains] = true }
-            if let pins = policy.caPins { entry[PlistKey.caIdentities] = pins.map { [PlistKey.spkiSHA256: $0.base64] } }
-            if let pins = policy.leafPins {
-                entry[PlistKey.leafIdentities] = pins.map { [PlistKey.spkiSHA256: $0.base64] }
+            func identities(_ pins: [Pin]) -> PropertyList {
+                .array(pins.map { .dictionary([PlistKey.spkiSHA256: .string($0.base64)]) })
             }
-            domains[policy.domain] = entry
+            var entry: [String: PropertyList] = [:]
+            if policy.includesSubdomains { entry[PlistKey.includesSubdomains] = .boolean(true) }
+            if let pins = policy.caPins { entry[PlistKey.caIdentities] = identities(pins) }
+            if let pins = policy.leafPins { entry[PlistKey.leafIdentities] = identities(pins) }
+            domains[policy.domain] = .dictionary(entry)
         }
-        let root: [String: Any] = [PlistKey.appTransportSecurity: [PlistKey.pinnedDomains: domains]]
-        do {
-            return try PropertyListSerialization.data(fromPropertyList: root, format: .xml, options: 0)
-        } catch {
-            throw PinningError.invalidConfiguration("the property list could not be written", detail: "\(error)")
-        }
+        return domains
     }
 }

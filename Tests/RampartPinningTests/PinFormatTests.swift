@@ -109,32 +109,80 @@ struct PinFormatTests {
         #expect(error?.reason.contains(policy.domain) == true)
     }
 
-    @Test("an Info.plist merge replaces NSPinnedDomains and keeps every other key")
+    @Test("an Info.plist merge replaces the written domain's entry and keeps every other domain and key")
     func merge() throws {
         let existing = Data(
             """
             <?xml version="1.0" encoding="UTF-8"?>
             <plist version="1.0"><dict>
             <key>CFBundleIdentifier</key><string>com.example.app</string>
+            <key>CFBundleVersion</key><integer>7</integer>
             <key>NSAppTransportSecurity</key><dict>
               <key>NSAllowsLocalNetworking</key><true/>
-              <key>NSPinnedDomains</key><dict><key>old.example</key><dict><key>NSPinnedCAIdentities</key><array>
-                <dict><key>SPKI-SHA256-BASE64</key><string>\(pinB)</string></dict></array></dict></dict>
+              <key>NSPinnedDomains</key><dict>
+                <key>old.example</key><dict><key>NSPinnedCAIdentities</key><array>
+                  <dict><key>SPKI-SHA256-BASE64</key><string>\(pinB)</string></dict></array></dict>
+                <key>GOOD.rampart.test.</key><dict><key>NSPinnedLeafIdentities</key><array>
+                  <dict><key>SPKI-SHA256-BASE64</key><string>\(pinB)</string></dict></array></dict>
+              </dict>
             </dict></dict></plist>
             """.utf8)
-        let configuration = try PinConfiguration(policies: [
-            PinPolicy(domain: "good.rampart.test", caPins: [try fixture.spki("intermediate")])
-        ])
+        let policy = PinPolicy(domain: "good.rampart.test", caPins: [try fixture.spki("intermediate")])
+        let configuration = try PinConfiguration(policies: [policy])
         let merged = try configuration.plistData(mergingInto: existing)
-        let root = try #require(
-            try PropertyListSerialization.propertyList(from: merged, options: [], format: nil) as? [String: Any])
-        #expect(root["CFBundleIdentifier"] as? String == "com.example.app")
-        let transport = try #require(root["NSAppTransportSecurity"] as? [String: Any])
-        #expect(transport["NSAllowsLocalNetworking"] as? Bool == true)
+        let root = try #require(try PropertyList(propertyListData: merged).dictionaryValue)
+        #expect(root["CFBundleIdentifier"] == .string("com.example.app"))
+        #expect(root["CFBundleVersion"] == .integer(7))
+        let transport = try #require(root["NSAppTransportSecurity"]?.dictionaryValue)
+        #expect(transport["NSAllowsLocalNetworking"] == .boolean(true))
+        let pinned = try #require(transport["NSPinnedDomains"]?.dictionaryValue)
+        // The old entry for the same domain (another case, a trailing dot) is replaced, not kept beside the new one.
+        #expect(pinned.keys.sorted() == ["good.rampart.test", "old.example"])
+        let read = try PinConfiguration(contentsOf: merged)
+        #expect(read.policy(for: "good.rampart.test") == policy)
+        #expect(read.policy(for: "old.example")?.caPins == [try Pin(kind: .spkiSHA256, base64: pinB)])
+        // Merging again changes nothing: the same bytes.
+        #expect(try configuration.plistData(mergingInto: merged) == merged)
+    }
+
+    @Test("a merge into an Info.plist without NSAppTransportSecurity adds it; a binary Info.plist is read")
+    func mergeAddsTransportSecurity() throws {
+        let object = ["CFBundleName": "App", "UIRequiredDeviceCapabilities": ["arm64"]] as [String: Any]
+        let binary = try PropertyListSerialization.data(fromPropertyList: object, format: .binary, options: 0)
+        let configuration = try PinConfiguration(policies: [
+            PinPolicy(domain: "good.rampart.test", includesSubdomains: true, caPins: [try fixture.spki("root")])
+        ])
+        let merged = try configuration.plistData(mergingInto: binary)
+        let root = try #require(try PropertyList(propertyListData: merged).dictionaryValue)
+        #expect(root["CFBundleName"] == .string("App"))
+        #expect(root["UIRequiredDeviceCapabilities"] == .array([.string("arm64")]))
         #expect(try PinConfiguration(contentsOf: merged).policies == configuration.policies)
-        #expect(throws: PinningError.invalidConfiguration("")) {
-            try configuration.plistData(mergingInto: Data("[1]".utf8))
-        }
+        #expect(try configuration.plistData(mergingInto: Data(Self.emptyDictionary.utf8)) == configuration.plistData())
+    }
+
+    static let emptyDictionary = "<?xml version=\"1.0\"?><plist version=\"1.0\"><dict/></plist>"
+
+    @Test(
+        "a merge refuses a file that is not a dictionary property list, or whose ATS or NSPinnedDomains is no dictionary",
+        arguments: [
+            ("[1]", "not a well-formed property list"),
+            ("<plist version=\"1.0\"><array/></plist>", "not a dictionary property list"),
+            (
+                "<plist version=\"1.0\"><dict><key>NSAppTransportSecurity</key><string>x</string></dict></plist>",
+                "NSAppTransportSecurity is not a dictionary"
+            ),
+            (
+                "<plist version=\"1.0\"><dict><key>NSAppTransportSecurity</key><dict><key>NSPinnedDomains</key>"
+                    + "<array/></dict></dict></plist>", "NSPinnedDomains is not a dictionary"
+            ),
+        ])
+    func mergeRefusals(text: String, reason: String) throws {
+        let configuration = try PinConfiguration(policies: [
+            PinPolicy(domain: "good.rampart.test", caPins: [try fixture.spki("root")])
+        ])
+        let error = #expect(throws: PinningError.self) { try configuration.plistData(mergingInto: Data(text.utf8)) }
+        #expect(error?.code == .invalidConfiguration)
+        #expect(error?.reason.contains(reason) == true, "\(error?.reason ?? "")")
     }
 
     @Test("OkHttp sources: *. and the domain with the same pins are one policy; differing pins and sha1 are refused")
