@@ -5,12 +5,11 @@ import Synchronization
 /// The App Attest server of the guide: one-time challenges, key registration, and checks of protected requests.
 ///
 /// A challenge is a sealed token (HMAC-SHA256 under ``ChallengeSealingKeys``, binding purpose, subject, expiry and a
-/// random nonce), so issuing one writes nothing. A request that presents one is checked in two steps: first, outside
-/// any write lock, the token is opened, the key is read (``AttestationStore/read(_:)``) and the signature verified;
-/// then one short store transaction spends the challenge (its nonce enters the spent set, a unique key, so it is used
-/// once across every instance), re-reads the key and compares-and-sets its counter or raises its risk. A key that
-/// changed between the two steps (counter advanced, blocked, deleted) is judged as it is in the transaction. The
-/// transaction's commit precedes the answer. The service never maps anything to HTTP; ``ServiceRouter`` does.
+/// random nonce), so issuing one writes nothing. A request that presents one is opened outside the store, then
+/// decided in one short store transaction: it spends the challenge (its nonce enters the spent set, a unique key, so
+/// it is used once across every instance), reads the key, verifies the signature against it and advances its
+/// counter or raises its risk. The transaction's commit precedes the answer. The service never maps anything to
+/// HTTP; ``ServiceRouter`` does.
 ///
 /// - Important: A genuine, unexpired challenge is spent when it is presented, whatever the outcome: a request that
 ///   fails any check, or carries a malformed object, burns it, so an attacker gets one try per challenge. An expired
@@ -65,6 +64,9 @@ public final class AttestationService {
     /// database may disagree (a spent record purged while a slower clock still accepts the challenge would let it be
     /// used again).
     public static let clockSkewAllowance: TimeInterval = 60
+    /// How often an instance purges the spent set of records past their challenge's expiry and
+    /// ``clockSkewAllowance``: often enough that each purge deletes a short range.
+    static let purgeInterval: TimeInterval = 1
 
     let store: any AttestationStore
     let verifier: any AppAttestVerifying
@@ -77,11 +79,8 @@ public final class AttestationService {
     private let failuresByAddress: RateLimiter
     private let configuredSealingKeys: ChallengeSealingKeys?
     private let storedSealingKeys = Mutex<ChallengeSealingKeys?>(nil)
-    /// The keys this process last saw accepted, as stored then (see ``authorize(_:)``).
-    private let keySnapshots = BoundedCache<String, RegisteredKey>(capacity: keySnapshotCapacity)
-
-    /// The most keys ``authorize(_:)`` holds as last accepted (each a few KB with its receipt).
-    static let keySnapshotCapacity = 1024
+    /// When spent-challenge records are next purged (see ``purgeCutoff(now:)``).
+    private let nextPurge = Mutex<Date>(.distantPast)
 
     /// Creates the service.
     ///
@@ -183,12 +182,11 @@ public final class AttestationService {
         return keys
     }
 
-    /// What opening a presented challenge decided before any write.
+    /// A presented challenge, opened before any write.
     private enum Presented {
-        /// Genuine and usable: spend it in the transaction.
-        case usable(ChallengeToken)
-        /// Genuine but for another purpose or subject: spend it, then refuse `challengeMismatch`.
-        case mismatched(ChallengeToken)
+        /// Genuine and unexpired: spend it. `mismatch` is the refusal it gets once spent, when it was issued for
+        /// another purpose or subject.
+        case genuine(ChallengeToken, mismatch: Refusal?)
         /// Refused without a write (not issued with a listed key, or expired).
         case refused(Refusal)
     }
@@ -203,8 +201,8 @@ public final class AttestationService {
             return .refused(Self.challengeUsed)
         }
         switch opened.failure(purpose: purpose, subject: subject, now: now) {
-        case nil: return .usable(opened.token)
-        case .mismatch: return .mismatched(opened.token)
+        case nil: return .genuine(opened.token, mismatch: nil)
+        case .mismatch: return .genuine(opened.token, mismatch: Self.mismatch(purpose))
         case .notIssued: return .refused(Self.challengeUsed)
         case .expired:
             return .refused(
@@ -223,32 +221,33 @@ public final class AttestationService {
                 + "for this subject")
     }
 
-    /// Spends the challenge in `transaction` (and, about one time in 256, purges spent records past their expiry
-    /// and the clock-skew allowance); whether this call spent it.
-    private static func spend(
-        _ token: ChallengeToken, now: Date, in transaction: any AttestationStoreTransaction
-    ) throws -> Bool {
-        guard try transaction.spendChallenge(nonce: token.nonce, expiresAt: token.expiresAt) else { return false }
-        try purgeOccasionally(after: token, now: now, in: transaction)
-        return true
+    /// The cut-off for purging spent-challenge records when a purge is due, else nil: at most once per
+    /// ``purgeInterval``, the transaction that asked purges the records whose challenges expired more than
+    /// ``clockSkewAllowance`` ago, after its own spend.
+    private func purgeCutoff(now: Date) -> Date? {
+        nextPurge.withLock { next in
+            guard now >= next else { return nil }
+            next = now.addingTimeInterval(Self.purgeInterval)
+            return now.addingTimeInterval(-Self.clockSkewAllowance)
+        }
     }
 
-    /// After spending `token`: about one time in 256 (a nonce whose first byte is 0), purges spent records past
-    /// their expiry and the clock-skew allowance.
-    private static func purgeOccasionally(
-        after token: ChallengeToken, now: Date, in transaction: any AttestationStoreTransaction
-    ) throws {
-        if token.nonce.first == 0 {
-            _ = try transaction.purgeSpentChallenges(expiredBefore: now.addingTimeInterval(-clockSkewAllowance))
-        }
+    /// Spends the challenge in `transaction` and, when this call spent it and `cutoff` is set, purges the spent
+    /// records past it; whether this call spent it.
+    private static func spend(
+        _ token: ChallengeToken, purgingBefore cutoff: Date?, in transaction: any AttestationStoreTransaction
+    ) throws -> Bool {
+        guard try transaction.spendChallenge(nonce: token.nonce, expiresAt: token.expiresAt) else { return false }
+        if let cutoff { _ = try transaction.purgeSpentChallenges(expiredBefore: cutoff) }
+        return true
     }
 
     /// Verifies an attestation and registers its key.
     ///
     /// Opens the challenge (it must be an unexpired `attestation` challenge for the same subject) and verifies the
-    /// object with clientDataHash = SHA-256(challenge), holding no lock; then one short transaction spends the
-    /// challenge and stores the key with counter 0. The challenge stays spent whatever the outcome, a malformed
-    /// object included.
+    /// object with clientDataHash = SHA-256(challenge), holding no lock (the verification needs nothing from the
+    /// store); then one short transaction spends the challenge and stores the key with counter 0. The challenge
+    /// stays spent whatever the outcome, a malformed object included.
     ///
     /// - Parameter submission: The decoded request.
     /// - Returns: The registered key, or a refusal.
@@ -259,74 +258,83 @@ public final class AttestationService {
         try Self.checkSubject(submission.subject)
         let now = clock()
         try checkFailureBudget(submission.clientAddress, now: now)
-        let token: ChallengeToken
-        switch try await present(
-            submission.challenge, purpose: .attestation, subject: submission.subject, now: now)
-        {
+        let verdict: Verdict
+        switch try await present(submission.challenge, purpose: .attestation, subject: submission.subject, now: now) {
         case .refused(let refusal):
-            return try finishRegistration(.done(.refused(refusal)), submission: submission, now: now).get()
-        case .mismatched(let mismatched):
-            let spent = try await store.transaction { try Self.spend(mismatched, now: now, in: $0) }
-            let refusal = spent ? Self.mismatch(.attestation) : Self.challengeUsed
-            return try finishRegistration(.done(.refused(refusal)), submission: submission, now: now).get()
-        case .usable(let usable):
-            token = usable
-        }
-        // The verification (chain, signature) runs before the transaction, which only spends and inserts.
-        let check: Result<AttestationCheck, AttestServiceError>
-        do {
-            check = .success(
-                try verifier.verifyAttestation(
-                    submission.attestationObject, keyID: submission.keyID,
-                    clientDataHash: SHA256.hash(Array(submission.challenge.utf8))))
-        } catch let error as AttestServiceError {
-            check = .failure(error)
-        }
-        let checked = try await store.transaction { transaction -> Checked<RegistrationOutcome> in
-            guard try Self.spend(token, now: now, in: transaction) else { return .done(.refused(Self.challengeUsed)) }
-            switch check {
-            case .failure(let error):
-                return .malformed(error)  // committed: the challenge stays burnt
-            case .success(.invalid(let refusal)):
-                return .done(.refused(refusal))
-            case .success(.valid(let publicKey, let environment, let receipt)):
-                let key = RegisteredKey(
-                    keyID: Data(submission.keyID).base64EncodedString(), subject: submission.subject,
-                    publicKey: publicKey, environment: environment, receipt: receipt, registeredAt: now)
-                guard try transaction.insertKey(key) else {
-                    return .done(
-                        .refused(
-                            Refusal(.keyExists, "this key id is already registered; generate a new key and attest it"))
-                    )
+            verdict = .unauthenticated(refusal)
+        case .genuine(let token, let mismatch?):
+            verdict = try await spend(token, refusing: mismatch, now: now)
+        case .genuine(let token, nil):
+            let check: Result<AttestationCheck, AttestServiceError>
+            do {
+                check = .success(
+                    try verifier.verifyAttestation(
+                        submission.attestationObject, keyID: submission.keyID,
+                        clientDataHash: SHA256.hash(Array(submission.challenge.utf8))))
+            } catch let error as AttestServiceError {
+                check = .failure(error)
+            }
+            let cutoff = purgeCutoff(now: now)
+            verdict = try await store.transaction { transaction -> Verdict in
+                guard try Self.spend(token, purgingBefore: cutoff, in: transaction) else {
+                    return .unauthenticated(Self.challengeUsed)
                 }
-                return .done(.registered(key))
+                switch check {
+                case .failure(let error):
+                    return .malformed(error)  // committed: the challenge stays burnt
+                case .success(.invalid(let refusal)):
+                    return .unauthenticated(refusal)
+                case .success(.valid(let publicKey, let environment, let receipt)):
+                    let key = RegisteredKey(
+                        keyID: Data(submission.keyID).base64EncodedString(), subject: submission.subject,
+                        publicKey: publicKey, environment: environment, receipt: receipt, registeredAt: now)
+                    guard try transaction.insertKey(key) else {
+                        return .unauthenticated(
+                            Refusal(.keyExists, "this key id is already registered; generate a new key and attest it"))
+                    }
+                    return .accepted(key)
+                }
             }
         }
-        return try finishRegistration(checked, submission: submission, now: now).get()
+        switch try settle(verdict, kind: "attestation", clientAddress: submission.clientAddress, now: now) {
+        case .accepted(let key): return .registered(key)
+        case .refused(let refusal): return .refused(refusal)
+        }
     }
 
-    private func finishRegistration(
-        _ checked: Checked<RegistrationOutcome>, submission: AttestationSubmission, now: Date
-    ) -> Result<RegistrationOutcome, AttestServiceError> {
-        switch checked {
+    /// Spends a genuine challenge presented for another purpose or subject, and refuses it: with `refusal` when
+    /// this call spent it, else as used.
+    private func spend(_ token: ChallengeToken, refusing refusal: Refusal, now: Date) async throws -> Verdict {
+        let cutoff = purgeCutoff(now: now)
+        let spent = try await store.transaction { try Self.spend(token, purgingBefore: cutoff, in: $0) }
+        return .unauthenticated(spent ? refusal : Self.challengeUsed)
+    }
+
+    /// Counts `verdict` in the metrics under `kind` and charges the requester's address for a refusal that proves
+    /// nothing about the key; throws a malformed object's error (its challenge is already burnt).
+    private func settle(_ verdict: Verdict, kind: String, clientAddress: String?, now: Date) throws -> AssertionOutcome
+    {
+        switch verdict {
+        case .accepted(let key):
+            metrics.recordVerdict(kind: kind, reason: "accepted")
+            return .accepted(key)
+        case .refused(let refusal, let chargesRequester, let reason):
+            if chargesRequester { chargeFailure(clientAddress, now: now) }
+            metrics.recordVerdict(kind: kind, reason: reason)
+            return .refused(refusal)
         case .malformed(let error):
-            chargeFailure(submission.clientAddress, now: now)
-            metrics.recordVerdict(kind: "attestation", reason: error.code.description)
-            return .failure(error)
-        case .done(let outcome):
-            if case .refused = outcome { chargeFailure(submission.clientAddress, now: now) }
-            metrics.recordVerdict(kind: "attestation", reason: outcome.code)
-            return .success(outcome)
+            chargeFailure(clientAddress, now: now)
+            metrics.recordVerdict(kind: kind, reason: error.code.description)
+            throw error
         }
     }
 
     /// Checks a protected request's assertion and, when it verifies, advances the key's counter.
     ///
-    /// First, with no write lock held: open the challenge (an unexpired `assertion` challenge for the same subject),
-    /// read the key and verify the assertion over `clientData`. Then one short transaction spends the challenge (it
-    /// stays spent whatever the outcome), reads the key again and judges the counter against what it holds now:
-    /// advanced (compare-and-set) if it grew, refused as reordered or replayed if another request got there first, and
-    /// refused if the key was blocked, deleted or replaced meanwhile.
+    /// Opens the challenge (an unexpired `assertion` challenge for the same subject), then, in one transaction:
+    /// spends it (it stays spent whatever the outcome), reads the key, verifies the assertion over `clientData`
+    /// against it, and advances the counter if it grew; refused as reordered or replayed otherwise, and refused if
+    /// the key is unknown, blocked, another subject's or another environment's.
     ///
     /// Only evidence that involves the key's private key raises its risk score: a correctly signed assertion whose
     /// counter equals the stored one or lies more than ``Configuration/counterReorderWindow`` below it, or that
@@ -346,215 +354,67 @@ public final class AttestationService {
         try Self.checkSubject(submission.subject)
         let now = clock()
         try checkFailureBudget(submission.clientAddress, now: now)
-        let configuration = self.configuration
-        let keyID = Data(submission.keyID).base64EncodedString()
-        let checked: Checked<AssertionVerdict>
+        let verdict: Verdict
         switch try await present(submission.challenge, purpose: .assertion, subject: submission.subject, now: now) {
         case .refused(let refusal):
-            checked = .done(.unauthenticated(refusal))
-        case .mismatched(let token):
-            let spent = try await store.transaction { try Self.spend(token, now: now, in: $0) }
-            checked = .done(.unauthenticated(spent ? Self.mismatch(.assertion) : Self.challengeUsed))
-        case .usable(let token):
-            let prepared = try await prepareAssertion(submission, keyID: keyID, now: now)
-            checked = try await store.transaction { transaction -> Checked<AssertionVerdict> in
-                if case .verified(.valid(let counter), let verifiedKey) = prepared, counter > verifiedKey.counter {
-                    // The common case in one write: spend the challenge and compare-and-set the counter of the key
-                    // as read (one statement where the store can).
-                    let outcome = try transaction.spendChallengeAndAdvanceCounter(
-                        nonce: token.nonce, expiresAt: token.expiresAt, of: verifiedKey, to: counter, usedAt: now)
-                    guard outcome.spent else { return .done(.unauthenticated(Self.challengeUsed)) }
-                    try Self.purgeOccasionally(after: token, now: now, in: transaction)
-                    return .done(
-                        try Self.judge(
-                            .valid(counter: counter), verifiedWith: verifiedKey, advanced: outcome.advanced,
-                            configuration: configuration, now: now, in: transaction))
+            verdict = .unauthenticated(refusal)
+        case .genuine(let token, let mismatch?):
+            verdict = try await spend(token, refusing: mismatch, now: now)
+        case .genuine(let token, nil):
+            let cutoff = purgeCutoff(now: now)
+            verdict = try await store.transaction { transaction in
+                guard try Self.spend(token, purgingBefore: cutoff, in: transaction) else {
+                    return .unauthenticated(Self.challengeUsed)
                 }
-                guard try Self.spend(token, now: now, in: transaction) else {
-                    return .done(.unauthenticated(Self.challengeUsed))
-                }
-                switch prepared {
-                case .decided(let verdict):
-                    return .done(verdict)
-                case .malformed(let error):
-                    return .malformed(error)  // committed: the challenge stays burnt
-                case .verified(let check, let verifiedKey):
-                    return .done(
-                        try Self.judge(
-                            check, verifiedWith: verifiedKey, advanced: nil, configuration: configuration, now: now,
-                            in: transaction))
-                }
+                return try self.judge(submission, now: now, in: transaction)
             }
         }
-        // Only an accepted key is held, as the transaction left it; anything else is read again next time.
-        if case .done(.accepted(let key)) = checked {
-            keySnapshots.insert(key, for: keyID)
-        } else {
-            keySnapshots.remove(keyID)
-        }
-        let verdict: AssertionVerdict
-        switch checked {
-        case .malformed(let error):
-            chargeFailure(submission.clientAddress, now: now)
-            metrics.recordVerdict(kind: "assertion", reason: error.code.description)
-            throw error
-        case .done(let done):
-            verdict = done
-        }
-        switch verdict {
-        case .accepted(let key):
-            metrics.recordVerdict(kind: "assertion", reason: "accepted")
-            return .accepted(key)
-        case .unauthenticated(let refusal):
-            chargeFailure(submission.clientAddress, now: now)
-            metrics.recordVerdict(kind: "assertion", reason: refusal.reason.description)
-            return .refused(refusal)
-        case .reordered(let refusal):
-            metrics.recordVerdict(kind: "assertion", reason: "counterReordered")
-            return .refused(refusal)
-        case .blocked(let refusal), .keyEvidence(let refusal):
-            metrics.recordVerdict(kind: "assertion", reason: refusal.reason.description)
-            return .refused(refusal)
-        }
+        return try settle(verdict, kind: "assertion", clientAddress: submission.clientAddress, now: now)
     }
 
-    /// What the checks outside the transaction decided.
-    private enum PreparedAssertion: Sendable {
-        /// A refusal that no later state changes (unknown key, blocked, another subject).
-        case decided(AssertionVerdict)
-        /// The assertion could not be parsed.
-        case malformed(AttestServiceError)
-        /// The verifier's answer, against this key as read.
-        case verified(AssertionCheck, RegisteredKey)
-    }
-
-    /// Checks the key and verifies the assertion against it, holding no lock: against the key as this process last
-    /// saw it accepted when that verifies with a greater counter, else against the key as read from the store now.
-    ///
-    /// The snapshot spares a key in use a store read per request, and it can only ever lead to an acceptance
-    /// through the transaction's compare-and-set, which advances the counter only if the stored row still has the
-    /// snapshot's public key, subject, environment, registration time and risk (``AttestationStoreTransaction/
-    /// advanceCounter(of:to:usedAt:)``): a key another process advanced, blocked, replaced or deleted meanwhile is
-    /// then judged as stored, exactly as a key changed between a read and the transaction is. Every other answer
-    /// (a refusal, a counter not above the snapshot's) comes from the store's key, read now, so a stale snapshot
-    /// never refuses a request the stored key would accept. The signature is checked once: a check made against
-    /// the snapshot stands for the stored key when its public key is the same bytes.
-    private func prepareAssertion(
-        _ submission: AssertionSubmission, keyID: String, now: Date
-    ) async throws -> PreparedAssertion {
-        var earlier: (publicKey: [UInt8], check: AssertionCheck)?
-        if let snapshot = keySnapshots.value(for: keyID) {
-            let prepared = try prepareAssertion(submission, key: snapshot, now: now, checked: nil)
-            if case .verified(let check, _) = prepared {
-                if case .valid(let counter) = check, counter > snapshot.counter { return prepared }
-                earlier = (snapshot.publicKey, check)
-            }
+    /// Judges a protected request whose challenge `transaction` has just spent: reads the key, verifies the
+    /// assertion against it, and advances the counter or refuses (raising the key's risk for a refusal its own
+    /// signature proves).
+    private func judge(
+        _ submission: AssertionSubmission, now: Date, in transaction: any AttestationStoreTransaction
+    ) throws -> Verdict {
+        guard let key = try transaction.key(id: Data(submission.keyID).base64EncodedString()) else {
+            return .unauthenticated(Self.unknownKey)
         }
-        let stored = try await store.read { try $0.key(id: keyID) }
-        return try prepareAssertion(submission, key: stored, now: now, checked: earlier)
-    }
-
-    /// Checks `key` and verifies the assertion against it (or takes `checked`, made against the same public key).
-    private func prepareAssertion(
-        _ submission: AssertionSubmission, key: RegisteredKey?, now: Date,
-        checked: (publicKey: [UInt8], check: AssertionCheck)?
-    ) throws -> PreparedAssertion {
-        guard let key else { return .decided(.unauthenticated(Self.unknownKey)) }
-        if let blocked = blockedRefusal(key, now: now) { return .decided(.blocked(blocked)) }
+        if let blocked = blockedRefusal(key, now: now) { return .keyRefused(blocked) }
         guard key.subject.hasSameUTF8(as: submission.subject) else {
-            return .decided(.unauthenticated(Refusal(.wrongSubject, "this key is registered to another subject")))
+            return .unauthenticated(Refusal(.wrongSubject, "this key is registered to another subject"))
         }
         if let refusal = Self.environmentRefusal(key, configuration: configuration) {
-            return .decided(.unauthenticated(refusal))
+            return .unauthenticated(refusal)
         }
-        if let checked, checked.publicKey == key.publicKey { return .verified(checked.check, key) }
+        let check: AssertionCheck
         do {
-            let check = try verifier.verifyAssertion(
+            check = try verifier.verifyAssertion(
                 submission.assertion, clientDataHash: SHA256.hash(submission.clientData), publicKey: key.publicKey,
                 previousCounter: 0)
-            return .verified(check, key)
         } catch let error as AttestServiceError {
-            return .malformed(error)
+            return .malformed(error)  // committed: the challenge stays burnt
         }
-    }
-
-    private static let unknownKey = Refusal(
-        .unknownKey,
-        "no key with this id is registered; generate a new App Attest key and register it with POST /v1/attestations")
-
-    /// `wrongEnvironment` for a key another environment's service registered (they may share a database).
-    static func environmentRefusal(_ key: RegisteredKey, configuration: Configuration) -> Refusal? {
-        guard !key.environment.hasSameUTF8(as: configuration.environment) else { return nil }
-        return Refusal(
-            .wrongEnvironment,
-            "this key was attested in the \(key.environment) App Attest environment and this service accepts "
-                + "\(configuration.environment) keys only; use the app build whose entitlement matches this server, or "
-                + "the \(key.environment) server")
-    }
-
-    private func blockedRefusal(_ key: RegisteredKey, now: Date) -> Refusal? {
-        Self.blockedRefusal(key, configuration: configuration, now: now)
-    }
-
-    private static func blockedRefusal(_ key: RegisteredKey, configuration: Configuration, now: Date) -> Refusal? {
-        let risk = key.riskScore(at: now, decayInterval: configuration.riskDecayInterval)
-        guard risk >= configuration.riskBlockThreshold else { return nil }
-        return Refusal(
-            .keyBlocked,
-            "this key's risk score is \(risk) (blocked at \(configuration.riskBlockThreshold)) after correctly signed "
-                + "assertions that replayed counters or came from another app; generate a new key and attest it, or "
-                + "ask an operator to unblock it")
-    }
-
-    /// Judges a verified assertion: a counter that grew on a key unchanged since it was read advances in one
-    /// compare-and-set; anything else is judged against the key as the transaction reads it now: deleted or replaced
-    /// (another public key or subject) is `unknownKey`, blocked meanwhile is `keyBlocked`, and the counter is judged
-    /// against the stored one now. `advanced` is the compare-and-set's outcome when the caller already tried it.
-    private static func judge(
-        _ check: AssertionCheck, verifiedWith verifiedKey: RegisteredKey, advanced: Bool?,
-        configuration: Configuration, now: Date, in transaction: any AttestationStoreTransaction
-    ) throws -> AssertionVerdict {
-        // The common case in one statement: the key unchanged since it was read, and the counter grew.
-        if case .valid(let counter) = check, counter > verifiedKey.counter,
-            try advanced ?? transaction.advanceCounter(of: verifiedKey, to: counter, usedAt: now)
-        {
-            var updated = verifiedKey
-            updated.counter = counter
-            updated.lastUsedAt = now
-            return .accepted(updated)
-        }
-        // Otherwise judge the key as it is now.
-        guard let key = try transaction.key(id: verifiedKey.keyID), key.publicKey == verifiedKey.publicKey,
-            key.subject.hasSameUTF8(as: verifiedKey.subject)
-        else {
-            return .unauthenticated(
-                Refusal(
-                    .unknownKey,
-                    "the key was deleted or replaced while the request was checked; register a new App Attest key "
-                        + "with POST /v1/attestations"))
-        }
-        if let blocked = blockedRefusal(key, configuration: configuration, now: now) { return .blocked(blocked) }
-        if let refusal = environmentRefusal(key, configuration: configuration) { return .unauthenticated(refusal) }
         switch check {
         case .invalid(let refusal):
             return .unauthenticated(refusal)
         case .invalidSigned(let refusal):
             _ = try transaction.raiseRisk(
                 keyID: key.keyID, by: 1, at: now, decayInterval: configuration.riskDecayInterval)
-            return .keyEvidence(refusal)
+            return .keyRefused(refusal)
         case .valid(let counter):
-            return try judgeCounter(counter, of: key, configuration: configuration, now: now, in: transaction)
+            return try judgeCounter(counter, of: key, now: now, in: transaction)
         }
     }
 
     /// Advances the counter of a correctly signed assertion, or says which kind of counter refusal it is.
-    private static func judgeCounter(
-        _ counter: UInt32, of key: RegisteredKey, configuration: Configuration, now: Date,
-        in transaction: any AttestationStoreTransaction
-    ) throws -> AssertionVerdict {
+    private func judgeCounter(
+        _ counter: UInt32, of key: RegisteredKey, now: Date, in transaction: any AttestationStoreTransaction
+    ) throws -> Verdict {
         if counter > key.counter {
             guard try transaction.advanceCounter(keyID: key.keyID, to: counter, usedAt: now) else {
-                // Another request advanced the counter between the read and this update: reordering, not replay.
+                // Another instance advanced the counter since this transaction read it: reordering, not replay.
                 return .reordered(
                     Refusal(
                         .counterReplay,
@@ -580,8 +440,32 @@ public final class AttestationService {
             ? "equals the stored one: the key signed two requests with one counter"
             : "is \(key.counter - counter) below the stored \(key.counter), beyond the reorder window of "
                 + "\(configuration.counterReorderWindow)"
-        return .keyEvidence(
+        return .keyRefused(
             Refusal(.counterReplay, "the assertion's counter \(counter) \(what); refused as a replay or a cloned key"))
+    }
+
+    private static let unknownKey = Refusal(
+        .unknownKey,
+        "no key with this id is registered; generate a new App Attest key and register it with POST /v1/attestations")
+
+    /// `wrongEnvironment` for a key another environment's service registered (they may share a database).
+    static func environmentRefusal(_ key: RegisteredKey, configuration: Configuration) -> Refusal? {
+        guard !key.environment.hasSameUTF8(as: configuration.environment) else { return nil }
+        return Refusal(
+            .wrongEnvironment,
+            "this key was attested in the \(key.environment) App Attest environment and this service accepts "
+                + "\(configuration.environment) keys only; use the app build whose entitlement matches this server, or "
+                + "the \(key.environment) server")
+    }
+
+    private func blockedRefusal(_ key: RegisteredKey, now: Date) -> Refusal? {
+        let risk = key.riskScore(at: now, decayInterval: configuration.riskDecayInterval)
+        guard risk >= configuration.riskBlockThreshold else { return nil }
+        return Refusal(
+            .keyBlocked,
+            "this key's risk score is \(risk) (blocked at \(configuration.riskBlockThreshold)) after correctly signed "
+                + "assertions that replayed counters or came from another app; generate a new key and attest it, or "
+                + "ask an operator to unblock it")
     }
 
     /// The registered key with `keyID`, for operators.
@@ -639,7 +523,8 @@ public final class AttestationService {
             opened.token.expiresAt > now
         {
             let token = opened.token
-            _ = try await store.transaction { try Self.spend(token, now: now, in: $0) }
+            let cutoff = purgeCutoff(now: now)
+            _ = try await store.transaction { try Self.spend(token, purgingBefore: cutoff, in: $0) }
         }
         chargeFailure(clientAddress, now: now)
     }
@@ -683,24 +568,32 @@ public final class AttestationService {
     }
 }
 
-/// What a transaction decided, committed either way: a malformed object is thrown only after the commit that burns
-/// its challenge.
-private enum Checked<Value: Sendable>: Sendable {
-    case done(Value)
-    case malformed(AttestServiceError)
-}
-
-/// An assertion's verdict with what it means for the key and the requester.
-private enum AssertionVerdict: Sendable {
+/// What checking a registration or a protected request decided; its transaction commits it either way (a
+/// malformed object's error is thrown only after the commit that burns its challenge).
+private enum Verdict: Sendable {
+    /// Registered, or its counter advanced: the key as it now is.
     case accepted(RegisteredKey)
-    /// Nothing proves the requester holds the key: charged to the address.
-    case unauthenticated(Refusal)
-    /// Correctly signed, but the counter is within the reorder window below the stored one.
-    case reordered(Refusal)
-    /// The key is blocked.
-    case blocked(Refusal)
-    /// Correctly signed and refused: the key's risk was raised.
-    case keyEvidence(Refusal)
+    /// Refused. `chargesRequester`: nothing proves the requester holds the key, so the refusal counts against its
+    /// address's failure budget. `reason`: the metrics label.
+    case refused(Refusal, chargesRequester: Bool, reason: String)
+    /// The object could not be parsed (charged to the requester).
+    case malformed(AttestServiceError)
+
+    /// A refusal of a request that proves nothing about the key: charged to the requester's address.
+    static func unauthenticated(_ refusal: Refusal) -> Verdict {
+        .refused(refusal, chargesRequester: true, reason: refusal.reason.description)
+    }
+
+    /// A refusal decided by the key's own state or signature (blocked, or evidence that raised its risk).
+    static func keyRefused(_ refusal: Refusal) -> Verdict {
+        .refused(refusal, chargesRequester: false, reason: refusal.reason.description)
+    }
+
+    /// A correctly signed counter below the stored one within the reorder window: the genuine app's requests out of
+    /// order, neither charged nor evidence.
+    static func reordered(_ refusal: Refusal) -> Verdict {
+        .refused(refusal, chargesRequester: false, reason: "counterReordered")
+    }
 }
 
 /// A challenge as returned to the client.

@@ -5,42 +5,38 @@ import RampartSQLite
 import Synchronization
 import Testing
 
-/// A store that runs a hook once, right after the next read: the moment between the service's read of a key (and
-/// its signature check) and the transaction that spends the challenge and sets the counter.
+/// A store that runs a hook once, right before the next transaction: what another request or process does just
+/// before the transaction that spends the challenge, reads the key and sets the counter.
 final class InterposingStore: AttestationStore {
     let base: any AttestationStore
     private let hook = Mutex<(@Sendable () async throws -> Void)?>(nil)
-    private let readCount = Atomic<Int>(0)
-
-    /// How many reads ran.
-    var reads: Int { readCount.load(ordering: .relaxed) }
 
     init(_ base: any AttestationStore) { self.base = base }
 
-    func afterNextRead(_ action: @escaping @Sendable () async throws -> Void) { hook.withLock { $0 = action } }
+    func beforeNextTransaction(_ action: @escaping @Sendable () async throws -> Void) {
+        hook.withLock { $0 = action }
+    }
 
     func transaction<T: Sendable>(
         _ body: @escaping @Sendable (any AttestationStoreTransaction) throws -> T
-    ) async throws -> T { try await base.transaction(body) }
-
-    func read<T: Sendable>(
-        _ body: @escaping @Sendable (any AttestationStoreTransaction) throws -> T
     ) async throws -> T {
-        let value = try await base.read(body)
-        readCount.add(1, ordering: .relaxed)
         if let action = hook.withLock({ current -> (@Sendable () async throws -> Void)? in
             defer { current = nil }
             return current
         }) {
             try await action()
         }
-        return value
+        return try await base.transaction(body)
     }
+
+    func read<T: Sendable>(
+        _ body: @escaping @Sendable (any AttestationStoreTransaction) throws -> T
+    ) async throws -> T { try await base.read(body) }
 
     func close() async { await base.close() }
 }
 
-/// A key that changes between the read the signature is checked against and the transaction that decides.
+/// A key or challenge that changes right before the transaction that decides: it judges them as stored then.
 struct AssertionRaceTests {
     let clock = TestClock()
     let path = temporarySQLitePath()
@@ -78,7 +74,7 @@ struct AssertionRaceTests {
         let slow = try await assertion(keyID, counter: 5)
         let fast = try await assertion(keyID, counter: 6)
         let service = service
-        store.afterNextRead {
+        store.beforeNextTransaction {
             let outcome = try await service.authorize(fast)
             #expect(self.reason(outcome) == nil)
         }
@@ -94,7 +90,7 @@ struct AssertionRaceTests {
         let request = try await assertion(keyID, counter: 5)
         let store = store
         let id = id(keyID)
-        store.afterNextRead {
+        store.beforeNextTransaction {
             _ = try await store.transaction { try $0.advanceCounter(keyID: id, to: 5, usedAt: Date()) }
         }
         #expect(reason(try await service.authorize(request)) == .counterReplay)
@@ -108,7 +104,7 @@ struct AssertionRaceTests {
         let store = store
         let id = id(keyID)
         let now = clock.now
-        store.afterNextRead {
+        store.beforeNextTransaction {
             _ = try await store.transaction { try $0.raiseRisk(keyID: id, by: 3, at: now, decayInterval: nil) }
         }
         #expect(reason(try await service.authorize(request)) == .keyBlocked)
@@ -121,7 +117,7 @@ struct AssertionRaceTests {
         let request = try await assertion(keyID, counter: 1)
         let path = path
         let id = id(keyID)
-        store.afterNextRead {
+        store.beforeNextTransaction {
             try SQLiteConnection(path: path).run("DELETE FROM rampart_keys WHERE key_id = \(id)")
         }
         #expect(reason(try await service.authorize(request)) == .unknownKey)
@@ -130,26 +126,12 @@ struct AssertionRaceTests {
         #expect(reason(try await service.authorize(request)) == .challengeUsed)
     }
 
-    @Test("the key was replaced meanwhile (another public key under its id): unknownKey, counter untouched")
-    func replacedMeanwhile() async throws {
-        let keyID = try await service.registerFakeKey(subject: "alice")
-        let request = try await assertion(keyID, counter: 1)
-        let path = path
-        let id = id(keyID)
-        let other = SecureRandom.bytes(count: 32)
-        store.afterNextRead {
-            try SQLiteConnection(path: path).run("UPDATE rampart_keys SET public_key = \(other) WHERE key_id = \(id)")
-        }
-        #expect(reason(try await service.authorize(request)) == .unknownKey)
-        #expect(try await service.key(id: keyID)?.counter == 0)
-    }
-
     @Test("the challenge was spent meanwhile (a copy of the request won): challengeUsed, the copy's counter stands")
     func spentMeanwhile() async throws {
         let keyID = try await service.registerFakeKey(subject: "alice")
         let request = try await assertion(keyID, counter: 4)
         let service = service
-        store.afterNextRead {
+        store.beforeNextTransaction {
             let outcome = try await service.authorize(request)
             #expect(self.reason(outcome) == nil)
         }
@@ -176,9 +158,9 @@ struct AssertionRaceTests {
         #expect(key?.riskScore == 0)
     }
 
-    // MARK: The key as last accepted
+    // MARK: A key in use, changed by another process
 
-    /// Registers a key and has one assertion (counter 1) accepted, so the service holds the key as last accepted.
+    /// Registers a key and has one assertion (counter 1) accepted.
     func keyInUse() async throws -> [UInt8] {
         let keyID = try await service.registerFakeKey(subject: "alice")
         #expect(reason(try await service.authorize(try await assertion(keyID, counter: 1))) == nil)
@@ -188,18 +170,8 @@ struct AssertionRaceTests {
     /// Runs `sql` on the database from another connection: what another process on it would do.
     func elsewhere(_ sql: SQLQuery) throws { _ = try SQLiteConnection(path: path).run(sql) }
 
-    @Test("a key in use is read from the store once, then verified against the key as last accepted")
-    func heldWhileInUse() async throws {
-        let keyID = try await keyInUse()
-        let reads = store.reads
-        for counter in 2...4 {
-            #expect(reason(try await service.authorize(try await assertion(keyID, counter: UInt32(counter)))) == nil)
-        }
-        #expect(store.reads == reads)
-        #expect(try await service.key(id: keyID)?.counter == 4)
-    }
-
-    @Test("held, then advanced elsewhere: a counter below the stored one is counterReplay, no risk; above it, accepted")
+    @Test(
+        "in use, then advanced elsewhere: a counter below the stored one is counterReplay, no risk; above it, accepted")
     func heldThenAdvancedElsewhere() async throws {
         let keyID = try await keyInUse()
         try elsewhere("UPDATE rampart_keys SET counter = \(Int64(5)) WHERE key_id = \(id(keyID))")
@@ -211,7 +183,7 @@ struct AssertionRaceTests {
         #expect(try await service.key(id: keyID)?.counter == 6)
     }
 
-    @Test("held, then blocked elsewhere: keyBlocked, and the counter stays")
+    @Test("in use, then blocked elsewhere: keyBlocked, and the counter stays")
     func heldThenBlockedElsewhere() async throws {
         let keyID = try await keyInUse()
         try elsewhere("UPDATE rampart_keys SET risk_score = \(Int64(3)) WHERE key_id = \(id(keyID))")
@@ -219,7 +191,7 @@ struct AssertionRaceTests {
         #expect(try await service.key(id: keyID)?.counter == 1)
     }
 
-    @Test("a key refused as blocked is not held: unblocked elsewhere, its next request is accepted")
+    @Test("a key refused as blocked, unblocked elsewhere, its next request is accepted")
     func blockedThenUnblockedElsewhere() async throws {
         let keyID = try await keyInUse()
         try elsewhere("UPDATE rampart_keys SET risk_score = \(Int64(3)) WHERE key_id = \(id(keyID))")
@@ -228,7 +200,7 @@ struct AssertionRaceTests {
         #expect(reason(try await service.authorize(try await assertion(keyID, counter: 3))) == nil)
     }
 
-    @Test("held, then deleted elsewhere: unknownKey, and nothing is written for it")
+    @Test("in use, then deleted elsewhere: unknownKey, and nothing is written for it")
     func heldThenDeletedElsewhere() async throws {
         let keyID = try await keyInUse()
         try elsewhere("DELETE FROM rampart_keys WHERE key_id = \(id(keyID))")
@@ -236,7 +208,8 @@ struct AssertionRaceTests {
         #expect(try await service.key(id: keyID) == nil)
     }
 
-    @Test("held, then registered again elsewhere (another time): accepted as stored now; another environment: refused")
+    @Test(
+        "in use, then registered again elsewhere (another time): accepted as stored now; another environment: refused")
     func heldThenRegisteredAgainElsewhere() async throws {
         let keyID = try await keyInUse()
         try elsewhere(
@@ -246,13 +219,13 @@ struct AssertionRaceTests {
         guard case .accepted(let key) = outcome else { return #expect(Bool(false), "refused: \(outcome)") }
         #expect(key.registeredAt == stored.registeredAt)
         // Registered again by a development service on the same database: this production service refuses it,
-        // although the key it last accepted (and holds) was a production one.
+        // although the key it last accepted was a production one.
         try elsewhere("UPDATE rampart_keys SET environment = 'development' WHERE key_id = \(id(keyID))")
         #expect(reason(try await service.authorize(try await assertion(keyID, counter: 3))) == .wrongEnvironment)
         #expect(try await service.key(id: keyID)?.counter == 2)
     }
 
-    @Test("held for one subject, registered to another elsewhere: the new subject's request is accepted, not refused")
+    @Test("in use by one subject, registered to another elsewhere: the new subject's request is accepted, not refused")
     func heldThenOtherSubjectElsewhere() async throws {
         let keyID = try await keyInUse()
         try elsewhere("UPDATE rampart_keys SET subject = 'bob' WHERE key_id = \(id(keyID))")

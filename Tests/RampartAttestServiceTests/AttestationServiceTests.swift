@@ -195,3 +195,41 @@ struct AttestationServiceTests {
         #expect(text.contains("rampart_verdicts_total{kind=\"assertion\",reason=\"accepted\"} 1"))
     }
 }
+
+struct SpentChallengePurgeTests {
+    @Test("a spend purges the spent records past expiry and clock skew, at most once a second")
+    func purgesOnceASecond() async throws {
+        let clock = TestClock()
+        let store = try SQLiteAttestationStore(path: temporarySQLitePath())
+        let service = AttestationService(store: store, verifier: FakeVerifier(), clock: { clock.now })
+        let keyID = try await service.registerFakeKey(subject: "alice")  // its spend ran the first purge
+        let start = clock.now
+        let old = (nonce: StoreContract.nonce(), expiresAt: start.addingTimeInterval(-100))
+        let recent = (nonce: StoreContract.nonce(), expiresAt: start.addingTimeInterval(-30))
+        for record in [old, recent] {
+            _ = try await store.transaction { try $0.spendChallenge(nonce: record.nonce, expiresAt: record.expiresAt) }
+        }
+        /// Whether the record is still there: spending it again fails (a purged one is spent anew).
+        func isKept(_ record: (nonce: [UInt8], expiresAt: Date)) async throws -> Bool {
+            try await store.transaction { try $0.spendChallenge(nonce: record.nonce, expiresAt: record.expiresAt) }
+                == false
+        }
+        func authorize(counter: UInt32) async throws {
+            let challenge = try await service.issueChallenge(purpose: .assertion, subject: "alice").challenge
+            let clientData = Array("{\"challenge\":\"\(challenge)\",\"payload\":{}}".utf8)
+            let outcome = try await service.authorize(
+                AssertionSubmission(
+                    subject: "alice", keyID: keyID,
+                    assertion: FakeVerifier.assertion(counter: counter, clientData: clientData, keyID: keyID),
+                    challenge: challenge, clientData: clientData))
+            guard case .accepted = outcome else { throw AttestServiceError.storeFailure("\(outcome)") }
+        }
+        try await authorize(counter: 1)  // within the second of the last purge: none
+        #expect(try await isKept(old))
+        clock.advance(1)
+        try await authorize(counter: 2)
+        #expect(try await isKept(old) == false)
+        #expect(try await isKept(recent))  // expired 31 s ago: within the clock-skew allowance
+        await store.close()
+    }
+}

@@ -6,25 +6,6 @@ import Testing
 @testable import RampartAttestService
 
 struct SQLStoreTransactionTests {
-    static let unexpectedRows: [[SQLRow]] = [
-        [], [SQLRow([.integer(2), .integer(0)])], [SQLRow([.integer(0), .integer(1)])],
-        [SQLRow([.integer(1), .integer(1)]), SQLRow([.integer(1), .integer(1)])], [SQLRow([.null, .null])],
-        [SQLRow([.integer(1)])],
-    ]
-
-    @Test(
-        "a spend-and-advance answer other than one row of two counts (advanced ≤ spent ≤ 1) is storeFailure",
-        arguments: unexpectedRows)
-    func unexpectedSpendAndAdvanceRow(_ rows: [SQLRow]) {
-        let transaction = SQLStoreTransaction(execute: { _ in rows }, modifiesInCommonTableExpressions: true)
-        let error = #expect(throws: AttestServiceError.self) {
-            try transaction.spendChallengeAndAdvanceCounter(
-                nonce: [1], expiresAt: StoreContract.future, of: StoreContract.key(), to: 1, usedAt: Date())
-        }
-        #expect(error?.code == .storeFailure)
-        #expect(error?.description.contains("returned an unexpected row") == true)
-    }
-
     @Test(
         "where the database counts changed rows, a spend and a counter advance run without RETURNING and follow the count"
     )
@@ -40,7 +21,7 @@ struct SQLStoreTransactionTests {
                 return count
             }
             let spent = try transaction.spendChallenge(nonce: [1], expiresAt: StoreContract.future)
-            let advanced = try transaction.advanceCounter(of: StoreContract.key(), to: 2, usedAt: Date())
+            let advanced = try transaction.advanceCounter(keyID: StoreContract.key().keyID, to: 2, usedAt: Date())
             #expect(spent == (count == 1))
             #expect(advanced == (count == 1))
             #expect(texts.withLock { $0 }.count == 2)
@@ -57,7 +38,9 @@ struct SQLStoreTransactionTests {
                 return rows
             })
             #expect(try transaction.spendChallenge(nonce: [1], expiresAt: StoreContract.future) == !rows.isEmpty)
-            #expect(try transaction.advanceCounter(of: StoreContract.key(), to: 2, usedAt: Date()) == !rows.isEmpty)
+            #expect(
+                try transaction.advanceCounter(keyID: StoreContract.key().keyID, to: 2, usedAt: Date()) == !rows.isEmpty
+            )
             #expect(texts.withLock { $0 }.allSatisfy { $0.hasSuffix(" RETURNING 1") })
         }
     }

@@ -127,34 +127,6 @@ enum StoreContract {
         #expect(try await store.transaction { try $0.advanceCounter(keyID: "missing", to: 9, usedAt: now) } == false)
     }
 
-    /// The compare-and-set against a key as read: refused once the key's risk, public key or subject changed, or its
-    /// counter reached the value.
-    static func counterAdvanceComparesTheKeyAsRead(_ store: any AttestationStore) async throws {
-        let stored = key()
-        _ = try await store.transaction { try $0.insertKey(stored) }
-        let now = Date(timeIntervalSince1970: 1_790_000_100)
-        let read = try #require(try await store.read { try $0.key(id: stored.keyID) })
-        #expect(try await store.transaction { try $0.advanceCounter(of: read, to: 2, usedAt: now) })
-        #expect(try await store.transaction { try $0.advanceCounter(of: read, to: 2, usedAt: now) } == false)
-        #expect(try await store.transaction { try $0.advanceCounter(of: read, to: 3, usedAt: now) })  // counter < 3
-        var otherKey = read
-        otherKey.publicKey = SecureRandom.bytes(count: 65)
-        var otherSubject = read
-        otherSubject.subject = "user-2"
-        for changed in [otherKey, otherSubject] {
-            #expect(try await store.transaction { try $0.advanceCounter(of: changed, to: 9, usedAt: now) } == false)
-        }
-        _ = try await store.transaction {
-            try $0.raiseRisk(
-                keyID: stored.keyID, by: 1, at: Date(timeIntervalSince1970: 1_790_000_000.123),
-                decayInterval: 60)
-        }
-        #expect(try await store.transaction { try $0.advanceCounter(of: read, to: 9, usedAt: now) } == false)
-        let risen = try #require(try await store.read { try $0.key(id: stored.keyID) })
-        #expect(try await store.transaction { try $0.advanceCounter(of: risen, to: 9, usedAt: now) })
-        #expect(try await store.read { try $0.key(id: stored.keyID) }?.counter == 9)
-    }
-
     static func concurrentCounterAdvanceIsExactlyOnce(_ store: any AttestationStore) async throws {
         let key = key()
         _ = try await store.transaction { try $0.insertKey(key) }
@@ -292,63 +264,5 @@ enum StoreContract {
             try await store.transaction { try $0.key(id: "x") }
         }
         #expect(error?.code == .storeFailure)
-    }
-
-    /// A protected request's write: the counter advances only when this call spent the challenge, and only on the
-    /// key as read with a counter below the new one.
-    static func spendingAndAdvancingIsOneWrite(_ store: any AttestationStore) async throws {
-        let stored = key()
-        _ = try await store.transaction { try $0.insertKey(stored) }
-        let read = try #require(try await store.read { try $0.key(id: stored.keyID) })
-        let now = Date(timeIntervalSince1970: 1_790_000_100)
-        func write(_ nonce: [UInt8], _ key: RegisteredKey, _ counter: UInt32) async throws -> [Bool] {
-            let outcome = try await store.transaction {
-                try $0.spendChallengeAndAdvanceCounter(
-                    nonce: nonce, expiresAt: future, of: key, to: counter, usedAt: now)
-            }
-            return [outcome.spent, outcome.advanced]
-        }
-        let first = nonce()
-        #expect(try await write(first, read, 2) == [true, true])
-        // The same challenge again, with a higher counter: not spent, and the counter stays.
-        #expect(try await write(first, read, 7) == [false, false])
-        #expect(try await store.read { try $0.key(id: stored.keyID) }?.counter == 2)
-        // A fresh challenge with a counter not above the stored one: spent, not advanced.
-        #expect(try await write(nonce(), read, 2) == [true, false])
-        var otherSubject = read
-        otherSubject.subject = "user-2"
-        #expect(try await write(nonce(), otherSubject, 9) == [true, false])
-        _ = try await store.transaction { try $0.raiseRisk(keyID: stored.keyID, by: 1, at: now, decayInterval: nil) }
-        #expect(try await write(nonce(), read, 9) == [true, false])  // the risk changed since the read
-        let risen = try #require(try await store.read { try $0.key(id: stored.keyID) })
-        #expect(try await write(nonce(), risen, 9) == [true, true])
-        let after = try #require(try await store.read { try $0.key(id: stored.keyID) })
-        #expect(after.counter == 9)
-        #expect(after.lastUsedAt == now)
-        // The challenge was recorded with its expiry: spending it plainly now fails.
-        #expect(try await store.transaction { try $0.spendChallenge(nonce: first, expiresAt: future) } == false)
-    }
-
-    /// 50 concurrent writes of one challenge with counters 1…50: one spends it and advances the counter to its own.
-    static func concurrentSpendingAndAdvancingIsExactlyOnce(_ store: any AttestationStore) async throws {
-        let stored = key()
-        _ = try await store.transaction { try $0.insertKey(stored) }
-        let read = try #require(try await store.read { try $0.key(id: stored.keyID) })
-        let nonce = nonce()
-        let winners = try await withThrowingTaskGroup(of: UInt32?.self) { group in
-            for counter in UInt32(1)...50 {
-                group.addTask {
-                    let outcome = try await store.transaction {
-                        try $0.spendChallengeAndAdvanceCounter(
-                            nonce: nonce, expiresAt: future, of: read, to: counter, usedAt: Date())
-                    }
-                    #expect(outcome.advanced == outcome.spent)
-                    return outcome.spent ? counter : nil
-                }
-            }
-            return try await group.reduce(into: [UInt32]()) { if let counter = $1 { $0.append(counter) } }
-        }
-        #expect(winners.count == 1)
-        #expect(try await store.read { try $0.key(id: stored.keyID) }?.counter == winners.first)
     }
 }

@@ -45,20 +45,6 @@ struct SQLiteStoreContractTests {
         try await StoreContract.countersOnlyMoveForward(store())
     }
 
-    @Test("the counter compare-and-set refuses a key changed since it was read") func compareAndSet() async throws {
-        try await StoreContract.counterAdvanceComparesTheKeyAsRead(store())
-    }
-
-    @Test("a protected request's write advances the counter only when it spent the challenge")
-    func spendAndAdvance() async throws {
-        try await StoreContract.spendingAndAdvancingIsOneWrite(store())
-    }
-
-    @Test("50 concurrent writes of one challenge: one spends it and advances the counter")
-    func concurrentSpendAndAdvance() async throws {
-        try await StoreContract.concurrentSpendingAndAdvancingIsExactlyOnce(store())
-    }
-
     @Test("50 concurrent advances to one counter: exactly 1") func concurrentAdvance() async throws {
         try await StoreContract.concurrentCounterAdvanceIsExactlyOnce(store())
     }
@@ -156,20 +142,6 @@ struct PostgresStoreContractTests {
 
     @Test("counters only move forward") func counters() async throws {
         try await StoreContract.countersOnlyMoveForward(store())
-    }
-
-    @Test("the counter compare-and-set refuses a key changed since it was read") func compareAndSet() async throws {
-        try await StoreContract.counterAdvanceComparesTheKeyAsRead(store())
-    }
-
-    @Test("a protected request's write advances the counter only when it spent the challenge")
-    func spendAndAdvance() async throws {
-        try await StoreContract.spendingAndAdvancingIsOneWrite(store())
-    }
-
-    @Test("50 concurrent writes of one challenge: one spends it and advances the counter")
-    func concurrentSpendAndAdvance() async throws {
-        try await StoreContract.concurrentSpendingAndAdvancingIsExactlyOnce(store())
     }
 
     @Test("50 concurrent advances to one counter: exactly 1") func concurrentAdvance() async throws {

@@ -114,40 +114,6 @@ public protocol AttestationStoreTransaction {
     /// - Throws: ``AttestServiceError`` (`storeFailure`).
     func advanceCounter(keyID: String, to counter: UInt32, usedAt date: Date) throws -> Bool
 
-    /// Sets the key's counter to `counter` if, and only if, the stored counter is smaller and the key is still as
-    /// `key` shows it: the same public key, subject, environment and registration time (the same registration),
-    /// and the same risk score and risk change time (so a decision made on `key`'s risk still holds). One
-    /// statement: a compare-and-set against the key as read.
-    ///
-    /// - Parameters:
-    ///   - key: The key as read before the transaction.
-    ///   - counter: The assertion's counter.
-    ///   - date: When the key was used.
-    /// - Returns: Whether the counter advanced (false: the key changed, or its counter reached `counter`; read it
-    ///   again to say why).
-    /// - Throws: ``AttestServiceError`` (`storeFailure`).
-    func advanceCounter(of key: RegisteredKey, to counter: UInt32, usedAt date: Date) throws -> Bool
-
-    /// Spends a challenge and, only if this call spent it, advances the key's counter as
-    /// ``advanceCounter(of:to:usedAt:)`` does: the write of a protected request.
-    ///
-    /// The same as ``spendChallenge(nonce:expiresAt:)`` followed, when it returned `true`, by
-    /// ``advanceCounter(of:to:usedAt:)``; a store may do both in one statement (the PostgreSQL store does: one round
-    /// trip, one statement for the server to run). A challenge that was spent before never advances the counter.
-    ///
-    /// - Parameters:
-    ///   - nonce: The challenge's nonce.
-    ///   - expiresAt: The challenge's expiry.
-    ///   - key: The key as read before the transaction.
-    ///   - counter: The assertion's counter.
-    ///   - date: When the key was used.
-    /// - Returns: Whether this call spent the challenge, and whether it advanced the counter (never without
-    ///   spending).
-    /// - Throws: ``AttestServiceError`` (`storeFailure`).
-    func spendChallengeAndAdvanceCounter(
-        nonce: [UInt8], expiresAt: Date, of key: RegisteredKey, to counter: UInt32, usedAt date: Date
-    ) throws -> (spent: Bool, advanced: Bool)
-
     /// Adds `amount` to the key's risk score after letting it decay, and records when.
     ///
     /// The stored score first loses one point per whole `decayInterval` since the last change (never below 0), then
@@ -195,33 +161,6 @@ public protocol AttestationStoreTransaction {
     /// - Returns: Whether a key was deleted.
     /// - Throws: ``AttestServiceError`` (`storeFailure`).
     func deleteTokenSigningKey(keyID: String) throws -> Bool
-}
-
-extension AttestationStoreTransaction {
-    /// Spends the challenge, then advances the counter if this call spent it: two statements.
-    ///
-    /// - Parameters:
-    ///   - nonce: The challenge's nonce.
-    ///   - expiresAt: The challenge's expiry.
-    ///   - key: The key as read before the transaction.
-    ///   - counter: The assertion's counter.
-    ///   - date: When the key was used.
-    /// - Returns: Whether this call spent the challenge, and whether it advanced the counter.
-    /// - Throws: ``AttestServiceError`` (`storeFailure`).
-    public func spendChallengeAndAdvanceCounter(
-        nonce: [UInt8], expiresAt: Date, of key: RegisteredKey, to counter: UInt32, usedAt date: Date
-    ) throws -> (spent: Bool, advanced: Bool) {
-        try spendChallengeThenAdvanceCounter(nonce: nonce, expiresAt: expiresAt, of: key, to: counter, usedAt: date)
-    }
-
-    /// The two statements of ``spendChallengeAndAdvanceCounter(nonce:expiresAt:of:to:usedAt:)``, for a store that
-    /// cannot run them as one.
-    func spendChallengeThenAdvanceCounter(
-        nonce: [UInt8], expiresAt: Date, of key: RegisteredKey, to counter: UInt32, usedAt date: Date
-    ) throws -> (spent: Bool, advanced: Bool) {
-        guard try spendChallenge(nonce: nonce, expiresAt: expiresAt) else { return (false, false) }
-        return (true, try advanceCounter(of: key, to: counter, usedAt: date))
-    }
 }
 
 /// Why a challenge was issued.
@@ -304,10 +243,6 @@ extension Date {
 
     /// The date for a stored millisecond count.
     init(storeMilliseconds: Int64) { self.init(timeIntervalSince1970: Double(storeMilliseconds) / 1000) }
-
-    /// The stored millisecond count of a date read from the store, rounded to the nearest: it was made from that
-    /// count, and rounding down could land one below it (for comparing with the stored column).
-    var storeMillisecondsRounded: Int64 { Int64((timeIntervalSince1970 * 1000).rounded()) }
 }
 
 extension ChallengePurpose: Sendable {}

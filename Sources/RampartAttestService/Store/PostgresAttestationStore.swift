@@ -86,8 +86,7 @@ public final class PostgresAttestationStore: AttestationStore {
                 return
             }
             connection.resetIfBroken()
-            let transaction = SQLStoreTransaction(
-                execute: { try connection.query($0) }, modifiesInCommonTableExpressions: true)
+            let transaction = SQLStoreTransaction(execute: { try connection.query($0) })
             for member in batch where member.readOnly {
                 _ = member.run(transaction)
                 member.complete(failure: nil)

@@ -6,14 +6,9 @@ import RampartSQLite
 struct SQLStoreTransaction: AttestationStoreTransaction {
     /// Runs one statement on the transaction's connection and returns its rows.
     let execute: (SQLQuery) throws -> [SQLRow]
-    /// Whether the database runs data-modifying `WITH` (PostgreSQL does, SQLite does not): then a protected
-    /// request's spend and counter advance are one statement.
-    var modifiesInCommonTableExpressions = false
     /// Runs one statement and returns how many rows it changed, where the database counts them itself (SQLite's
-    /// `sqlite3_changes`); nil where a statement must say so with `RETURNING` (PostgreSQL's rows).
-    ///
-    /// SQLite runs `RETURNING` as a second pass over a temporary table of the changed rows: about 2.5 µs a statement,
-    /// two statements per protected request, for a count it keeps anyway.
+    /// `sqlite3_changes`); nil where a statement must say so with `RETURNING` (PostgreSQL's rows). SQLite would run
+    /// `RETURNING` as a second pass over a temporary table of the changed rows, for a count it keeps anyway.
     var changes: ((SQLQuery) throws -> Int)? = nil
 
     /// Runs `statement`, an `INSERT`, `UPDATE` or `DELETE` of at most one row, and says whether it changed one: counted
@@ -90,56 +85,6 @@ struct SQLStoreTransaction: AttestationStoreTransaction {
             UPDATE rampart_keys SET counter = \(value), last_used_at = \(date.storeMilliseconds) \
             WHERE key_id = \(keyID) AND counter < \(value)
             """)
-    }
-
-    func advanceCounter(of key: RegisteredKey, to counter: UInt32, usedAt date: Date) throws -> Bool {
-        let value = Int64(counter)
-        return try changedOneRow(
-            """
-            UPDATE rampart_keys SET counter = \(value), last_used_at = \(date.storeMilliseconds) \
-            WHERE \(Self.stillAsRead(key)) AND counter < \(value)
-            """)
-    }
-
-    /// The condition that a `rampart_keys` row is still `key` as it was read: the same id, public key, subject,
-    /// environment and registration time (the same registration), and the same risk score and risk change time.
-    /// Both compare-and-sets of a counter use it, so they cannot drift apart.
-    private static func stillAsRead(_ key: RegisteredKey) -> SQLQuery {
-        // Times as read: made from stored millisecond counts, so they round back to them.
-        """
-        key_id = \(key.keyID) AND public_key = \(key.publicKey) AND subject = \(key.subject) \
-        AND environment = \(key.environment) AND registered_at = \(key.registeredAt.storeMillisecondsRounded) \
-        AND risk_score = \(Int64(key.riskScore)) \
-        AND COALESCE(risk_updated_at, -1) = \(key.riskUpdatedAt?.storeMillisecondsRounded ?? -1)
-        """
-    }
-
-    func spendChallengeAndAdvanceCounter(
-        nonce: [UInt8], expiresAt: Date, of key: RegisteredKey, to counter: UInt32, usedAt date: Date
-    ) throws -> (spent: Bool, advanced: Bool) {
-        guard modifiesInCommonTableExpressions else {
-            return try spendChallengeThenAdvanceCounter(
-                nonce: nonce, expiresAt: expiresAt, of: key, to: counter, usedAt: date)
-        }
-        let value = Int64(counter)
-        // The two statements above in one: the UPDATE runs only when the INSERT spent the challenge (EXISTS over its
-        // RETURNING rows), and both see one snapshot; a concurrent spender of the nonce waits for this transaction
-        // and then inserts nothing, a concurrent advance of the counter is re-checked against the row it left.
-        let rows = try execute(
-            """
-            WITH spent AS (INSERT INTO rampart_spent_challenges (nonce, expires_at) \
-            VALUES (\(nonce), \(expiresAt.storeMilliseconds)) ON CONFLICT (expires_at, nonce) DO NOTHING RETURNING 1), \
-            advanced AS (UPDATE rampart_keys SET counter = \(value), last_used_at = \(date.storeMilliseconds) \
-            WHERE EXISTS (SELECT 1 FROM spent) AND \(Self.stillAsRead(key)) AND counter < \(value) RETURNING 1) \
-            SELECT (SELECT count(*) FROM spent), (SELECT count(*) FROM advanced)
-            """)
-        guard let row = rows.first, rows.count == 1, let spent = row.integer(0), let advanced = row.integer(1),
-            spent == 0 || spent == 1, advanced == 0 || advanced == spent
-        else {
-            throw AttestServiceError.storeFailure(
-                "spending a challenge and advancing a counter returned an unexpected row; the schema is not Rampart's")
-        }
-        return (spent == 1, advanced == 1)
     }
 
     func raiseRisk(keyID: String, by amount: Int, at date: Date, decayInterval: TimeInterval?) throws -> Int? {
