@@ -349,6 +349,13 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .executableTarget(
+            name: "FuzzKeyDescription",
+            dependencies: ["FuzzSupport", "RampartKeyAttestation"],
+            path: "Fuzz/FuzzKeyDescription",
+            exclude: ["Seeds"],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
             name: "FuzzAttestationObject",
             dependencies: ["FuzzSupport", "RampartAppAttest"],
             path: "Fuzz/FuzzAttestationObject",

@@ -46,6 +46,7 @@ targets=(
     FuzzAttestationObject
     FuzzServiceRouter
     FuzzJWS
+    FuzzKeyDescription
 )
 
 seconds="${1:-60}"
