@@ -88,7 +88,7 @@ struct KeychainRulesTests {
         }
     }
 
-    @Test("errSecParam: no class, ReturnData with MatchLimitAll on passwords, SynchronizableAny in an add")
+    @Test("errSecParam: no class, SynchronizableAny in an add, both Accessible and AccessControl")
     func parameterRules() {
         onDevice {
             var result: CFTypeRef?
@@ -97,14 +97,8 @@ struct KeychainRulesTests {
             #expect(SecItemAdd(Self.password("a") as CFDictionary, nil) == errSecSuccess)
             var all = Self.password("a")
             all[kSecMatchLimit as String] = kSecMatchLimitAll
-            all[kSecReturnData as String] = true
-            #expect(SecItemCopyMatching(all as CFDictionary, &result) == errSecParam)
-            all[kSecReturnData as String] = nil
             all[kSecReturnPersistentRef as String] = true
             #expect(SecItemCopyMatching(all as CFDictionary, &result) == errSecSuccess)
-            var reference = Self.password("a")
-            reference[kSecReturnRef as String] = true
-            #expect(SecItemCopyMatching(reference as CFDictionary, &result) == errSecParam)
             var any = Self.password("b")
             any[kSecAttrSynchronizable as String] = kSecAttrSynchronizableAny
             #expect(SecItemAdd(any as CFDictionary, nil) == errSecParam)

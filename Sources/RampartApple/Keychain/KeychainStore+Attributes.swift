@@ -111,6 +111,13 @@ extension KeychainStore {
         return result
     }
 
+    /// A flag securityd returns as a number: `kSecAttrSynchronizable` is its `sync` column, 0 or 1
+    /// (keychain/securityd/SecItemSchema.c:88; SecDbItem.c:944-948 stores a Boolean as a number), not a Boolean.
+    static func isSet(_ value: Any?) -> Bool {
+        if let number = value as? Int { return number != 0 }
+        return value as? Bool ?? false
+    }
+
     /// The item a `kSecReturnAttributes` (and maybe `kSecReturnData`) dictionary describes.
     static func item(_ found: [String: Any], _ itemClass: ItemClass) -> VaultItem {
         func text(_ key: CFString) -> String? { found[key as String] as? String }
@@ -147,7 +154,7 @@ extension KeychainStore {
             value: (found[kSecValueData as String] as? Data).map { Array($0) } ?? [],
             accessGroup: text(kSecAttrAccessGroup),
             accessibility: accessibility(found[kSecAttrAccessible as String]),
-            synchronizable: found[kSecAttrSynchronizable as String] as? Bool ?? false)
+            synchronizable: isSet(found[kSecAttrSynchronizable as String]))
         item.creationDate = found[kSecAttrCreationDate as String] as? Date
         item.modificationDate = found[kSecAttrModificationDate as String] as? Date
         return item

@@ -23,8 +23,9 @@ import RampartAppleSimulation
 /// ```
 ///
 /// Where the Keychain differs from ``Vault``, this type translates:
-/// - reading several password items with their values (`kSecReturnData` with `kSecMatchLimitAll` is `errSecParam`)
-///   asks for attributes and persistent references first, then each value by its reference;
+/// - reading several password items with their values asks for attributes and persistent references first, then
+///   each value by its reference, as Apple's `kSecReturnData` documentation advises (each item may need its own
+///   authentication; securityd does not refuse `kSecReturnData` with `kSecMatchLimitAll`);
 /// - items read back report an empty ``VaultItem/accessControl``: Security has no call that returns a
 ///   `SecAccessControl`'s flags;
 /// - changing ``ItemChanges/accessControl`` without an ``ItemChanges/accessibility`` updates the matched items one by

@@ -29,9 +29,10 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
 /// As documented: one match unless `kSecMatchLimit` says otherwise (then an array; but a limit of 1, as
 /// `kSecMatchLimitOne` or the number 1, gives the match itself, as securityd does: keychain/securityd/SecItemDb.c:1052);
 /// a dictionary when more than one `kSecReturn…` key is set; numeric attributes (`kSecAttrKeyType`,
-/// `kSecAttrKeyClass`, `kSecAttrPort`, …) come back as numbers (``KeychainSchema``); `errSecParam` for `kSecReturnData` with `kSecMatchLimitAll` on password items ("copying
-/// each password item could require additional authentication") and for `kSecReturnRef` on password items; without
-/// `kSecAttrSynchronizable` only non-synchronizable items match.
+/// `kSecAttrKeyClass`, `kSecAttrPort`, `kSecAttrSynchronizable`, …) come back as numbers (``KeychainSchema``);
+/// the shapes `KeychainEngine.output` describes; without `kSecAttrSynchronizable` only
+/// non-synchronizable items match. The documentation advises against `kSecReturnData` with `kSecMatchLimitAll` on
+/// password items, but securityd does not refuse it.
 ///
 /// - Parameters:
 ///   - query: The class, attribute filters, `kSecMatchLimit` and `kSecReturn…` keys.
@@ -131,20 +132,18 @@ enum KeychainEngine {
     static func copyMatching(_ query: [String: Any], _ result: UnsafeMutablePointer<CFTypeRef?>?) throws {
         let itemClass = try itemClass(of: query)
         let (limit, single) = try matchLimit(query)
+        // securityd refuses neither kSecReturnData with kSecMatchLimitAll on password items (the documentation only
+        // advises against it) nor kSecReturnRef on them: SecServerItemCopyMatchingWithCustomDb has no such check
+        // (keychain/securityd/SecItemServer.c:2542-2650), and every value comes back.
         let returnsData = try flag(query[kSecReturnData]) ?? false
-        if returnsData, KeychainSchema.passwordClasses.contains(itemClass),
-            query[kSecMatchLimit] as? String
-                == kSecMatchLimitAll
-        {
-            throw Status(errSecParam)
-        }
-        if try flag(query[kSecReturnRef]) ?? false, KeychainSchema.passwordClasses.contains(itemClass) {
-            throw Status(errSecParam)
-        }
+        let returnsRef = try flag(query[kSecReturnRef]) ?? false
         let filter = try Filter(query, itemClass: itemClass)
         let matched = Array(SimulatedKeychain.current.items.withLock { $0.filter(filter.matches) }.prefix(limit))
         guard !matched.isEmpty else { throw Status(errSecItemNotFound) }
-        if returnsData { for item in matched { try checkReadable(item) } }
+        // A reference needs the item's data too (handle_result asks for it with kSecReturnRef,
+        // keychain/securityd/SecItemDb.c:257), so a password read by reference passes its checks like a data read.
+        let decrypts = returnsData || (returnsRef && KeychainSchema.passwordClasses.contains(itemClass))
+        if decrypts { for item in matched { try checkReadable(item) } }
         let value = try output(matched, for: query, limit: limit, single: single)
         result?.pointee = value
     }
@@ -327,7 +326,17 @@ enum KeychainEngine {
         return (max(count, 1), count == 1)
     }
 
-    /// What a query or add returns for `items`.
+    /// What a query or add returns for `items`, shaped as securityd's `handle_result` builds it
+    /// (keychain/securityd/SecItemDb.c:456-540) and the client's `SecItemResultCopyPrepared` finishes it
+    /// (OSX/sec/Security/SecItem.m:1093-1300):
+    /// - one `kSecReturn…` key: the data, the persistent reference or the reference itself; a password item has no
+    ///   reference on iOS (`SecItemCreateFromAttributeDictionary` makes keys and certificates only, SecItem.m:442-468),
+    ///   so `kSecReturnRef` alone gives nothing, and such items are left out of an array (SecItem.m:1319-1325);
+    /// - several: a dictionary of the attributes securityd returns, which carries `kSecClass` only when a reference
+    ///   is asked for (SecItemDb.c:494-495), `kSecAttrSynchronizable` as the number 0 or 1 (the `sync` column is a
+    ///   number, SecItemSchema.c:88, SecDbItem.c:944-948 `copyNumber`), the data when asked for, and with
+    ///   `kSecReturnRef` the reference as `kSecValueRef`, the data then removed unless asked for (SecItem.m:1270-1281;
+    ///   a password, having no reference, keeps it).
     static func output(_ items: [StoredItem], for query: [String: Any], limit: Int, single: Bool) throws -> CFTypeRef? {
         let wantsData = try flag(query[kSecReturnData]) ?? false
         let wantsAttributes = try flag(query[kSecReturnAttributes]) ?? false
@@ -335,30 +344,33 @@ enum KeychainEngine {
         let wantsPersistentRef = try flag(query[kSecReturnPersistentRef]) ?? false
         let count = [wantsData, wantsAttributes, wantsRef, wantsPersistentRef].filter { $0 }.count
         guard count > 0 else { return nil }
-        func value(_ item: StoredItem) -> Any {
+        func value(_ item: StoredItem) -> Any? {
             if count == 1 {
                 if wantsData { return item.data }
                 if wantsPersistentRef { return item.persistentRef }
-                if wantsRef { return item.key as Any }
+                if wantsRef { return item.key }
             }
             var dictionary: [String: Any] = [:]
-            if wantsAttributes {
+            // A reference asks securityd for the attributes too (SecItemDb.c:257-258).
+            if wantsAttributes || wantsRef {
                 for (name, value) in item.attributes { dictionary[name] = value.any }
-                dictionary[kSecClass] = item.itemClass
                 dictionary[kSecAttrAccessGroup] = item.accessGroup
                 dictionary[kSecAttrAccessible] = item.protection
-                dictionary[kSecAttrSynchronizable] = item.synchronizable
+                dictionary[kSecAttrSynchronizable] = item.synchronizable ? 1 : 0
                 dictionary[kSecAttrCreationDate] = item.created
                 dictionary[kSecAttrModificationDate] = item.modified
                 if let accessControl = item.accessControl { dictionary[kSecAttrAccessControl] = accessControl }
             }
-            if wantsData { dictionary[kSecValueData] = item.data }
+            if wantsRef {
+                dictionary[kSecClass] = item.itemClass
+                if let key = item.key { dictionary[kSecValueRef] = key }
+            }
+            if wantsData || (wantsRef && item.key == nil) { dictionary[kSecValueData] = item.data }
             if wantsPersistentRef { dictionary[kSecValuePersistentRef] = item.persistentRef }
-            if wantsRef, let key = item.key { dictionary[kSecValueRef] = key }
             return dictionary
         }
-        if single, let first = items.first { return value(first) as AnyObject }
-        return items.prefix(limit).map(value) as AnyObject
+        if single { return items.first.flatMap(value).map { $0 as AnyObject } }
+        return items.prefix(limit).compactMap(value) as AnyObject
     }
 
     /// A query's filters.
