@@ -150,8 +150,10 @@ public final class PinningURLSessionDelegate: NSObject, URLSessionTaskDelegate, 
         }
         var error: CFError?
         let trusted = SecTrustEvaluateWithError(trust, &error)
-        // After the evaluation the chain is the one it built: the verified path when trusted, and the certificates it
-        // could chain otherwise.
+        // After the evaluation the chain is the one it built: the verified path when trusted, and trustd's best path
+        // otherwise (trust/trustd/SecTrustServer.c:1456), which may end in a store root the server did not send and
+        // lacks presented certificates that are not on it. iOS has no call for the certificates as presented once the
+        // trust is evaluated, so a refusal reports that path as the presented chain.
         guard let chain = certificates(of: trust) else {
             return refusal(
                 host: host, presented: [], time: time,

@@ -13,7 +13,7 @@ public final class SecTrust: Sendable {
         var anchors: [SecCertificate]?
         var anchorsOnly = true
         var verifyDate: Date?
-        /// The chain of the last evaluation: the built path when trusted, the certificates as created otherwise.
+        /// The chain of the last evaluation: the built path when trusted, trustd's best path when not.
         var chain: [SecCertificate]?
         /// Whether ``chain`` is up to date: every setter marks the trust as needing evaluation, as
         /// `SecTrustSetNeedsEvaluation` does (OSX/sec/Security/SecTrust.c:380-387).
@@ -134,8 +134,8 @@ public func SecTrustSetVerifyDate(_ trust: SecTrust, _ verifyDate: CFDate) -> OS
 // https://developer.apple.com/documentation/security/sectrustcopycertificatechain(_:)
 /// Returns the certificate chain of the trust's evaluation, evaluating first when the trust needs it, as Security does
 /// (`SecTrustEvaluateIfNecessary` in OSX/sec/Security/SecTrust.c:2118-2131): after a successful evaluation the built
-/// path (leaf first, anchor last); after a failed one the certificates the trust was created with (trustd's best
-/// path, which the simulation does not build).
+/// path (leaf first, anchor last); after a failed one trustd's best path (the certificates chained from the leaf
+/// before the evaluation failed, which may end in a root the server did not send; see `bestPath`).
 ///
 /// - Parameter trust: The trust management object.
 /// - Returns: An array of `SecCertificate`.
@@ -192,6 +192,7 @@ private func evaluate(_ trust: SecTrust) -> CFError? {
             failure = nil
         case .untrusted(let reason):
             failure = (status(for: reason.reason), reason.message)
+            path = bestPath(verifier, state.certificates, at: state.verifyDate ?? Date(), purpose: purpose)
         }
     } catch let thrown {
         failure = (errSecNotTrusted, "the trust store could not be loaded: \(thrown)")
@@ -206,11 +207,30 @@ private func evaluate(_ trust: SecTrust) -> CFError? {
     }
     let error = CFError(domain: osStatusErrorDomain, code: CFIndex(failure.0), description: failure.1)
     trust.state.withLock {
-        $0.chain = nil
+        $0.chain = path.isEmpty ? nil : path
         $0.evaluated = true
         $0.failure = error
     }
     return error
+}
+
+/// The chain a failed evaluation leaves on the trust: trustd's best path, the certificates it chained from the leaf
+/// towards an anchor before the evaluation failed (`SecPathBuilderStep` returns `builder->bestPath`,
+/// trust/trustd/SecTrustServer.c:1456, and `SecTrustCopyCertificateChain` gives it, OSX/sec/Security/SecTrust.c:2118-2131):
+/// with a wrong host name or an expired leaf the whole path to the store's root, which the server need not have sent,
+/// without the presented certificates that are not on it. Here it is the chain OpenSSL built when it refused; empty
+/// (the certificates as created are then kept) when the refusal came from a policy check after the path was built.
+private func bestPath(
+    _ verifier: ChainVerifier, _ presented: [SecCertificate], at time: Date, purpose: ChainVerifier.Purpose
+) -> [SecCertificate] {
+    guard let leaf = presented.first else { return [] }
+    let raw = verifier.evaluateDER(
+        leaf: leaf.der, intermediates: presented.dropFirst().map(\.der), at: time, purpose: purpose)
+    guard case .untrusted(let failure) = raw else { return [] }
+    return failure.path.compactMap { der in
+        if let given = presented.first(where: { $0.der == der }) { return given }
+        return (try? Certificate(derEncoded: der)).map { SecCertificate(der: der, certificate: $0) }
+    }
 }
 
 /// The status Security reports for a chain failure.
