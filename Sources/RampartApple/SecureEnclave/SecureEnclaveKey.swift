@@ -71,8 +71,8 @@ public final class SecureEnclaveKey: @unchecked Sendable {
     ///   - accessibility: When the key is usable; must be a `…ThisDeviceOnly` class, as Secure Enclave keys never
     ///     leave the device.
     /// - Returns: The key.
-    /// - Throws: ``VaultError/Code/invalidParameters`` for a synchronizable-capable accessibility, or the mapped
-    ///   Security error.
+    /// - Throws: ``VaultError/Code/invalidParameters`` for a synchronizable-capable accessibility,
+    ///   ``VaultError/Code/duplicateItem`` when a key is already stored under `tag`, or the mapped Security error.
     public static func create(
         tag: String, accessControl: AccessControl = [], accessibility: Accessibility = .whenUnlockedThisDeviceOnly
     ) throws -> SecureEnclaveKey {
@@ -80,6 +80,19 @@ public final class SecureEnclaveKey: @unchecked Sendable {
             throw VaultError.invalidParameters(
                 "a Secure Enclave key cannot leave the device: choose a ThisDeviceOnly accessibility, not "
                     + accessibility.rawValue)
+        }
+        // Each new key is its own keychain item (its kSecAttrApplicationLabel, the public key's hash, is part of the
+        // primary key; OSX/sec/Security/SecCTKKey.m:555-558), so Security would store a second key under the tag
+        // without complaint, and load(tag:) would then find either: refuse instead.
+        var existing = query(tag)
+        existing[kSecReturnPersistentRef as String] = true
+        var found: CFTypeRef?
+        let lookup = SecItemCopyMatching(existing as CFDictionary, &found)
+        guard lookup == errSecItemNotFound else {
+            try KeychainStore.check(lookup, "looking for a Secure Enclave key under \(tag)")
+            throw VaultError.duplicateItem(
+                "a Secure Enclave key is already stored under \(tag): load it with SecureEnclaveKey.load(tag:), or "
+                    + "delete it first (data keys wrapped with it are then lost)")
         }
         var flags: SecAccessControlCreateFlags = [.privateKeyUsage]
         if accessControl.contains(.userPresence) { flags.insert(.userPresence) }

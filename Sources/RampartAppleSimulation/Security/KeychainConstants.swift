@@ -136,6 +136,10 @@ public let kSecAttrCertificateType: CFString = "ctyp"
 /// The private key attributes dictionary key for key generation.
 public let kSecPrivateKeyAttrs: CFString = "private"
 
+// https://developer.apple.com/documentation/security/ksecpublickeyattrs
+/// The public key attributes dictionary key for key generation.
+public let kSecPublicKeyAttrs: CFString = "public"
+
 // https://developer.apple.com/documentation/security/ksecattraccessiblewhenunlocked
 /// The data in the keychain item can be accessed only while the device is unlocked by the user.
 public let kSecAttrAccessibleWhenUnlocked: CFString = "ak"

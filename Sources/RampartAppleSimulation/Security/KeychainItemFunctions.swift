@@ -81,7 +81,14 @@ enum KeychainEngine {
 
     // MARK: Add
 
-    static func add(_ attributes: [String: Any], _ result: UnsafeMutablePointer<CFTypeRef?>?) throws {
+    static func add(_ given: [String: Any], _ result: UnsafeMutablePointer<CFTypeRef?>?) throws {
+        // A key added by kSecValueRef brings its own attributes (class, type, size, and kSecAttrApplicationLabel, the
+        // public key's hash), each unless the dictionary names it: SecItemAttributesPrepare merges the key's
+        // attribute dictionary in (OSX/sec/Security/SecItem.m:1377-1395).
+        var attributes = given
+        if let key = given[kSecValueRef] as? SecKey {
+            attributes.merge(key.keychainAttributes) { named, _ in named }
+        }
         let itemClass = try itemClass(of: attributes)
         var stored = try KeychainSchema.attributes(of: attributes, itemClass: itemClass).get()
         for name in KeychainSchema.primaryKeys[itemClass] ?? [] where stored[name] == nil {

@@ -31,3 +31,20 @@ public final class SecKey: Sendable {
         self.biometryBinding = nil
     }
 }
+
+extension SecKey {
+    /// The attributes the key brings to a keychain item, as `SecKeyCopyAttributes` gives them: the key class, type
+    /// and size, and `kSecAttrApplicationLabel`, the SHA-1 of the public key (OSX/sec/Security/SecKey.m:132,
+    /// SecCTKKey.m:555-558), so that every stored key has a primary key of its own.
+    var keychainAttributes: [String: Any] {
+        var attributes: [String: Any] = [
+            kSecAttrKeyClass: privateKey == nil ? kSecAttrKeyClassPublic : kSecAttrKeyClassPrivate,
+            kSecAttrKeyType: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits: 256,
+            // Not SHA-1 (RampartCrypto has none): 20 bytes of the point's SHA-256, which is what matters here, one
+            // label per key, of SHA-1's length.
+            kSecAttrApplicationLabel: Data(RampartCrypto.SHA256.hash(publicKey.x963Representation).prefix(20)),
+        ]
+        if isSecureEnclave { attributes[kSecAttrTokenID] = kSecAttrTokenIDSecureEnclave }
+        return attributes
+    }
+}

@@ -23,9 +23,12 @@ public struct SecKeyAlgorithm: RawRepresentable, Hashable, Sendable {
 /// _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> SecKey?`).
 ///
 /// The simulation makes P-256 keys only (`kSecAttrKeyTypeECSECPrimeRandom`, 256 bits; anything else is
-/// `errSecParam`, as the Secure Enclave accepts nothing else). `kSecPrivateKeyAttrs` may hold `kSecAttrIsPermanent`,
-/// `kSecAttrApplicationTag` and `kSecAttrAccessControl`; a permanent key is stored in the keychain as a
-/// `kSecClassKey` item (private key class) whose `kSecValueRef` is the key.
+/// `errSecParam`, as the Secure Enclave accepts nothing else). As Security does (OSX/sec/Security/SecKey.m:1697-1767),
+/// each half's attributes are `kSecPrivateKeyAttrs` or `kSecPublicKeyAttrs` with the top-level ones merged in
+/// (`merge_params`, SecKey.m:312-331); a half whose `kSecAttrIsPermanent` is true is stored in the keychain as a
+/// `kSecClassKey` item whose `kSecValueRef` is the key, and a private key in a token (`kSecAttrTokenID`, the Secure
+/// Enclave) is permanent unless it says otherwise (SecKey.m:1753). A stored key brings its class, type, size and
+/// `kSecAttrApplicationLabel` to the item (``SecItemAdd(_:_:)``), so two keys under one tag are two items.
 ///
 /// - Parameters:
 ///   - parameters: The key's attributes.
@@ -41,8 +44,17 @@ public func SecKeyCreateRandomKey(
             in: error)
         return nil
     }
-    let isSecureEnclave = parameters[kSecAttrTokenID] as? String == kSecAttrTokenIDSecureEnclave
-    let privateAttributes = parameters[kSecPrivateKeyAttrs] as? [String: Any] ?? [:]
+    func merged(_ half: String) -> [String: Any] {
+        var attributes = parameters[half] as? [String: Any] ?? [:]
+        attributes.merge(parameters) { own, _ in own }
+        for name in [kSecPublicKeyAttrs, kSecPrivateKeyAttrs, kSecAttrKeyType, kSecAttrKeySizeInBits] {
+            attributes[name] = nil
+        }
+        return attributes
+    }
+    let privateAttributes = merged(kSecPrivateKeyAttrs)
+    var publicAttributes = merged(kSecPublicKeyAttrs)
+    let isSecureEnclave = privateAttributes[kSecAttrTokenID] as? String == kSecAttrTokenIDSecureEnclave
     let accessControl = privateAttributes[kSecAttrAccessControl] as? SecAccessControl
     let binding: [UInt8]?
     do {
@@ -56,19 +68,25 @@ public func SecKeyCreateRandomKey(
     let key = SecKey(
         privateKey: ECPrivateKey(curve: .p256), accessControl: accessControl, isSecureEnclave: isSecureEnclave,
         biometryBinding: binding)
-    guard privateAttributes[kSecAttrIsPermanent] as? Bool == true else { return key }
-    var item: [String: Any] = [
-        kSecClass: kSecClassKey, kSecAttrKeyClass: kSecAttrKeyClassPrivate,
-        kSecAttrKeyType: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits: 256, kSecValueRef: key,
-    ]
-    if let tag = privateAttributes[kSecAttrApplicationTag] { item[kSecAttrApplicationTag] = tag }
-    if isSecureEnclave { item[kSecAttrTokenID] = kSecAttrTokenIDSecureEnclave }
-    if let accessControl { item[kSecAttrAccessControl] = accessControl }
-    if let group = parameters[kSecAttrAccessGroup] { item[kSecAttrAccessGroup] = group }
-    let status = SecItemAdd(item as CFDictionary, nil)
-    guard status == errSecSuccess else {
-        CFError.osStatus(status, "storing the new key failed").store(in: error)
-        return nil
+    func store(_ half: SecKey, _ attributes: [String: Any]) -> Bool {
+        var item = attributes
+        item[kSecClass] = kSecClassKey
+        item[kSecValueRef] = half
+        item[kSecAttrIsPermanent] = nil
+        let status = SecItemAdd(item as CFDictionary, nil)
+        guard status == errSecSuccess else {
+            CFError.osStatus(status, "storing the new key failed").store(in: error)
+            return false
+        }
+        return true
+    }
+    if publicAttributes[kSecAttrIsPermanent] as? Bool == true {
+        publicAttributes[kSecAttrTokenID] = nil
+        publicAttributes[kSecAttrAccessControl] = nil
+        guard store(SecKey(publicKey: key.publicKey), publicAttributes) else { return nil }
+    }
+    if privateAttributes[kSecAttrIsPermanent] as? Bool ?? isSecureEnclave {
+        guard store(key, privateAttributes) else { return nil }
     }
     return key
 }
@@ -86,8 +104,9 @@ public func SecKeyCopyPublicKey(_ key: SecKey) -> SecKey? { SecKey(publicKey: ke
 /// SecKeyCopyExternalRepresentation(_ key: SecKey, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) ->
 /// CFData?`).
 ///
-/// A public key gives its X9.63 point `04 ‖ X ‖ Y`; a Secure Enclave private key cannot leave the enclave
-/// (`errSecParam`).
+/// A public key gives its X9.63 point `04 ‖ X ‖ Y`, a software private key `04 ‖ X ‖ Y ‖ K`. A Secure Enclave
+/// private key cannot leave the enclave: its CryptoTokenKit key class has no export (`kSecCTKKeyDescriptor`,
+/// OSX/sec/Security/SecCTKKey.m:662-675), so the call fails with `errSecUnimplemented` (SecKey.m:1596-1603).
 ///
 /// - Parameters:
 ///   - key: The key.
@@ -98,7 +117,7 @@ public func SecKeyCopyExternalRepresentation(
 ) -> CFData? {
     guard let privateKey = key.privateKey else { return Data(key.publicKey.x963Representation) }
     guard !key.isSecureEnclave else {
-        CFError.osStatus(errSecParam, "a Secure Enclave private key cannot be exported").store(in: error)
+        CFError.osStatus(errSecUnimplemented, "export not implemented for a Secure Enclave key").store(in: error)
         return nil
     }
     return Data(key.publicKey.x963Representation + privateKey.rawRepresentation)
