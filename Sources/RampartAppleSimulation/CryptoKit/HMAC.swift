@@ -15,9 +15,11 @@ public struct HMAC<H: HashFunction> {
     ///   - data: The data for which to compute the authentication code.
     ///   - key: The symmetric key used to secure the computation.
     /// - Returns: The message authentication code.
-    public static func authenticationCode<D: ContiguousBytes>(for data: D, using key: SymmetricKey) -> MAC {
+    // The data is any DataProtocol, as CryptoKit declares it (swift-crypto: Sources/Crypto/Message Authentication
+    // Codes/HMAC/HMAC.swift:130, 146), not only ContiguousBytes: DispatchData and other non-contiguous data are taken.
+    public static func authenticationCode<D: DataProtocol>(for data: D, using key: SymmetricKey) -> MAC {
         HashedAuthenticationCode(
-            bytes: RampartCrypto.HMAC.authenticationCode(for: data, key: key.key, using: algorithm))
+            bytes: RampartCrypto.HMAC.authenticationCode(for: Array(data), key: key.key, using: algorithm))
     }
 
     // https://developer.apple.com/documentation/cryptokit/hmac/isvalidauthenticationcode(_:authenticating:using:)
@@ -29,12 +31,13 @@ public struct HMAC<H: HashFunction> {
     ///   - authenticatedData: The data covered by the authentication code.
     ///   - key: The symmetric key for the authentication code.
     /// - Returns: `true` if the code is valid.
-    public static func isValidAuthenticationCode<D: ContiguousBytes>(
+    public static func isValidAuthenticationCode<D: DataProtocol>(
         _ authenticationCode: MAC,
         authenticating authenticatedData: D,
         using key: SymmetricKey
     ) -> Bool {
-        let expected = RampartCrypto.HMAC.authenticationCode(for: authenticatedData, key: key.key, using: algorithm)
+        let expected = RampartCrypto.HMAC.authenticationCode(
+            for: Array(authenticatedData), key: key.key, using: algorithm)
         return ConstantTime.isEqual(expected, authenticationCode.bytes)
     }
 

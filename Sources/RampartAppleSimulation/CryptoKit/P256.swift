@@ -23,14 +23,18 @@ public enum P256 {
             // https://developer.apple.com/documentation/cryptokit/p256/signing/privatekey/init(rawrepresentation:)
             /// Creates a P-256 private key for signing from a data representation of the key.
             ///
+            /// As swift-crypto does (apple/swift-crypto, Sources/Crypto/Keys/EC/BoringSSL/NISTCurvesKeys_boring.swift:202
+            /// and 219-224): another length is ``CryptoKitError/incorrectParameterSize``, a scalar of 0 or ≥ n the
+            /// library's own error, ``CryptoKitError/underlyingCoreCryptoError(error:)``.
+            ///
             /// - Parameter rawRepresentation: The 32-byte scalar.
-            /// - Throws: ``CryptoKitError/incorrectKeySize`` for another length; ``CryptoKitError/invalidParameter``
-            ///   for a scalar of 0 or ≥ n.
+            /// - Throws: ``CryptoKitError/incorrectParameterSize`` for another length;
+            ///   ``CryptoKitError/underlyingCoreCryptoError(error:)`` for a scalar out of range.
             public init<D: ContiguousBytes>(rawRepresentation: D) throws {
                 let bytes = rawRepresentation.withUnsafeBytes { Array($0) }
-                guard bytes.count == 32 else { throw CryptoKitError.incorrectKeySize }
+                guard bytes.count == 32 else { throw CryptoKitError.incorrectParameterSize }
                 do { self.key = try ECPrivateKey(rawRepresentation: bytes, curve: .p256) } catch {
-                    throw CryptoKitError.invalidParameter
+                    throw CryptoKitError.underlyingCoreCryptoError(error: -1)
                 }
             }
 
@@ -99,26 +103,33 @@ public enum P256 {
             // https://developer.apple.com/documentation/cryptokit/p256/signing/publickey/init(rawrepresentation:)
             /// Creates a P-256 public key for signing from a collection of bytes (`X ‖ Y`, 64 bytes).
             ///
+            /// Another length is ``CryptoKitError/incorrectParameterSize``, as in swift-crypto (NISTCurvesKeys_boring.swift:426).
+            ///
             /// - Parameter rawRepresentation: The 64 bytes.
-            /// - Throws: ``CryptoKitError/incorrectKeySize`` for another length; ``CryptoKitError/invalidParameter``
-            ///   for a point off the curve.
+            /// - Throws: ``CryptoKitError/incorrectParameterSize`` for another length;
+            ///   ``CryptoKitError/underlyingCoreCryptoError(error:)`` for a point off the curve.
             public init<D: ContiguousBytes>(rawRepresentation: D) throws {
                 let bytes = rawRepresentation.withUnsafeBytes { Array($0) }
-                guard bytes.count == 64 else { throw CryptoKitError.incorrectKeySize }
+                guard bytes.count == 64 else { throw CryptoKitError.incorrectParameterSize }
                 try self.init(x963Representation: [0x04] + bytes)
             }
 
             // https://developer.apple.com/documentation/cryptokit/p256/signing/publickey/init(x963representation:)
             /// Creates a P-256 public key for signing from an ANSI x9.63 representation (uncompressed, 65 bytes).
             ///
+            /// As swift-crypto checks it (NISTCurvesKeys_boring.swift:394-401, 617-618, 528-533): a length other than
+            /// 65 is ``CryptoKitError/incorrectParameterSize``, a first byte other than 04 ``CryptoKitError/incorrectKeySize``
+            /// ("the same error CryptoKit throws on Apple platforms"), a point off the curve the library's own error.
+            ///
             /// - Parameter x963Representation: `04 ‖ X ‖ Y`.
-            /// - Throws: ``CryptoKitError/incorrectKeySize`` for another length or form;
-            ///   ``CryptoKitError/invalidParameter`` for a point off the curve.
+            /// - Throws: ``CryptoKitError/incorrectParameterSize``, ``CryptoKitError/incorrectKeySize`` or
+            ///   ``CryptoKitError/underlyingCoreCryptoError(error:)``.
             public init<Bytes: ContiguousBytes>(x963Representation: Bytes) throws {
                 let bytes = x963Representation.withUnsafeBytes { Array($0) }
-                guard bytes.count == 65, bytes.first == 0x04 else { throw CryptoKitError.incorrectKeySize }
+                guard bytes.count == 65 else { throw CryptoKitError.incorrectParameterSize }
+                guard bytes.first == 0x04 else { throw CryptoKitError.incorrectKeySize }
                 do { self.key = try ECPublicKey(x963Representation: bytes, curve: .p256) } catch {
-                    throw CryptoKitError.invalidParameter
+                    throw CryptoKitError.underlyingCoreCryptoError(error: -1)
                 }
             }
 
@@ -197,13 +208,27 @@ public enum P256 {
             // https://developer.apple.com/documentation/cryptokit/p256/signing/ecdsasignature/init(derrepresentation:)
             /// Creates a P-256 digital signature from a Distinguished Encoding Rules (DER) encoded representation.
             ///
-            /// - Parameter derRepresentation: The DER `ECDSA-Sig-Value` (strict DER in the simulation).
-            /// - Throws: ``CryptoKitError/incorrectParameterSize`` when it is not one.
+            /// As swift-crypto does (Sources/Crypto/Signatures/ECDSA.swift:94-101): bytes that are not a DER
+            /// `ECDSA-Sig-Value` fail in the ASN.1 reader with a ``CryptoKitASN1Error``; an `r` or `s` longer than 32
+            /// bytes is ``CryptoKitError/incorrectParameterSize``. (The simulation reads strict DER, and an integer
+            /// longer than 66 bytes is an ASN.1 error here.)
+            ///
+            /// - Parameter derRepresentation: The DER `ECDSA-Sig-Value`.
+            /// - Throws: ``CryptoKitASN1Error/invalidASN1Object`` or ``CryptoKitError/incorrectParameterSize``.
             public init<D: DataProtocol>(derRepresentation: D) throws {
-                do { self.raw = try ECDSASignatureEncoding.raw(fromDER: Array(derRepresentation), curve: .p256) } catch
-                {
-                    throw CryptoKitError.incorrectParameterSize
+                // Read with P-521's 66-byte components so that a well-formed but too long r or s is told apart.
+                let wide: [UInt8]
+                do {
+                    wide = try ECDSASignatureEncoding.raw(fromDER: Array(derRepresentation), curve: .p521)
+                } catch {
+                    throw CryptoKitASN1Error.invalidASN1Object
                 }
+                let width = ECCurve.p521.coordinateByteCount
+                let r = wide.prefix(width).drop { $0 == 0 }
+                let s = wide.suffix(width).drop { $0 == 0 }
+                guard r.count <= 32, s.count <= 32 else { throw CryptoKitError.incorrectParameterSize }
+                self.raw =
+                    [UInt8](repeating: 0, count: 32 - r.count) + r + [UInt8](repeating: 0, count: 32 - s.count) + s
             }
 
             // https://developer.apple.com/documentation/cryptokit/p256/signing/ecdsasignature/rawrepresentation
