@@ -13,7 +13,7 @@
 
 // The few Linux calls the HTTP server's event loop makes that Swift cannot reach directly: accept4 and the eventfd
 // flags need _GNU_SOURCE, and `struct epoll_event` is packed on x86-64, so Swift never touches it. Functions carry the
-// module prefix (STYLE 3.5).
+// module prefix.
 
 /// accept4(2) with the new socket non-blocking and close-on-exec, and Nagle's algorithm off (answers are written
 /// whole, and a kept-alive client waits for each). Returns the socket or -1.

@@ -1,6 +1,6 @@
 /// Why the service refused a well-formed request: the verdict for input it does not trust.
 ///
-/// Refusals are values, not errors (STYLE 4.3): the request parsed, and the answer is "no". ``reason``'s
+/// Refusals are values, not errors: the request parsed, and the answer is "no". ``reason``'s
 /// description is the stable `error` string of the HTTP body; ``message`` says what to do and never echoes
 /// challenges, assertions or keys. Refusals compare by ``reason`` only.
 public struct Refusal: Hashable, CustomStringConvertible {

@@ -213,28 +213,6 @@ public final class ServiceRouter: HTTPResponder {
         return finish(request, result, outcome, since: start)
     }
 
-    /// Answers `POST /v1/challenges` on the public listener without waiting, once the sealing keys are loaded (the
-    /// common case: after the first challenge): it only seals a token, so the HTTP loop answers it on its own
-    /// thread rather than in a task. Every other request, a challenge before the keys are loaded, and every request
-    /// of a router whose log writes synchronously (``ServiceLog/init(sink:)``, whose sink may block), is nil.
-    ///
-    /// - Parameter request: The request.
-    /// - Returns: The response, exactly as ``respond(to:)`` would give it, or nil.
-    public func respondWithoutWaiting(to request: HTTPRequest) -> HTTPResponse? {
-        guard log.writesWithoutWaiting, listener == .publicAPI, request.method.hasSameUTF8(as: "POST"),
-            request.path.hasSameUTF8(as: "/v1/challenges"), let keys = service.loadedSealingKeys
-        else { return nil }
-        let start = ContinuousClock.now
-        var outcome = Outcome(route: "/v1/challenges")
-        let result: Result<HTTPResponse, any Error>
-        do {
-            result = .success(try challenge(request, &outcome, sealingWith: keys))
-        } catch {
-            result = .failure(error)
-        }
-        return finish(request, result, outcome, since: start)
-    }
-
     /// The response for what answering `request` gave (an error becomes its JSON body), counted in the metrics
     /// and written to the access log.
     private func finish(

@@ -6,7 +6,7 @@ import Testing
 /// `ResponseWriter`: the fields it frames itself are never taken from a responder, in any case, and a response that
 /// could split is replaced by a 500.
 struct ResponseWriterTests {
-    static let exchange = ConnectionLoop.Exchange(keepAlive: true, minorVersion: 1, isHEAD: false)
+    static let exchange = HTTPConnectionStateMachine.Exchange(keepAlive: true, minorVersion: 1, isHEAD: false)
 
     static func text(_ response: HTTPResponse, close: Bool = false) -> String {
         String(decoding: ResponseWriter().serialize(response, exchange: exchange, close: close), as: UTF8.self)

@@ -118,7 +118,7 @@ struct SlowClientTests {
         try server.start()
         defer { server.stop() }
         let port = try #require(server.port)
-        let loop = try #require(server.loop.withLock { $0 })
+        let loop = try #require(server.running.withLock { $0 }?.shared)
         let lines =
             ["GET /healthz HTTP/1.1\r\n", "Host: x\r\n"] + (1...200).map { "X-Trickle-\($0): \($0)\r\n" } + ["\r\n"]
         let answer = await RawHTTP.onThread { () -> Int? in

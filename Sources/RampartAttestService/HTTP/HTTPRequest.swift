@@ -92,22 +92,6 @@ public protocol HTTPResponder: Sendable {
     /// - Parameter request: The request.
     /// - Returns: The response.
     func respond(to request: HTTPRequest) async -> HTTPResponse
-
-    /// Answers a request that needs no waiting (no store, no other service) at once, on the caller's thread, or
-    /// returns nil to have it answered by ``respond(to:)`` in a task. The HTTP loop asks this first: an answer here
-    /// costs no task and no thread switch, so it must take microseconds and never block.
-    ///
-    /// - Parameter request: The request.
-    /// - Returns: The response, the same as ``respond(to:)`` would give, or nil.
-    func respondWithoutWaiting(to request: HTTPRequest) -> HTTPResponse?
-}
-
-extension HTTPResponder {
-    /// Nil: every request is answered by ``respond(to:)``.
-    ///
-    /// - Parameter request: The request.
-    /// - Returns: Nil.
-    public func respondWithoutWaiting(to request: HTTPRequest) -> HTTPResponse? { nil }
 }
 
 extension HTTPRequest: Sendable {}

@@ -2,13 +2,15 @@ internal import CNetwork
 import Foundation
 import Synchronization
 
-/// The HTTP/1.1 server under `rampart serve`: one epoll event loop (``ConnectionLoop``) that checks and parses every
-/// request head once, on kept-alive and pipelined connections too, bounds slow clients, caps bodies before they are
-/// read, answers on Swift tasks without a thread per connection (or at once on the loop, for what its
-/// ``HTTPResponder/respondWithoutWaiting(to:)`` answers), and stops gracefully.
+/// The HTTP/1.1 server under `rampart serve`: one thread with one epoll ``EventLoop`` that reads every connection,
+/// an ``HTTPConnectionStateMachine`` per connection that checks and parses every request head once (on kept-alive and
+/// pipelined connections too), bounds slow clients and caps bodies before they are read, and the responder's answers
+/// computed on Swift tasks, which hand them back to the loop: only the loop writes to a socket.
 ///
 /// The server reads a request (refusing a body larger than ``Configuration/maximumBodyByteCount`` with 413 before
 /// reading it), hands it to its ``HTTPResponder``, and writes the answer. It never interprets a body itself.
+/// Connections stay open between requests (HTTP/1.1 keep-alive; HTTP/1.0 with `Connection: keep-alive`); pipelined
+/// requests are answered one after the other, in order. No connection costs a thread.
 public final class HTTPServer {
     /// Where and how the server listens.
     public struct Configuration: Sendable, Hashable {
@@ -87,55 +89,158 @@ public final class HTTPServer {
 
     let configuration: Configuration
     let responder: any HTTPResponder
-    let hooks: ConnectionLoop.TestHooks
-    let loop = Mutex<ConnectionLoop?>(nil)
+    let running = Mutex<Running?>(nil)
+
+    /// A started server's loop and what its connections share.
+    struct Running: Sendable {
+        let loop: EventLoop<HTTPChannelHandler>
+        let shared: HTTPChannelHandler.Shared
+    }
 
     /// Creates a stopped server.
     ///
     /// - Parameters:
     ///   - configuration: Address and limits.
     ///   - responder: What answers requests.
-    public convenience init(configuration: Configuration, responder: any HTTPResponder) {
-        self.init(configuration: configuration, responder: responder, hooks: ConnectionLoop.TestHooks())
-    }
-
-    /// A server whose loop runs with test hooks (see ``ConnectionLoop/TestHooks``).
-    init(configuration: Configuration, responder: any HTTPResponder, hooks: ConnectionLoop.TestHooks) {
+    public init(configuration: Configuration, responder: any HTTPResponder) {
         self.configuration = configuration
         self.responder = responder
-        self.hooks = hooks
     }
 
-    /// Binds and starts serving on background threads.
+    /// Binds and starts serving on a background thread.
     ///
     /// - Throws: ``AttestServiceError`` with ``AttestServiceError/Code/serverFailure`` when the address is invalid
     ///   or in use, or the server is already running.
     public func start() throws {
-        try loop.withLock { loop in
-            guard loop == nil else { throw AttestServiceError.serverFailure("the server is already running") }
+        try running.withLock { running in
+            guard running == nil else { throw AttestServiceError.serverFailure("the server is already running") }
             let (listener, port) = try Self.listen(host: configuration.host, port: configuration.port)
-            do {
-                loop = try ConnectionLoop(
-                    listener: listener, port: port, configuration: configuration,
-                    connectionLimit: Self.connectionLimit(configured: configuration.connectionLimit),
-                    responder: responder, hooks: hooks)
+            let shared = HTTPChannelHandler.Shared(
+                responder: responder,
+                limits: HTTPConnectionStateMachine.Limits(
+                    maximumHeadByteCount: configuration.maximumHeadByteCount,
+                    maximumBodyByteCount: configuration.maximumBodyByteCount,
+                    requestTimeout: .milliseconds(Int(configuration.requestTimeoutSeconds * 1000)),
+                    idleTimeout: .seconds(max(1, configuration.connectionTimeoutSeconds))),
+                refusalResponse: { [configuration] in HTTPResponseError.response(for: $0, configuration) })
+            do throws(EventLoopError) {
+                // The port in the thread's name (15 characters at most on Linux: "http:65535" fits).
+                let loop = try EventLoop<HTTPChannelHandler>(
+                    listener: listener, port: port, name: "http:\(port)",
+                    admission: .init(
+                        connectionLimit: Self.connectionLimit(configured: configuration.connectionLimit),
+                        connectionsPerAddress: configuration.connectionsPerAddress,
+                        exemptAddresses: configuration.proxyAddresses)
+                ) { channel in
+                    HTTPChannelHandler(channel: channel, shared: shared)
+                }
+                shared.loop.withLock { $0 = loop }
+                running = Running(loop: loop, shared: shared)
             } catch {
                 close(listener)
-                throw error
+                throw AttestServiceError.serverFailure(error.reason)
             }
         }
     }
 
     /// The bound port (the chosen one when ``Configuration/port`` was 0), or nil when stopped.
-    public var port: UInt16? { loop.withLock { $0?.port } }
+    public var port: UInt16? { running.withLock { $0?.loop.port } }
 
-    /// Stops accepting connections, waits for requests in flight to be answered, and releases the socket.
+    /// Stops accepting connections, waits for requests in flight to be answered (up to ten seconds), and releases
+    /// the socket.
     public func stop() {
-        let running = loop.withLock { loop -> ConnectionLoop? in
-            defer { loop = nil }
-            return loop
+        let stopped = running.withLock { running -> Running? in
+            defer { running = nil }
+            return running
         }
-        running?.stop()
+        stopped?.loop.stop()
+        stopped?.shared.loop.withLock { $0 = nil }
+    }
+}
+
+/// The bridge between the ``EventLoop`` and one connection's ``HTTPConnectionStateMachine``: feeds it the loop's
+/// events, performs its actions on the ``Channel``, and runs each dispatched request on a task whose answer comes
+/// back through the loop.
+final class HTTPChannelHandler: ChannelHandler {
+    /// What every connection of one server shares.
+    final class Shared: Sendable {
+        let responder: any HTTPResponder
+        let limits: HTTPConnectionStateMachine.Limits
+        let refusalResponse: @Sendable (HTTPRefusal) -> HTTPResponse
+        let writer = ResponseWriter()
+        /// The loop, for the tasks to hand answers back; nil once stopped.
+        let loop = Mutex<EventLoop<HTTPChannelHandler>?>(nil)
+        /// How many bytes of request heads have been examined: each byte once, however slowly its head arrives.
+        let examinedHeadBytes = Atomic<Int>(0)
+
+        init(
+            responder: any HTTPResponder, limits: HTTPConnectionStateMachine.Limits,
+            refusalResponse: @escaping @Sendable (HTTPRefusal) -> HTTPResponse
+        ) {
+            self.responder = responder
+            self.limits = limits
+            self.refusalResponse = refusalResponse
+        }
+    }
+
+    typealias Message = HTTPResponse
+
+    private let shared: Shared
+    private var state: HTTPConnectionStateMachine
+
+    init(channel: Channel, shared: Shared) {
+        self.shared = shared
+        state = HTTPConnectionStateMachine(
+            limits: shared.limits, peerAddress: channel.peerAddress, writer: shared.writer,
+            refusalResponse: shared.refusalResponse, at: .now)
+    }
+
+    var wantsBytes: Bool { state.wantsBytes }
+
+    func received(_ bytes: ArraySlice<UInt8>, on channel: Channel, at now: ContinuousClock.Instant) {
+        let examinedBefore = state.examinedHeadByteCount
+        let actions = state.bytesReceived(bytes, at: now)
+        shared.examinedHeadBytes.add(state.examinedHeadByteCount - examinedBefore, ordering: .relaxed)
+        perform(actions, on: channel)
+    }
+
+    func peerClosed(on channel: Channel, at now: ContinuousClock.Instant) {
+        perform(state.peerClosed(at: now), on: channel)
+    }
+
+    func sent(_ byteCount: Int, on channel: Channel, at now: ContinuousClock.Instant) {
+        perform(state.bytesSent(byteCount, at: now), on: channel)
+    }
+
+    func received(message: HTTPResponse, on channel: Channel, at now: ContinuousClock.Instant) {
+        perform(state.answerReady(message, at: now), on: channel)
+    }
+
+    func tick(on channel: Channel, at now: ContinuousClock.Instant) {
+        perform(state.tick(at: now), on: channel)
+    }
+
+    func stop(on channel: Channel, at now: ContinuousClock.Instant) {
+        perform(state.stop(at: now), on: channel)
+    }
+
+    private func perform(_ actions: [HTTPConnectionStateMachine.Action], on channel: Channel) {
+        for action in actions {
+            switch action {
+            case .write(let bytes): channel.write(bytes)
+            case .closeGracefully: channel.closeGracefully()
+            case .close: channel.close()
+            case .dispatch(let request): dispatch(request, for: channel.id)
+            }
+        }
+    }
+
+    private func dispatch(_ request: HTTPRequest, for id: UInt64) {
+        let shared = self.shared
+        Task(priority: .high) {
+            let response = await shared.responder.respond(to: request)
+            shared.loop.withLock { $0 }?.deliver(response, to: id)
+        }
     }
 }
 

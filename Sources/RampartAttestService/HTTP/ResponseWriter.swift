@@ -14,7 +14,7 @@ final class ResponseWriter: Sendable {
 
     /// The bytes of `response` to the request `exchange` describes; `close` adds `Connection: close`.
     func serialize(
-        _ response: HTTPResponse, exchange: ConnectionLoop.Exchange, close: Bool
+        _ response: HTTPResponse, exchange: HTTPConnectionStateMachine.Exchange, close: Bool
     ) -> [UInt8] {
         let response = Self.isSafe(response) ? response : HTTPResponseError.internalError()
         let status = response.status
