@@ -51,8 +51,10 @@ public enum PinsetCommand: Command {
           --leaf                pin the leaf key instead of the CA keys
           --backup-pin PIN      also pin PIN (sha256/BASE64 or BASE64: the SPKI SHA-256 of a spare key or another
                                 CA, kept offline), in the same list (repeatable)
-          --merge-into FILE     with --format plist: print FILE (an Info.plist) with its NSPinnedDomains replaced and
-                                every other key kept
+          --merge-into FILE     with --format plist: write the host's NSPinnedDomains entry into FILE (an Info.plist,
+                                XML or binary) in place, as XML: that domain's entry is replaced, every other
+                                domain and key is kept; the previous file is kept as FILE.bak (replaced on each
+                                merge); both are written atomically (temporary file, fsync, rename)
           --ca FILE             trust the root(s) in FILE instead of the system trust store (repeatable)
           --servername NAME     for a live server: the SNI name and host to pin
           --at TIME             validate at this RFC 3339 time instead of now
@@ -61,7 +63,8 @@ public enum PinsetCommand: Command {
           -h, --help            show this help
 
         EXIT CODES:
-          0  the configuration was printed (a warning on stderr when it holds a single pin)
+          0  the configuration was printed, or merged into the --merge-into file (a warning on stderr when it holds a
+             single pin)
           1  the chain is not trusted, so there is nothing safe to pin (the reason is printed)
           2  bad usage or input
 
@@ -141,25 +144,42 @@ public enum PinsetCommand: Command {
                     + "(the key of a spare certificate or another CA) before shipping.")
         }
         let configuration = try PinConfiguration(policies: [policy])
+        if let mergeInto { return try merge(configuration, into: mergeInto, context: context) }
         let export: PinConfiguration.Export
         do {
-            if let mergeInto {
-                let existing: Data
-                do {
-                    existing = try Data(contentsOf: URL(fileURLWithPath: mergeInto))
-                } catch {
-                    throw UsageError("cannot read \(mergeInto) to merge into; give the app's Info.plist")
-                }
-                export = .init(data: try configuration.plistData(mergingInto: existing), notes: [])
-            } else {
-                export = try configuration.export(as: format)
-            }
+            export = try configuration.export(as: format)
         } catch let error as PinningError {
             throw UsageError("\(error.reason)")
         }
         for note in export.notes { context.printError("rampart pinset: note: \(note)") }
         let text = String(decoding: export.data, as: UTF8.self)
         context.standardOutput(text.hasSuffix("\n") ? text : text + "\n")
+        return .success
+    }
+
+    /// `--merge-into FILE`: the policy's `NSPinnedDomains` entry merged into FILE in place, the old file kept as
+    /// `FILE.bak`; both written atomically (temporary file, flush, rename, flush of the directory).
+    static func merge(_ configuration: PinConfiguration, into path: String, context: CommandContext) throws -> ExitCode
+    {
+        guard let existing = FileManager.default.contents(atPath: path), let mode = FileReplacement.mode(of: path)
+        else { throw UsageError("cannot read \(path) to merge into; give the app's Info.plist") }
+        let merged: Data
+        do {
+            merged = try configuration.plistData(mergingInto: existing)
+        } catch let error as PinningError {
+            throw UsageError("\(path): \(error.reason)")
+        }
+        // A symbolic link (an Info.plist shared between targets) keeps pointing at the merged file.
+        let target = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+        let backup = path + ".bak"
+        do {
+            try FileReplacement.replace(backup, with: existing, mode: mode)
+            try FileReplacement.replace(target, with: merged, mode: mode)
+        } catch let error as FileReplacement.Failure {
+            throw UsageError("\(error.description); \(path) is unchanged")
+        }
+        let domains = configuration.policies.map(\.domain).joined(separator: ", ")
+        context.print("merged the pins of \(domains) into \(path) (NSPinnedDomains); the previous file is \(backup)")
         return .success
     }
 
