@@ -125,6 +125,51 @@ struct DeviceCommandTests {
         #expect(result.status == 2)
         #expect(result.stderr.contains("could not reach"), "\(result.stderr)")
     }
+
+    /// A server that answers every request 401 with `WWW-Authenticate: Basic`, as nginx does for a wrong password.
+    static let basicAuthServer = """
+        import http.server, sys
+        class H(http.server.BaseHTTPRequestHandler):
+            def answer(self):
+                self.send_response(401)
+                self.send_header("WWW-Authenticate", 'Basic realm="points-api"')
+                body = b"<html><head><title>401 Authorization Required</title></head></html>\\r\\n"
+                self.send_header("Content-Type", "text/html")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+            do_GET = do_POST = answer
+            def log_message(self, *args): pass
+        server = http.server.HTTPServer(("127.0.0.1", 0), H)
+        print(server.server_address[1], flush=True)
+        server.serve_forever()
+        """
+
+    /// Linux's URLSession waited forever on such an answer.
+    @Test("a server asking for HTTP Basic authentication is exit 1 saying so, for register and request")
+    func basicAuthentication() async throws {
+        let path = Self.folder()
+        #expect(await runRampart(["device", "init", path]).status == 0)
+        let server = try SpawnedProcess(
+            "/usr/bin/python3", arguments: ["-c", Self.basicAuthServer], standardOutput: .pipe)
+        defer {
+            server.signal(SIGKILL)
+            _ = server.wait()
+        }
+        let line = String(decoding: server.standardOutput?.availableData ?? Data(), as: UTF8.self)
+        let port = try #require(Int(line.trimmingCharacters(in: .whitespacesAndNewlines)), "\(line)")
+        let url = "http://127.0.0.1:\(port)"
+        for arguments in [
+            ["device", "register", "--dir", path, "--server", url, "-H", "Authorization: Basic YTpi"],
+            ["device", "request", "--dir", path, "--server", url, "GET", "/api/feed"],
+        ] {
+            let result = await runRampart(arguments)
+            #expect(result.status == 1, "\(arguments): \(result.stderr)")
+            let asked = "\(url) answered 401 and asks for HTTP Basic (realm \"points-api\") authentication"
+            #expect(result.stderr.contains(asked), "\(result.stderr)")
+            #expect(result.stderr.contains("--header 'Authorization: …'"))
+        }
+    }
 }
 
 /// `rampart device` against a running `rampart serve --demo` (the built binary, its root from the device's folder).

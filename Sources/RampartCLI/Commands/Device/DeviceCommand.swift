@@ -174,6 +174,17 @@ enum DeviceCommand: Command {
         let server: URL
         /// The -H headers, sent with every request.
         let headers: [HTTPField]
+        /// What HTTP authentication the server asked for, if it did.
+        let authentication: AuthenticationChallengeRefusal
+
+        /// The refusal to print when the server asked for HTTP authentication the request did not pass.
+        func authenticationRefusal(_ command: String) -> String? {
+            authentication.refusedChallenge.map { asked in
+                "rampart device \(command): \(server.absoluteString) answered 401 and asks for \(asked) "
+                    + "authentication, which the request did not pass; send it with --header 'Authorization: …' "
+                    + "(check the user and password if you did)"
+            }
+        }
 
         /// Saves the client's current key, counter and next challenge.
         func save() async throws {
@@ -205,11 +216,14 @@ enum DeviceCommand: Command {
         }
         let device = SimulatedAppAttestDevice(
             simulator: simulator, teamID: app.teamId, bundleID: app.bundleId, environment: environment)
+        let authentication = AuthenticationChallengeRefusal()
+        let urlSession = URLSession(configuration: .ephemeral, delegate: authentication, delegateQueue: nil)
         let client = AttestedClient(
-            transport: URLSessionTransport(baseURL: server), device: device, secrets: Vault(backend: InMemoryBackend()),
-            headers: { headers })
+            transport: URLSessionTransport(baseURL: server, session: urlSession), device: device,
+            secrets: Vault(backend: InMemoryBackend()), headers: { headers })
         return Session(
-            folder: folder, app: app, device: device, client: client, server: server, headers: headers)
+            folder: folder, app: app, device: device, client: client, server: server, headers: headers,
+            authentication: authentication)
     }
 
     /// Restores the saved key into the session's device and client.
@@ -249,6 +263,10 @@ enum DeviceCommand: Command {
             context.printError("rampart device register: \(error.reason)")
             return .failure
         } catch let error as AttestedClientError {
+            if let refusal = session.authenticationRefusal("register") {
+                context.printError(refusal)
+                return .failure
+            }
             throw UsageError(error.reason)
         }
         try await session.save()
@@ -303,6 +321,10 @@ enum DeviceCommand: Command {
             return .failure
         } catch let error as AttestedClientError {
             try await session.save()
+            if let refusal = session.authenticationRefusal("request") {
+                context.printError(refusal)
+                return .failure
+            }
             throw UsageError(error.reason)
         }
         try await session.save()
