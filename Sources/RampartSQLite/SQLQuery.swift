@@ -7,7 +7,7 @@ internal import RampartCrypto
 /// ```
 /// produces the text `DELETE FROM challenges WHERE digest = ? RETURNING purpose` (SQLite) or `… = $1 …`
 /// (PostgreSQL) and one binding. There is no way to splice a runtime string into the text except
-/// ``init(unsafeSQL:)``, whose name says what it is (STYLE 3.4, 7.8).
+/// ``init(unsafeSQL:)``, whose name says what it is.
 package struct SQLQuery: Sendable, Hashable, ExpressibleByStringInterpolation {
     /// The literal pieces between bindings; always one more than ``bindings``.
     package private(set) var fragments: [String]
@@ -44,10 +44,10 @@ package struct SQLQuery: Sendable, Hashable, ExpressibleByStringInterpolation {
 
     /// A statement's literal text, fragment by fragment, as a dictionary key for its prepared statement.
     ///
-    /// Hashing the joined text cost about 1,500 instructions a statement, and joining it about as much again, for
-    /// every statement run. This key hashes only the fragments' count and lengths (the text comes from the program's
-    /// own literals, not from input, so nothing can steer collisions) and tells colliding statements apart by their
-    /// bytes (`hasSameUTF8(as:)`, eight bytes at a time).
+    /// It spares every statement run joining and hashing its whole text: the key hashes only the fragments' count
+    /// and lengths (the text comes from the program's own literals, not from input, so nothing can steer
+    /// collisions) and tells colliding statements apart by their bytes (`hasSameUTF8(as:)`, eight bytes at a
+    /// time).
     package struct StatementKey: Hashable, Sendable {
         let fragments: [String]
 
@@ -69,7 +69,7 @@ package struct SQLQuery: Sendable, Hashable, ExpressibleByStringInterpolation {
     /// - Parameter placeholder: `{ _ in "?" }` for SQLite, `{ "$\($0)" }` for PostgreSQL.
     /// - Returns: The statement text.
     package func text(placeholder: (Int) -> String) -> String {
-        // Reserved once: grown fragment by fragment, a statement's text cost about 10,000 instructions per request.
+        // Reserved once, rather than grown fragment by fragment.
         var result = ""
         result.reserveCapacity(fragments.reduce(0) { $0 + $1.utf8.count } + bindings.count * 4)
         for (index, fragment) in fragments.enumerated() {

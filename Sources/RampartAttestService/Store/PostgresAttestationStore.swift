@@ -117,10 +117,9 @@ public final class PostgresAttestationStore: AttestationStore {
     ///
     /// Filling a busy connection's next batch before starting another keeps batches large. Each batch costs one
     /// `COMMIT` (a WAL flush) and its round trip whatever it holds, so spreading load over idle connections, one
-    /// transaction each, costs the database a commit per request: on a 2-core machine with a local PostgreSQL,
-    /// about twice the database CPU per protected request, and two thirds of the throughput. A connection is added
-    /// only when the busy ones have a batch's worth waiting, so a slow database (a long round trip or flush) still
-    /// gets parallel connections as the load needs them.
+    /// transaction each, would cost the database a commit per request (the RunningTheService article says what that
+    /// cost on a local PostgreSQL). A connection is added only when the busy ones have a batch's worth waiting, so a
+    /// slow database (a long round trip or flush) still gets parallel connections as the load needs them.
     ///
     /// - Parameter loads: Each writer's state, in pool order; not empty. Read lazily: the first writer still
     ///   gathering is chosen without reading the ones after it.
