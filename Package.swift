@@ -32,6 +32,7 @@ let package = Package(
         .library(name: "RampartAppAttest", targets: ["RampartAppAttest"]),
         .library(name: "RampartKeyAttestation", targets: ["RampartKeyAttestation"]),
         .library(name: "RampartAttestSimulation", targets: ["RampartAttestSimulation"]),
+        .library(name: "RampartHTTP", targets: ["RampartHTTP"]),
         .library(name: "RampartAttestService", targets: ["RampartAttestService"]),
         .library(name: "RampartVault", targets: ["RampartVault"]),
         .library(name: "RampartAudit", targets: ["RampartAudit"]),
@@ -158,9 +159,15 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "RampartHTTP",
+            dependencies: ["RampartCrypto", .target(name: "CNetwork", condition: linux)],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "RampartAttestService",
             dependencies: [
                 "RampartCrypto", "RampartX509", "RampartAppAttest", "RampartRequestSigning", "RampartSQLite",
+                "RampartHTTP",
                 .target(name: "CPostgres", condition: linux), .target(name: "CNetwork", condition: linux),
             ],
             exclude: ["OpenAPI/openapi.json"],
@@ -294,7 +301,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "FuzzRequestHead",
-            dependencies: ["FuzzSupport", "RampartAttestService"],
+            dependencies: ["FuzzSupport", "RampartHTTP"],
             path: "Fuzz/FuzzRequestHead",
             exclude: ["Seeds"],
             swiftSettings: swiftSettings
@@ -406,7 +413,7 @@ let package = Package(
             dependencies: [
                 "RampartAttestService", "RampartAttestClient", "RampartAttestSimulation", "RampartAppAttest",
                 "RampartRequestSigning", "RampartSecretStore", "RampartVault", "RampartX509", "RampartSQLite",
-                "RampartCrypto", "RampartCLI", "TestSupport",
+                "RampartCrypto", "RampartCLI", "TestSupport", "RampartHTTP",
             ],
             swiftSettings: swiftSettings
         ),

@@ -1,6 +1,6 @@
 import Foundation
 import FuzzSupport
-import RampartAttestService
+import RampartHTTP
 
 /// The connection gate's framing check (``RequestHead``) must never crash on any bytes, and must keep the promises
 /// the gate relies on while bytes trickle in:

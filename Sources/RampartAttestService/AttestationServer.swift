@@ -1,5 +1,6 @@
 import Dispatch
 public import Foundation
+import RampartHTTP
 import Synchronization
 
 /// `rampart serve` as a library: the store, the service, the router and the HTTP server, started together and
@@ -77,10 +78,14 @@ public final class AttestationServer {
             adminHosts: configuration.adminHosts + [adminHost], log: log)
         let adminHTTP = HTTPServer(configuration: listener(adminHost, adminPort), responder: adminRouter)
         do {
-            try http.start()
+            do {
+                try http.start()
+            } catch let error as HTTPServerError {
+                throw AttestServiceError.serverFailure(error.reason)
+            }
             do {
                 try adminHTTP.start()
-            } catch let error as AttestServiceError {
+            } catch let error as HTTPServerError {
                 http.stop()
                 throw AttestServiceError.serverFailure("the admin listener: \(error.reason)")
             }

@@ -1,4 +1,5 @@
 import Foundation
+import RampartHTTP
 
 /// Everything `rampart serve` needs, from a JSON configuration file and command-line flags (flags win).
 ///

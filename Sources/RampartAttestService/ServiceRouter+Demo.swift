@@ -1,4 +1,5 @@
 import Foundation
+import RampartHTTP
 import RampartRequestSigning
 
 extension ServiceRouter {

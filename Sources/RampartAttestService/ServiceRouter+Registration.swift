@@ -1,4 +1,5 @@
 import Foundation
+import RampartHTTP
 
 extension ServiceRouter {
     /// The fields `POST /v1/challenges` and `POST /v1/attestations` read on each listener.

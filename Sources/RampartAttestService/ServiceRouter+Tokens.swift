@@ -1,4 +1,5 @@
 import Foundation
+import RampartHTTP
 
 extension ServiceRouter {
     /// `POST /v1/tokens`: a signed request (policy require-assertion) whose key gets a short-lived access token.

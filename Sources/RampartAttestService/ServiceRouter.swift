@@ -1,5 +1,6 @@
 import Foundation
 import RampartCrypto
+public import RampartHTTP
 import RampartRequestSigning
 import Synchronization
 

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import RampartAttestService
+@testable import RampartHTTP
 
 /// The connection state machine without a socket: events in, actions out, time given by the test.
 struct HTTPConnectionStateMachineTests {
@@ -16,7 +16,7 @@ struct HTTPConnectionStateMachineTests {
                 maximumHeadByteCount: 1024, maximumBodyByteCount: 64, requestTimeout: .seconds(10),
                 idleTimeout: .seconds(30), unsentByteLimit: unsentByteLimit),
             peerAddress: "192.0.2.1", writer: ResponseWriter(),
-            refusalResponse: { HTTPResponseError.response(for: $0, HTTPServer.Configuration()) }, at: start)
+            refusalResponse: { $0.response(HTTPServer.Configuration()) }, at: start)
     }
 
     static func at(_ seconds: Double) -> ContinuousClock.Instant { start + .milliseconds(Int(seconds * 1000)) }

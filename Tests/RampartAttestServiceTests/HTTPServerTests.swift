@@ -121,10 +121,10 @@ struct HTTPServerTests {
     @Test("a bad listen address or a port in use is serverFailure")
     func startFailures() async throws {
         let bad = HTTPServer(configuration: .init(host: "not-an-ip", port: 0), responder: EchoResponder())
-        #expect(throws: AttestServiceError.serverFailure("")) { try bad.start() }
+        #expect(throws: HTTPServerError.serverFailure("")) { try bad.start() }
         try await withServer { port in
             let clash = HTTPServer(configuration: .init(host: "127.0.0.1", port: port), responder: EchoResponder())
-            #expect(throws: AttestServiceError.serverFailure("")) { try clash.start() }
+            #expect(throws: HTTPServerError.serverFailure("")) { try clash.start() }
         }
     }
 

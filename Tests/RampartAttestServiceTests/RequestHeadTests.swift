@@ -1,6 +1,6 @@
 import Testing
 
-@testable import RampartAttestService
+@testable import RampartHTTP
 
 /// The body framing the event loop reads from each head to find where the next request starts.
 struct RequestHeadTests {

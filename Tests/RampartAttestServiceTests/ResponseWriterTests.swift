@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import RampartAttestService
+@testable import RampartHTTP
 
 /// `ResponseWriter`: the fields it frames itself are never taken from a responder, in any case, and a response that
 /// could split is replaced by a 500.

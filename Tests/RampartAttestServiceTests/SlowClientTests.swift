@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 
 @testable import RampartAttestService
+@testable import RampartHTTP
 
 /// Issue 12 item 7: clients that trickle their request cannot take the service down. Loopback only; every test ends
 /// by itself within a few seconds.

@@ -1,4 +1,5 @@
 import Foundation
+import RampartHTTP
 
 /// The one place errors and refusals become HTTP: a status code and the body `{"error":"<code>","message":"…"}`.
 ///
@@ -48,37 +49,6 @@ enum HTTPResponseError {
     /// The response for a refusal.
     static func response(for refusal: Refusal) -> HTTPResponse {
         body(status: status(for: refusal.reason), code: refusal.reason.description, message: refusal.message)
-    }
-
-    /// The response to a request the connection refuses before any responder sees it, carrying `Rampart-Error` as
-    /// every refusal does.
-    static func response(for refusal: HTTPRefusal, _ configuration: HTTPServer.Configuration) -> HTTPResponse {
-        let (status, code, message): (Int, AttestServiceError.Code, String)
-        switch refusal {
-        case .malformed(let problem):
-            (status, code) = (400, .malformedRequest)
-            message = "the request is not well-framed HTTP/1.1: \(problem)"
-        case .versionNotSupported:
-            (status, code) = (505, .malformedRequest)
-            message = "only HTTP/1.1 and HTTP/1.0 are served; send HTTP/1.1"
-        case .headTooLarge:
-            (status, code) = (431, .headersTooLarge)
-            message =
-                "the request head is larger than \(configuration.maximumHeadByteCount) bytes; send fewer or shorter "
-                + "headers"
-        case .bodyTooLarge:
-            (status, code) = (413, .bodyTooLarge)
-            message = "the request body is larger than \(configuration.maximumBodyByteCount) bytes; send a smaller body"
-        case .chunked:
-            (status, code) = (411, .lengthRequired)
-            message = "send the body with Content-Length; chunked bodies are not accepted"
-        case .timeout:
-            (status, code) = (408, .requestTimeout)
-            message = "the request did not arrive within \(configuration.requestTimeoutSeconds) s; send it at once"
-        }
-        var response = body(status: status, code: code.description, message: message)
-        response.headers["Rampart-Error"] = code.description
-        return response
     }
 
     /// The response for an error that is not the service's own (a programming error): a generic 500.

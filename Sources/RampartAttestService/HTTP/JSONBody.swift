@@ -1,4 +1,5 @@
 import Foundation
+import RampartHTTP
 
 /// JSON response bodies: compact, keys sorted, slashes unescaped.
 ///

@@ -109,11 +109,11 @@ public final class HTTPServer {
 
     /// Binds and starts serving on a background thread.
     ///
-    /// - Throws: ``AttestServiceError`` with ``AttestServiceError/Code/serverFailure`` when the address is invalid
+    /// - Throws: ``HTTPServerError`` with ``HTTPServerError/Code/serverFailure`` when the address is invalid
     ///   or in use, or the server is already running.
     public func start() throws {
         try running.withLock { running in
-            guard running == nil else { throw AttestServiceError.serverFailure("the server is already running") }
+            guard running == nil else { throw HTTPServerError.serverFailure("the server is already running") }
             let (listener, port) = try Self.listen(host: configuration.host, port: configuration.port)
             let shared = HTTPChannelHandler.Shared(
                 responder: responder,
@@ -122,7 +122,7 @@ public final class HTTPServer {
                     maximumBodyByteCount: configuration.maximumBodyByteCount,
                     requestTimeout: .milliseconds(Int(configuration.requestTimeoutSeconds * 1000)),
                     idleTimeout: .seconds(max(1, configuration.connectionTimeoutSeconds))),
-                refusalResponse: { [configuration] in HTTPResponseError.response(for: $0, configuration) })
+                refusalResponse: { [configuration] in $0.response(configuration) })
             do throws(EventLoopError) {
                 // The port in the thread's name (15 characters at most on Linux: "http:65535" fits).
                 let loop = try EventLoop<HTTPChannelHandler>(
@@ -138,7 +138,7 @@ public final class HTTPServer {
                 running = Running(loop: loop, shared: shared)
             } catch {
                 close(listener)
-                throw AttestServiceError.serverFailure(error.reason)
+                throw HTTPServerError.serverFailure(error.reason)
             }
         }
     }
@@ -267,7 +267,7 @@ extension HTTPServer {
         let family = isIPv6 ? AF_INET6 : AF_INET
         let listener = socket(
             family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard listener >= 0 else { throw AttestServiceError.serverFailure("could not create a socket") }
+        guard listener >= 0 else { throw HTTPServerError.serverFailure("could not create a socket") }
         var one: Int32 = 1
         _ = setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
         let bound: Int32
@@ -278,7 +278,7 @@ extension HTTPServer {
             address.sin6_port = port.bigEndian
             guard inet_pton(AF_INET6, host, &address.sin6_addr) == 1 else {
                 close(listener)
-                throw AttestServiceError.serverFailure("'\(host)' is not an IPv6 address; use e.g. ::1 or 127.0.0.1")
+                throw HTTPServerError.serverFailure("'\(host)' is not an IPv6 address; use e.g. ::1 or 127.0.0.1")
             }
             bound = withUnsafePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
@@ -291,7 +291,7 @@ extension HTTPServer {
             address.sin_port = port.bigEndian
             guard inet_pton(AF_INET, host, &address.sin_addr) == 1 else {
                 close(listener)
-                throw AttestServiceError.serverFailure(
+                throw HTTPServerError.serverFailure(
                     "'\(host)' is not an IPv4 address; use e.g. 127.0.0.1 or 0.0.0.0")
             }
             bound = withUnsafePointer(to: &address) {
@@ -302,7 +302,7 @@ extension HTTPServer {
         }
         guard bound == 0, Foundation.listen(listener, 1024) == 0 else {
             close(listener)
-            throw AttestServiceError.serverFailure(
+            throw HTTPServerError.serverFailure(
                 "could not listen on \(host):\(port); is the port in use or privileged?")
         }
         var local = sockaddr_storage()

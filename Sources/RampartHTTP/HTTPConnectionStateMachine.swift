@@ -307,19 +307,3 @@ struct HTTPConnectionStateMachine {
 
     private static let continueLine = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
 }
-
-/// Why a connection answers a request itself instead of its responder: the request cannot be read.
-enum HTTPRefusal: Equatable, Sendable {
-    /// Not well-framed HTTP/1.1 (400), with what is wrong.
-    case malformed(String)
-    /// The head is larger than the limit (431).
-    case headTooLarge
-    /// The announced body is larger than the limit (413).
-    case bodyTooLarge
-    /// A body of unknown length (411).
-    case chunked
-    /// The request did not arrive in time (408).
-    case timeout
-    /// An HTTP version other than 1.1 and 1.0 (505).
-    case versionNotSupported
-}

@@ -16,7 +16,7 @@ final class ResponseWriter: Sendable {
     func serialize(
         _ response: HTTPResponse, exchange: HTTPConnectionStateMachine.Exchange, close: Bool
     ) -> [UInt8] {
-        let response = Self.isSafe(response) ? response : HTTPResponseError.internalError()
+        let response = Self.isSafe(response) ? response : HTTPResponse.internalError
         let status = response.status
         // RFC 9110 6.4.1: 1xx, 204 and 304 answers have no content; RFC 9110 9.3.2: a HEAD answer has none either
         // (its Content-Length is the one a GET would get).

@@ -17,7 +17,7 @@ package enum RequestPath {
             if byte == UInt8(ascii: "%"), let high = raw.index(index, offsetBy: 1, limitedBy: raw.endIndex),
                 high < raw.endIndex, let low = raw.index(high, offsetBy: 1, limitedBy: raw.endIndex),
                 low < raw.endIndex,
-                let first = RequestTarget.hexValue(raw[high]), let second = RequestTarget.hexValue(raw[low])
+                let first = hexValue(raw[high]), let second = hexValue(raw[low])
             {
                 bytes.append(first << 4 | second)
                 index = raw.index(after: low)
@@ -30,5 +30,15 @@ package enum RequestPath {
             return String(Substring(raw))
         }
         return text
+    }
+
+    /// The value of the hex digit `byte` (either case), or nil.
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
     }
 }

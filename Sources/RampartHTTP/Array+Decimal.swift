@@ -8,7 +8,7 @@ extension [UInt8] {
     /// - Parameters:
     ///   - value: The number: a status, a length, a date's field.
     ///   - width: How many digits to write, or nil for as many as `value` has.
-    mutating func appendDecimal(_ value: Int, width: Int? = nil) {
+    package mutating func appendDecimal(_ value: Int, width: Int? = nil) {
         let value = Swift.max(0, value)
         var divisor = 1
         if let width {
