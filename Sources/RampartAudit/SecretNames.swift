@@ -14,6 +14,11 @@ enum SecretNames {
     /// Words that make a stored value a secret too: a PIN, a one-time code, card data (for storage rules only, since
     /// `pin` also names certificate pins in networking code).
     static let storedSecretWords: Set<String> = ["pin", "pincode", "passcode", "otp", "cvv", "cvc", "ssn", "mpin"]
+    /// Words of a message about a secret (a label, an error, a prompt) rather than of a passphrase.
+    static let messageWords: Set<String> = [
+        "invalid", "missing", "required", "enter", "wrong", "incorrect", "new", "confirm", "forgot", "reset",
+        "change", "empty", "characters", "match", "must", "should", "please", "expired", "is", "not", "does",
+    ]
     /// Last words that make a name describe a secret rather than hold one.
     static let describingWords: Set<String> = [
         "count", "length", "size", "type", "kind", "url", "expiry", "expiration", "expires", "date", "field", "label",
@@ -93,6 +98,14 @@ enum SecretNames {
             "%s", "****", "http://", "https://",
         ]
         guard !placeholders.contains(where: { lowered.contains($0) }) else { return false }
+        // A message about a secret names it with words of a message (`"Invalid Password"`, `"New password is
+        // missing"`); it is not one. `"my secret key"` is a passphrase.
+        let words = lowered.split(whereSeparator: { !$0.isLetter }).map(String.init)
+        if text.contains(" "), words.contains(where: { secretWords.contains($0) || storedSecretWords.contains($0) }),
+            words.contains(where: { messageWords.contains($0) })
+        {
+            return false
+        }
         // A name (letters, `_`, `.`, `-` only) that names a secret is a key, not a value; a single lower-case word
         // (`"default"`, `"login"`) is a name or a mode far more often than a password.
         let isNameLike = text.allSatisfy { $0.isLetter || $0 == "_" || $0 == "." || $0 == "-" }

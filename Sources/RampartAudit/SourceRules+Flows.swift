@@ -67,6 +67,13 @@ extension SourceRules {
             case .number: found = found ?? index
             case .identifier:
                 let name = code.texts[index]
+                // `pw.utf8.map { Int8($0) }` converts each byte.
+                if name == "map", code.isPunctuation(index + 1, "{"), let close = code.partner[index + 1],
+                    isConversionClosure((index + 2)..<close)
+                {
+                    index = close + 1
+                    continue
+                }
                 if let bound = literalBindings[name], !code.isOperator(index - 1, "."),
                     bindingScopes[name].map({ $0.contains(index) }) ?? true
                 {
@@ -81,6 +88,20 @@ extension SourceRules {
             index += 1
         }
         return found
+    }
+
+    /// Whether a closure body only converts its argument: `{ Int8($0) }`, `{ UInt8(bitPattern: $0) }`.
+    func isConversionClosure(_ range: Range<Int>) -> Bool {
+        !range.isEmpty
+            && range.allSatisfy { index in
+                guard index < code.count else { return false }
+                let text = code.texts[index]
+                switch code.tokens[index].kind {
+                case .identifier: return Self.conversions.contains(text) || text.hasPrefix("$") || text == "bitPattern"
+                case .punctuation: return text == "(" || text == ")" || text == ":"
+                default: return text.hasPrefix("$")
+                }
+            }
     }
 
     /// First pass over the file: names bound to a literal (`let key = "…"`, `var iv = [0, 1, …]`,
@@ -141,7 +162,9 @@ extension SourceRules {
             literalBindings[code.texts[index + 1]] = index + 2
         }
         collectParameterDefaults()
-        for name in filled { literalBindings[name] = nil }
+        // Whatever was bound to a filled buffer's literal is the buffer too (`saltPointer = UnsafePointer(salt)`).
+        let filledLiterals = Set(filled.compactMap { literalBindings[$0] })
+        literalBindings = literalBindings.filter { !filled.contains($0.key) && !filledLiterals.contains($0.value) }
         // A `var` assigned again holds something else later.
         for (name, count) in assignments where count > 1 { literalBindings[name] = nil }
         // Aliases: `key.withUnsafeBytes { keyBytes in`, `[key getCString:keyPtr …]`.

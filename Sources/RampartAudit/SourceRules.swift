@@ -28,6 +28,8 @@ struct SourceRules {
     var namesReachingURL: Set<String> = []
     /// Dictionaries given a secret-named key (`info["password"] = …`), for plists written to files.
     var dictionariesWithSecrets: Set<String> = []
+    /// Parameters of the file's functions named for a URL, as `name#position`.
+    var urlParameters: Set<String> = []
 
     init(code: SwiftCode, file: String, language: Language = .swift) {
         self.code = code
@@ -50,6 +52,7 @@ struct SourceRules {
         rules.collectNames()
         rules.collectLiteralBindings()
         rules.collectURLUses()
+        rules.collectURLParameters()
         rules.checkCalls()
         rules.run()
         rules.checkNamedCredentials()
@@ -264,7 +267,9 @@ struct SourceRules {
                             || (text == "credentialForTrust" && code.isPunctuation(index + 1, ":"))))
                 if answersWithTrust {
                     let body = code.enclosingBody(of: index)
-                    if !functionsReportedForTrust.contains(body.lowerBound), !evaluatesTrust(in: body) {
+                    if !functionsReportedForTrust.contains(body.lowerBound), !evaluatesTrust(in: body),
+                        !isGuardedByInvalidCertificateOptIn(index, in: body)
+                    {
                         functionsReportedForTrust.insert(body.lowerBound)
                         let at = code.isOperator(index - 1, ".") ? index - 1 : index
                         report(.trustWithoutEvaluation, at: at, language == .swift ? ".useCredential" : text)
@@ -283,6 +288,7 @@ struct SourceRules {
                     nonceArguments[key, default: 0] += 1
                 }
                 if text == "catch" || text == "else" { checkFallback(index) }
+                if Self.isInvalidCertificateOptIn(text) { checkOptInTurnedOn(index) }
             case .stringOpen:
                 checkURLs(index)
             default: break
@@ -294,14 +300,20 @@ struct SourceRules {
     mutating func checkIdentifier(_ index: Int, _ text: String) {
         switch text {
         case "Insecure":
-            if code.isOperator(index + 1, "."), ["MD5", "SHA1"].contains(code.text(index + 2)) {
+            if code.isOperator(index + 1, "."), ["MD5", "SHA1"].contains(code.text(index + 2)),
+                !isHashHelperOrCacheName(index)
+            {
                 report(.weakHash, at: index, "Insecure.\(code.text(index + 2))")
             }
         case "CC_MD5", "CC_SHA1", "CC_MD5_Init", "CC_SHA1_Init":
-            if code.isPunctuation(index + 1, "(") { report(.weakHash, at: index, text) }
+            if code.isPunctuation(index + 1, "("), !isHashHelperOrCacheName(index) {
+                report(.weakHash, at: index, text)
+            }
         case "md5", "sha1":
-            if code.isOperator(index - 1, "."), code.isPunctuation(index + 1, "(") {
+            if code.isOperator(index - 1, "."), code.isPunctuation(index + 1, "("), !isHashHelperOrCacheName(index) {
                 report(.weakHash, at: index, ".\(text)()")
+            } else {
+                checkHashHelperCall(index)
             }
         case "kCCAlgorithmDES", "kCCAlgorithm3DES", "kCCAlgorithmRC4", "kCCAlgorithmRC2", "kCCAlgorithmCAST",
             "kCCAlgorithmBlowfish", "kCCModeRC4":
@@ -354,6 +366,7 @@ struct SourceRules {
         case "let", "var":
             if language == .swift { checkDeclaration(index) }
         default:
+            if Self.isWeakHashName(text) { checkHashHelperCall(index) }
             if text.contains("PBKDF2") || text.contains("pbkdf2") { checkPBKDF2Call(index) }
             if text.hasPrefix("kSecAttrAccessibleAlways"), storesWithAccessibility(index) {
                 report(.keychainAccessibleAlways, at: index, text)
@@ -565,7 +578,42 @@ struct SourceRules {
             report(.secretLogged, at: index, "\(code.text(index))(… \(code.text(secret)) …)")
         } else if let mention = loggedSecretMention(in: range) {
             report(.secretLogged, at: index, "\(code.text(index))(\"… \(mention)\" …)")
+        } else if let read = secretRead(in: range) {
+            report(.secretLogged, at: index, "\(code.text(index))(… \(read) …)")
         }
+    }
+
+    /// A secret read back where it is logged: by its storage key (`[defaults objectForKey:@"password"]`,
+    /// `defaults.string(forKey: "token")`, `info["password"]`) or through a getter named for it
+    /// (`UserData.getPassword()`, `Defaults.getToken()`); not its size or a test of it.
+    func secretRead(in range: Range<Int>) -> String? {
+        guard !isSizeOrTest(range) else { return nil }
+        for index in range where index < code.count {
+            if code.isIdentifier(index), code.texts[index].lowercased().hasSuffix("forkey"),
+                code.isPunctuation(index + 1, ":"), let key = plainString(at: index + 2),
+                SecretNames.isStoredSecretKey(key.text)
+            {
+                return "\(code.texts[index]): \"\(key.text)\""
+            }
+            if code.isPunctuation(index, "["), index > range.lowerBound,
+                code.isIdentifier(index - 1) || code.isPunctuation(index - 1, ")")
+                    || code.isPunctuation(index - 1, "]"),
+                let key = plainString(at: index + 1), code.isPunctuation(key.end, "]"),
+                SecretNames.isStoredSecretKey(key.text)
+            {
+                return "[\"\(key.text)\"]"
+            }
+            if code.isIdentifier(index), code.isPunctuation(index + 1, "("), code.isPunctuation(index + 2, ")") {
+                let name = code.texts[index]
+                let words = SecretNames.words(name)
+                if let first = words.first, ["get", "load", "read", "saved", "stored", "current"].contains(first),
+                    words.count > 1, SecretNames.isSecret(String(name.dropFirst(first.count)))
+                {
+                    return "\(name)()"
+                }
+            }
+        }
+        return nil
     }
 
     /// Log text that introduces a logged value as a secret: `"encryption key is \(value)"`,
@@ -768,14 +816,69 @@ struct SourceRules {
 
     /// Whether an `http://` literal becomes a URL: it is an argument of URL construction or networking, the value
     /// of a URL-named label or constant, or of a constant used in such a call.
-    func reachesURL(_ literal: Int) -> Bool {
+    ///
+    /// A constant named for an address (`#define IPAddress @"http://api.example.com"`) is a server's when the host is
+    /// written out; `"http://\(host):\(port)"` is an address being printed.
+    func reachesURL(_ literal: Int, hostIsWritten: Bool) -> Bool {
         if let callee = callee(ofArgumentAt: literal), Self.urlCallees.contains(callee) { return true }
+        if let (callee, position) = argumentPosition(of: literal), urlParameters.contains("\(callee)#\(position)") {
+            return true
+        }
         if code.isPunctuation(literal - 1, ":"), code.isIdentifier(literal - 2), Self.isURLName(code.texts[literal - 2])
         {
             return true
         }
         guard let name = assignedName(of: literal) else { return false }
+        if hostIsWritten, SecretNames.words(name).contains("address") { return true }
         return Self.isURLName(name) || namesReachingURL.contains(name)
+    }
+
+    /// The callee and argument position of the call whose argument starts at `literal` (`("load", 0)` for
+    /// `load("http://…")`).
+    func argumentPosition(of literal: Int) -> (String, Int)? {
+        var depth = 0
+        var cursor = literal - 1
+        while cursor >= 0, literal - cursor < 400 {
+            if code.tokens[cursor].kind == .punctuation {
+                switch code.texts[cursor] {
+                case ")", "]", "}": depth += 1
+                case "[", "{":
+                    if depth == 0 { return nil }
+                    depth -= 1
+                case "(":
+                    if depth == 0 {
+                        guard code.isIdentifier(cursor - 1) else { return nil }
+                        let arguments = code.arguments(open: cursor)
+                        guard let position = arguments.firstIndex(where: { $0.value.contains(literal) }) else {
+                            return nil
+                        }
+                        return (code.texts[cursor - 1], position)
+                    }
+                    depth -= 1
+                default: break
+                }
+            }
+            cursor -= 1
+        }
+        return nil
+    }
+
+    /// Functions declared in the file with a parameter named for a URL (`func loadWebView(_ urlString: String)`),
+    /// as `name#position`: a literal passed there becomes a URL.
+    mutating func collectURLParameters() {
+        for index in 0..<code.count where code.isIdentifier(index, "func") && code.isIdentifier(index + 1) {
+            guard code.isPunctuation(index + 2, "(") else { continue }
+            for (position, parameter) in code.arguments(open: index + 2).enumerated() {
+                // `name: Type` (read as a label) or `label name: Type`: the name is the identifier before the colon.
+                var name = parameter.label
+                if name == nil, let colon = parameter.value.first(where: { code.isPunctuation($0, ":") }),
+                    code.isIdentifier(colon - 1)
+                {
+                    name = code.texts[colon - 1]
+                }
+                if let name, Self.isURLName(name) { urlParameters.insert("\(code.texts[index + 1])#\(position)") }
+            }
+        }
     }
 
     /// The name a literal is assigned to: `let base: String = "…"`, `base = "…"`, `#define BASE @"…"`,
@@ -916,7 +1019,7 @@ struct SourceRules {
                     !host.isEmpty
                     || (rest.isEmpty && code.tokens.indices.contains(cursor + 1)
                         && code.tokens[cursor + 1].kind == .interpolationStart)
-                if !isLocal, hostFollows, reachesURL(index) {
+                if !isLocal, hostFollows, reachesURL(index, hostIsWritten: !host.isEmpty) {
                     report(.cleartextURL, at: cursor, "http://\(host.isEmpty ? "…" : host)")
                     return
                 }
