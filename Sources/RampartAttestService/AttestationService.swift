@@ -5,11 +5,12 @@ import Synchronization
 /// The App Attest server of the guide: one-time challenges, key registration, and checks of protected requests.
 ///
 /// A challenge is a sealed token (HMAC-SHA256 under ``ChallengeSealingKeys``, binding purpose, subject, expiry and a
-/// random nonce), so issuing one writes nothing. A request that presents one is opened outside the store, then
-/// decided in one short store transaction: it spends the challenge (its nonce enters the spent set, a unique key, so
-/// it is used once across every instance), reads the key, verifies the signature against it and advances its
-/// counter or raises its risk. The transaction's commit precedes the answer. The service never maps anything to
-/// HTTP; ``ServiceRouter`` does.
+/// random nonce), so issuing one writes nothing. A request that presents one is checked in two steps: first, outside
+/// any write lock, the token is opened, the key is read (``AttestationStore/read(_:)``) and the signature verified;
+/// then one short store transaction spends the challenge (its nonce enters the spent set, a unique key, so it is used
+/// once across every instance), reads the key again and advances its counter or raises its risk, judging the key as
+/// it is then. The transaction's commit precedes the answer. The service never maps anything to HTTP;
+/// ``ServiceRouter`` does.
 ///
 /// - Important: A genuine, unexpired challenge is spent when it is presented, whatever the outcome: a request that
 ///   fails any check, or carries a malformed object, burns it, so an attacker gets one try per challenge. An expired
@@ -80,7 +81,7 @@ public final class AttestationService {
     private let configuredSealingKeys: ChallengeSealingKeys?
     private let storedSealingKeys = Mutex<ChallengeSealingKeys?>(nil)
     /// When spent-challenge records are next purged (see ``purgeCutoff(now:)``).
-    private let nextPurge = Mutex<Date>(.distantPast)
+    private let nextPurge: Mutex<Date>
 
     /// Creates the service.
     ///
@@ -103,6 +104,7 @@ public final class AttestationService {
         self.configuration = configuration
         self.metrics = metrics
         self.clock = clock
+        nextPurge = Mutex(clock().addingTimeInterval(Self.purgeInterval))
         issuanceByAddress = RateLimiter(perMinute: configuration.limits.challengesPerAddressPerMinute)
         issuanceBySubject = RateLimiter(perMinute: configuration.limits.challengesPerSubjectPerMinute)
         failuresByAddress = RateLimiter(perMinute: configuration.limits.failuresPerAddressPerMinute)
@@ -331,10 +333,12 @@ public final class AttestationService {
 
     /// Checks a protected request's assertion and, when it verifies, advances the key's counter.
     ///
-    /// Opens the challenge (an unexpired `assertion` challenge for the same subject), then, in one transaction:
-    /// spends it (it stays spent whatever the outcome), reads the key, verifies the assertion over `clientData`
-    /// against it, and advances the counter if it grew; refused as reordered or replayed otherwise, and refused if
-    /// the key is unknown, blocked, another subject's or another environment's.
+    /// Opens the challenge (an unexpired `assertion` challenge for the same subject), reads the key and verifies
+    /// the assertion over `clientData` against it, holding no lock (so signatures are checked in parallel, not on the
+    /// store's writer). Then one transaction spends the challenge (it stays spent whatever the outcome), reads the key
+    /// again and judges it as it is now: advanced if its counter grew, refused as reordered or replayed if another
+    /// request got there first, and refused if it is unknown, blocked, another subject's or another environment's,
+    /// or was replaced since it was read.
     ///
     /// Only evidence that involves the key's private key raises its risk score: a correctly signed assertion whose
     /// counter equals the stored one or lies more than ``Configuration/counterReorderWindow`` below it, or that
@@ -361,40 +365,74 @@ public final class AttestationService {
         case .genuine(let token, let mismatch?):
             verdict = try await spend(token, refusing: mismatch, now: now)
         case .genuine(let token, nil):
+            let checked = try await check(submission, now: now)
             let cutoff = purgeCutoff(now: now)
+            let keyID = Data(submission.keyID).base64EncodedString()
             verdict = try await store.transaction { transaction in
-                guard try Self.spend(token, purgingBefore: cutoff, in: transaction) else {
-                    return .unauthenticated(Self.challengeUsed)
+                let (spent, stored) = try transaction.spendChallenge(
+                    nonce: token.nonce, expiresAt: token.expiresAt, readingKey: keyID)
+                guard spent else { return .unauthenticated(Self.challengeUsed) }
+                if let cutoff { _ = try transaction.purgeSpentChallenges(expiredBefore: cutoff) }
+                switch checked {
+                case .decided(let verdict): return verdict
+                case .verified(let check, let key):
+                    return try self.judge(check, verifiedWith: key, stored: stored, now: now, in: transaction)
                 }
-                return try self.judge(submission, now: now, in: transaction)
             }
         }
         return try settle(verdict, kind: "assertion", clientAddress: submission.clientAddress, now: now)
     }
 
-    /// Judges a protected request whose challenge `transaction` has just spent: reads the key, verifies the
-    /// assertion against it, and advances the counter or refuses (raising the key's risk for a refusal its own
-    /// signature proves).
-    private func judge(
-        _ submission: AssertionSubmission, now: Date, in transaction: any AttestationStoreTransaction
-    ) throws -> Verdict {
-        guard let key = try transaction.key(id: Data(submission.keyID).base64EncodedString()) else {
-            return .unauthenticated(Self.unknownKey)
+    /// What the checks before the transaction made of a protected request.
+    private enum CheckedAssertion: Sendable {
+        /// Refused (or malformed) whatever the transaction finds, once it spent the challenge.
+        case decided(Verdict)
+        /// The verifier's answer, against this key as read.
+        case verified(AssertionCheck, RegisteredKey)
+    }
+
+    /// Reads the key and verifies the assertion against it, outside any transaction.
+    private func check(_ submission: AssertionSubmission, now: Date) async throws -> CheckedAssertion {
+        let keyID = Data(submission.keyID).base64EncodedString()
+        guard let key = try await store.read({ try $0.key(id: keyID) }) else {
+            return .decided(.unauthenticated(Self.unknownKey))
         }
-        if let blocked = blockedRefusal(key, now: now) { return .keyRefused(blocked) }
+        if let blocked = blockedRefusal(key, now: now) { return .decided(.keyRefused(blocked)) }
         guard key.subject.hasSameUTF8(as: submission.subject) else {
-            return .unauthenticated(Refusal(.wrongSubject, "this key is registered to another subject"))
+            return .decided(.unauthenticated(Refusal(.wrongSubject, "this key is registered to another subject")))
         }
         if let refusal = Self.environmentRefusal(key, configuration: configuration) {
-            return .unauthenticated(refusal)
+            return .decided(.unauthenticated(refusal))
         }
-        let check: AssertionCheck
         do {
-            check = try verifier.verifyAssertion(
+            let check = try verifier.verifyAssertion(
                 submission.assertion, clientDataHash: SHA256.hash(submission.clientData), publicKey: key.publicKey,
                 previousCounter: 0)
+            return .verified(check, key)
         } catch let error as AttestServiceError {
-            return .malformed(error)  // committed: the challenge stays burnt
+            return .decided(.malformed(error))  // committed with the spend: the challenge stays burnt
+        }
+    }
+
+    /// Judges a verified assertion against the key as `transaction` read it (`stored`): deleted or replaced since it
+    /// was verified (another public key or subject) is `unknownKey`, blocked meanwhile is `keyBlocked`; then the
+    /// check decides, and a valid counter is judged against the stored one.
+    private func judge(
+        _ check: AssertionCheck, verifiedWith verifiedKey: RegisteredKey, stored: RegisteredKey?, now: Date,
+        in transaction: any AttestationStoreTransaction
+    ) throws -> Verdict {
+        guard let key = stored, key.publicKey == verifiedKey.publicKey,
+            key.subject.hasSameUTF8(as: verifiedKey.subject)
+        else {
+            return .unauthenticated(
+                Refusal(
+                    .unknownKey,
+                    "the key was deleted or replaced while the request was checked; register a new App Attest key "
+                        + "with POST /v1/attestations"))
+        }
+        if let blocked = blockedRefusal(key, now: now) { return .keyRefused(blocked) }
+        if let refusal = Self.environmentRefusal(key, configuration: configuration) {
+            return .unauthenticated(refusal)
         }
         switch check {
         case .invalid(let refusal):
@@ -414,7 +452,7 @@ public final class AttestationService {
     ) throws -> Verdict {
         if counter > key.counter {
             guard try transaction.advanceCounter(keyID: key.keyID, to: counter, usedAt: now) else {
-                // Another instance advanced the counter since this transaction read it: reordering, not replay.
+                // Another request advanced the counter since this transaction read it: reordering, not replay.
                 return .reordered(
                     Refusal(
                         .counterReplay,

@@ -5,38 +5,36 @@ import RampartSQLite
 import Synchronization
 import Testing
 
-/// A store that runs a hook once, right before the next transaction: what another request or process does just
-/// before the transaction that spends the challenge, reads the key and sets the counter.
+/// A store that runs a hook once, right after the next read: the moment between the service's read of a key (and
+/// its signature check) and the transaction that spends the challenge and sets the counter.
 final class InterposingStore: AttestationStore {
     let base: any AttestationStore
     private let hook = Mutex<(@Sendable () async throws -> Void)?>(nil)
-
     init(_ base: any AttestationStore) { self.base = base }
 
-    func beforeNextTransaction(_ action: @escaping @Sendable () async throws -> Void) {
-        hook.withLock { $0 = action }
-    }
+    func afterNextRead(_ action: @escaping @Sendable () async throws -> Void) { hook.withLock { $0 = action } }
 
     func transaction<T: Sendable>(
         _ body: @escaping @Sendable (any AttestationStoreTransaction) throws -> T
+    ) async throws -> T { try await base.transaction(body) }
+
+    func read<T: Sendable>(
+        _ body: @escaping @Sendable (any AttestationStoreTransaction) throws -> T
     ) async throws -> T {
+        let value = try await base.read(body)
         if let action = hook.withLock({ current -> (@Sendable () async throws -> Void)? in
             defer { current = nil }
             return current
         }) {
             try await action()
         }
-        return try await base.transaction(body)
+        return value
     }
-
-    func read<T: Sendable>(
-        _ body: @escaping @Sendable (any AttestationStoreTransaction) throws -> T
-    ) async throws -> T { try await base.read(body) }
 
     func close() async { await base.close() }
 }
 
-/// A key or challenge that changes right before the transaction that decides: it judges them as stored then.
+/// A key that changes between the read the signature is checked against and the transaction that decides.
 struct AssertionRaceTests {
     let clock = TestClock()
     let path = temporarySQLitePath()
@@ -74,7 +72,7 @@ struct AssertionRaceTests {
         let slow = try await assertion(keyID, counter: 5)
         let fast = try await assertion(keyID, counter: 6)
         let service = service
-        store.beforeNextTransaction {
+        store.afterNextRead {
             let outcome = try await service.authorize(fast)
             #expect(self.reason(outcome) == nil)
         }
@@ -90,7 +88,7 @@ struct AssertionRaceTests {
         let request = try await assertion(keyID, counter: 5)
         let store = store
         let id = id(keyID)
-        store.beforeNextTransaction {
+        store.afterNextRead {
             _ = try await store.transaction { try $0.advanceCounter(keyID: id, to: 5, usedAt: Date()) }
         }
         #expect(reason(try await service.authorize(request)) == .counterReplay)
@@ -104,7 +102,7 @@ struct AssertionRaceTests {
         let store = store
         let id = id(keyID)
         let now = clock.now
-        store.beforeNextTransaction {
+        store.afterNextRead {
             _ = try await store.transaction { try $0.raiseRisk(keyID: id, by: 3, at: now, decayInterval: nil) }
         }
         #expect(reason(try await service.authorize(request)) == .keyBlocked)
@@ -117,7 +115,7 @@ struct AssertionRaceTests {
         let request = try await assertion(keyID, counter: 1)
         let path = path
         let id = id(keyID)
-        store.beforeNextTransaction {
+        store.afterNextRead {
             try SQLiteConnection(path: path).run("DELETE FROM rampart_keys WHERE key_id = \(id)")
         }
         #expect(reason(try await service.authorize(request)) == .unknownKey)
@@ -126,12 +124,26 @@ struct AssertionRaceTests {
         #expect(reason(try await service.authorize(request)) == .challengeUsed)
     }
 
+    @Test("the key was replaced meanwhile (another public key under its id): unknownKey, counter untouched")
+    func replacedMeanwhile() async throws {
+        let keyID = try await service.registerFakeKey(subject: "alice")
+        let request = try await assertion(keyID, counter: 1)
+        let path = path
+        let id = id(keyID)
+        let other = SecureRandom.bytes(count: 32)
+        store.afterNextRead {
+            try SQLiteConnection(path: path).run("UPDATE rampart_keys SET public_key = \(other) WHERE key_id = \(id)")
+        }
+        #expect(reason(try await service.authorize(request)) == .unknownKey)
+        #expect(try await service.key(id: keyID)?.counter == 0)
+    }
+
     @Test("the challenge was spent meanwhile (a copy of the request won): challengeUsed, the copy's counter stands")
     func spentMeanwhile() async throws {
         let keyID = try await service.registerFakeKey(subject: "alice")
         let request = try await assertion(keyID, counter: 4)
         let service = service
-        store.beforeNextTransaction {
+        store.afterNextRead {
             let outcome = try await service.authorize(request)
             #expect(self.reason(outcome) == nil)
         }

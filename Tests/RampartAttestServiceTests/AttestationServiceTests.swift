@@ -202,7 +202,7 @@ struct SpentChallengePurgeTests {
         let clock = TestClock()
         let store = try SQLiteAttestationStore(path: temporarySQLitePath())
         let service = AttestationService(store: store, verifier: FakeVerifier(), clock: { clock.now })
-        let keyID = try await service.registerFakeKey(subject: "alice")  // its spend ran the first purge
+        let keyID = try await service.registerFakeKey(subject: "alice")  // no purge within the first second
         let start = clock.now
         let old = (nonce: StoreContract.nonce(), expiresAt: start.addingTimeInterval(-100))
         let recent = (nonce: StoreContract.nonce(), expiresAt: start.addingTimeInterval(-30))

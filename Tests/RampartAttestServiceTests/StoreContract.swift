@@ -265,4 +265,25 @@ enum StoreContract {
         }
         #expect(error?.code == .storeFailure)
     }
+
+    /// A protected request's first step: the spend and the key's read together, as the two would answer alone.
+    static func spendingReadsTheKey(_ store: any AttestationStore) async throws {
+        let stored = key(counter: 3)
+        _ = try await store.transaction { try $0.insertKey(stored) }
+        let first = nonce()
+        func spend(_ nonce: [UInt8], _ keyID: String) async throws -> (spent: Bool, key: RegisteredKey?) {
+            try await store.transaction { try $0.spendChallenge(nonce: nonce, expiresAt: future, readingKey: keyID) }
+        }
+        let fresh = try await spend(first, stored.keyID)
+        #expect(fresh.spent)
+        #expect(fresh.key == (try await store.read { try $0.key(id: stored.keyID) }))
+        #expect(fresh.key?.counter == 3)
+        let again = try await spend(first, stored.keyID)
+        #expect(!again.spent)
+        #expect(again.key?.keyID == stored.keyID)
+        let unknown = try await spend(nonce(), "missing")
+        #expect(unknown.spent)
+        #expect(unknown.key == nil)
+        #expect(try await store.transaction { try $0.spendChallenge(nonce: first, expiresAt: future) } == false)
+    }
 }

@@ -49,6 +49,11 @@ struct SQLiteStoreContractTests {
         try await StoreContract.concurrentCounterAdvanceIsExactlyOnce(store())
     }
 
+    @Test("spending a challenge and reading a key together answers as the two alone")
+    func spendAndRead() async throws {
+        try await StoreContract.spendingReadsTheKey(store())
+    }
+
     @Test("risk accumulates") func risk() async throws { try await StoreContract.riskAccumulates(store()) }
 
     @Test("risk decays by whole intervals and resets") func riskDecay() async throws {
@@ -146,6 +151,11 @@ struct PostgresStoreContractTests {
 
     @Test("50 concurrent advances to one counter: exactly 1") func concurrentAdvance() async throws {
         try await StoreContract.concurrentCounterAdvanceIsExactlyOnce(store())
+    }
+
+    @Test("spending a challenge and reading a key together answers as the two alone")
+    func spendAndRead() async throws {
+        try await StoreContract.spendingReadsTheKey(store())
     }
 
     @Test("risk accumulates") func risk() async throws { try await StoreContract.riskAccumulates(store()) }

@@ -72,6 +72,22 @@ public protocol AttestationStoreTransaction {
     /// - Throws: ``AttestServiceError`` (`storeFailure`).
     func spendChallenge(nonce: [UInt8], expiresAt: Date) throws -> Bool
 
+    /// Records a challenge as spent, unless it already is, and reads a key: ``spendChallenge(nonce:expiresAt:)``
+    /// and ``key(id:)`` together, the first step of a protected request's transaction (one statement on
+    /// PostgreSQL, where each statement is a round trip).
+    ///
+    /// - Parameters:
+    ///   - nonce: The challenge's random nonce.
+    ///   - expiresAt: The challenge's expiry.
+    ///   - keyID: The key id in standard base64.
+    /// - Returns: Whether this call spent the challenge, and the key (nil when there is none).
+    /// - Throws: ``AttestServiceError`` (`storeFailure`).
+    func spendChallenge(
+        nonce: [UInt8], expiresAt: Date, readingKey keyID: String
+    ) throws -> (
+        spent: Bool, key: RegisteredKey?
+    )
+
     /// Deletes spent-challenge records whose challenges expired before `date` (they can no longer be presented).
     ///
     /// - Parameter date: The cut-off.
@@ -161,6 +177,24 @@ public protocol AttestationStoreTransaction {
     /// - Returns: Whether a key was deleted.
     /// - Throws: ``AttestServiceError`` (`storeFailure`).
     func deleteTokenSigningKey(keyID: String) throws -> Bool
+}
+
+extension AttestationStoreTransaction {
+    /// ``spendChallenge(nonce:expiresAt:)``, then ``key(id:)``: two statements.
+    ///
+    /// - Parameters:
+    ///   - nonce: The challenge's random nonce.
+    ///   - expiresAt: The challenge's expiry.
+    ///   - keyID: The key id in standard base64.
+    /// - Returns: Whether this call spent the challenge, and the key.
+    /// - Throws: ``AttestServiceError`` (`storeFailure`).
+    public func spendChallenge(
+        nonce: [UInt8], expiresAt: Date, readingKey keyID: String
+    ) throws -> (
+        spent: Bool, key: RegisteredKey?
+    ) {
+        (try spendChallenge(nonce: nonce, expiresAt: expiresAt), try key(id: keyID))
+    }
 }
 
 /// Why a challenge was issued.

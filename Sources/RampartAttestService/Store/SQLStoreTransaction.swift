@@ -60,22 +60,52 @@ struct SQLStoreTransaction: AttestationStoreTransaction {
     }
 
     func key(id keyID: String) throws -> RegisteredKey? {
+        let rows = try execute("SELECT \(Self.keyColumns) FROM rampart_keys WHERE key_id = \(keyID)")
+        guard let row = rows.first else { return nil }
+        return try Self.key(keyID, from: row, at: 0)
+    }
+
+    func spendChallenge(
+        nonce: [UInt8], expiresAt: Date, readingKey keyID: String
+    ) throws -> (
+        spent: Bool, key: RegisteredKey?
+    ) {
+        // Where the database counts changed rows itself (SQLite, in process), two statements cost nothing extra.
+        guard changes == nil else {
+            return (try spendChallenge(nonce: nonce, expiresAt: expiresAt), try key(id: keyID))
+        }
         let rows = try execute(
             """
-            SELECT subject, public_key, environment, counter, receipt, registered_at, risk_score, last_used_at, \
-            risk_updated_at FROM rampart_keys WHERE key_id = \(keyID)
+            WITH spent AS (INSERT INTO rampart_spent_challenges (nonce, expires_at) \
+            VALUES (\(nonce), \(expiresAt.storeMilliseconds)) ON CONFLICT (expires_at, nonce) DO NOTHING RETURNING 1) \
+            SELECT (SELECT count(*) FROM spent), \(Self.keyColumns) \
+            FROM (SELECT 1) AS one LEFT JOIN rampart_keys ON key_id = \(keyID)
             """)
-        guard let row = rows.first else { return nil }
-        guard let subject = row.text(0), let publicKey = row.blob(1), let environment = row.text(2),
-            let counterValue = row.integer(3), let counter = UInt32(exactly: counterValue),
-            let receipt = row.blob(4), let registered = row.integer(5), let risk = row.integer(6),
+        guard rows.count == 1, let spent = rows[0].integer(0), spent == 0 || spent == 1 else {
+            throw AttestServiceError.storeFailure(
+                "spending a challenge and reading a key returned an unexpected row; the schema is not Rampart's")
+        }
+        let key = rows[0].text(1) == nil ? nil : try Self.key(keyID, from: rows[0], at: 1)
+        return (spent == 1, key)
+    }
+
+    /// The columns of a `rampart_keys` row that ``key(_:from:at:)`` reads, in its order.
+    private static let keyColumns: SQLQuery =
+        "subject, public_key, environment, counter, receipt, registered_at, risk_score, last_used_at, risk_updated_at"
+
+    /// The key `keyID` from ``keyColumns`` starting at column `offset` of `row`.
+    private static func key(_ keyID: String, from row: SQLRow, at offset: Int) throws -> RegisteredKey {
+        guard let subject = row.text(offset), let publicKey = row.blob(offset + 1),
+            let environment = row.text(offset + 2), let counterValue = row.integer(offset + 3),
+            let counter = UInt32(exactly: counterValue), let receipt = row.blob(offset + 4),
+            let registered = row.integer(offset + 5), let risk = row.integer(offset + 6),
             let riskScore = Int(exactly: risk)
         else { throw AttestServiceError.storeFailure("a stored key row is malformed; the schema is not Rampart's") }
         return RegisteredKey(
             keyID: keyID, subject: subject, publicKey: publicKey, environment: environment, counter: counter,
             receipt: receipt, registeredAt: Date(storeMilliseconds: registered), riskScore: riskScore,
-            lastUsedAt: row.integer(7).map { Date(storeMilliseconds: $0) },
-            riskUpdatedAt: row.integer(8).map { Date(storeMilliseconds: $0) })
+            lastUsedAt: row.integer(offset + 7).map { Date(storeMilliseconds: $0) },
+            riskUpdatedAt: row.integer(offset + 8).map { Date(storeMilliseconds: $0) })
     }
 
     func advanceCounter(keyID: String, to counter: UInt32, usedAt date: Date) throws -> Bool {
