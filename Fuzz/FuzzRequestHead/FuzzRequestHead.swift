@@ -45,11 +45,59 @@ func check(_ bytes: [UInt8]) {
     fuzzInvariant(!RequestPath.decoded(head.target).utf8.contains(0), "a request path with a NUL")
 }
 
+/// The connection state machine over the same bytes, cut into pieces whose size the first byte picks, each request
+/// answered at once: it never traps, dispatches one request at a time, acts on nothing after a close, and dispatches
+/// no more requests than there are well-framed heads in the bytes.
+func checkConnection(_ bytes: [UInt8]) {
+    guard let first = bytes.first else { return }
+    let step = Int(first % 32) + 1
+    let start = ContinuousClock.now
+    var machine = HTTPConnectionStateMachine(
+        limits: .init(
+            maximumHeadByteCount: 512, maximumBodyByteCount: 64, requestTimeout: .seconds(10),
+            idleTimeout: .seconds(30)),
+        peerAddress: "192.0.2.1", writer: ResponseWriter(),
+        refusalResponse: { $0.response(HTTPServer.Configuration()) },
+        at: start)
+    var dispatched = 0
+    var closed = false
+    func perform(_ actions: [HTTPConnectionStateMachine.Action]) {
+        var pending = actions
+        while !pending.isEmpty {
+            let action = pending.removeFirst()
+            fuzzInvariant(!closed, "an action after a close")
+            switch action {
+            case .dispatch(let request):
+                dispatched += 1
+                fuzzInvariant(!machine.wantsBytes, "bytes wanted while a request is answered")
+                fuzzInvariant(!request.method.isEmpty, "a request without a method")
+                pending += machine.answerReady(HTTPResponse(status: 200), at: start)
+            case .write(let written):
+                fuzzInvariant(!written.isEmpty, "an empty write")
+                pending += machine.bytesSent(written.count, at: start)
+            case .close, .closeGracefully:
+                closed = true
+            }
+        }
+    }
+    var offset = 1
+    while offset < bytes.count, !closed {
+        let end = min(offset + step, bytes.count)
+        perform(machine.bytesReceived(bytes[offset..<end], at: start))
+        offset = end
+    }
+    if !closed { perform(machine.tick(at: start + .seconds(60))) }
+    fuzzInvariant(closed, "a connection neither closed nor timed out after its request time")
+    fuzzInvariant(dispatched <= bytes.count / 16 + 1, "more requests dispatched than the bytes can frame")
+}
+
 #if FUZZING
 /// libFuzzer's per-input hook.
 @_cdecl("LLVMFuzzerTestOneInput")
 func fuzzRequestHeadTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
-    check(FuzzInput.bytes(data, size))
+    let bytes = FuzzInput.bytes(data, size)
+    check(bytes)
+    checkConnection(bytes)
     return 0
 }
 
@@ -61,6 +109,12 @@ func fuzzRequestHeadMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutabl
 #else
 @main
 enum FuzzRequestHeadReplay {
-    static func main() { exit(FuzzInput.replay(Array(CommandLine.arguments.dropFirst()), check)) }
+    static func main() {
+        exit(
+            FuzzInput.replay(Array(CommandLine.arguments.dropFirst())) {
+                check($0)
+                checkConnection($0)
+            })
+    }
 }
 #endif

@@ -454,8 +454,7 @@ public final class ServiceRouter: HTTPResponder {
     /// - Parameter keyID: The key id's bytes.
     /// - Returns: Eight lower-case hex digits.
     public static func fingerprint(keyID: [UInt8]) -> String {
-        // Written as bytes: a string per byte (`String(_:radix:)`), padded and joined, cost about 9,000 instructions
-        // per protected request.
+        // Written as bytes, not as a padded string per byte: it runs on every protected request.
         let digest = SHA256.hash(keyID)
         return String(unsafeUninitializedCapacity: 8) { text in
             for (index, byte) in digest.prefix(4).enumerated() {

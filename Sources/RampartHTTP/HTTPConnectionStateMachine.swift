@@ -22,19 +22,31 @@
 /// - A connection idle for ``Limits/idleTimeout`` between requests, or whose client has not read its answers for as
 ///   long, is closed. Past ``Limits/unsentByteLimit`` bytes of unread answers, no further request is read.
 /// - A refusal goes out last and the connection closes gracefully.
-struct HTTPConnectionStateMachine {
+package struct HTTPConnectionStateMachine {
     /// The bounds a connection is held to.
-    struct Limits: Sendable {
-        var maximumHeadByteCount: Int
-        var maximumBodyByteCount: Int
-        var requestTimeout: Duration
-        var idleTimeout: Duration
+    package struct Limits: Sendable {
+        package var maximumHeadByteCount: Int
+        package var maximumBodyByteCount: Int
+        package var requestTimeout: Duration
+        package var idleTimeout: Duration
         /// The most bytes of answers held for a client that does not read them (a DoS bound).
-        var unsentByteLimit: Int = 256 * 1024
+        package var unsentByteLimit: Int
+
+        /// Creates limits.
+        package init(
+            maximumHeadByteCount: Int, maximumBodyByteCount: Int, requestTimeout: Duration, idleTimeout: Duration,
+            unsentByteLimit: Int = 256 * 1024
+        ) {
+            self.maximumHeadByteCount = maximumHeadByteCount
+            self.maximumBodyByteCount = maximumBodyByteCount
+            self.requestTimeout = requestTimeout
+            self.idleTimeout = idleTimeout
+            self.unsentByteLimit = unsentByteLimit
+        }
     }
 
     /// What the loop is to do.
-    enum Action: Equatable {
+    package enum Action: Equatable {
         /// Hand the request to the responder; its answer comes back as ``HTTPConnectionStateMachine/answerReady(_:at:)``.
         case dispatch(HTTPRequest)
         /// Write these bytes after those written before.
@@ -47,14 +59,14 @@ struct HTTPConnectionStateMachine {
     }
 
     /// What the answer to a request depends on besides the response.
-    struct Exchange: Equatable {
-        var keepAlive: Bool
-        var minorVersion: Int
-        var isHEAD: Bool
+    package struct Exchange: Equatable {
+        package var keepAlive: Bool
+        package var minorVersion: Int
+        package var isHEAD: Bool
     }
 
     /// Where the connection is in its current request.
-    enum Phase: Equatable {
+    package enum Phase: Equatable {
         /// Reading a head (none of it may have arrived yet).
         case head
         /// Reading the body of `head`, `length` bytes.
@@ -67,23 +79,23 @@ struct HTTPConnectionStateMachine {
         case closed
     }
 
-    let limits: Limits
-    let peerAddress: String
+    package let limits: Limits
+    package let peerAddress: String
     private let writer: ResponseWriter
     private let refusalResponse: @Sendable (HTTPRefusal) -> HTTPResponse
-    private(set) var phase = Phase.head
+    package private(set) var phase = Phase.head
     /// Bytes received and not yet consumed: a head not complete yet, a body, pipelined requests.
     private var input: [UInt8] = []
     /// How far the head at the start of `input` has been examined.
     private var headProgress = RequestHead.Progress()
     /// How many bytes of heads have been examined in all: each once, however slowly its head arrives.
-    private(set) var examinedHeadByteCount = 0
+    package private(set) var examinedHeadByteCount = 0
     /// When the request now arriving must be whole; nil between requests.
     private var deadline: ContinuousClock.Instant?
     /// Since when the connection has been idle between requests.
     private var idleSince: ContinuousClock.Instant
     /// Bytes of answers written and not yet taken by the client's socket.
-    private(set) var unsentByteCount = 0
+    package private(set) var unsentByteCount = 0
     /// Since when the unsent bytes have not shrunk.
     private var stalledSince: ContinuousClock.Instant?
     private var stopping = false
@@ -96,7 +108,7 @@ struct HTTPConnectionStateMachine {
     ///   - writer: Serialises answers.
     ///   - refusalResponse: The answer to a request the connection refuses itself.
     ///   - now: The accept's instant.
-    init(
+    package init(
         limits: Limits, peerAddress: String, writer: ResponseWriter,
         refusalResponse: @escaping @Sendable (HTTPRefusal) -> HTTPResponse, at now: ContinuousClock.Instant
     ) {
@@ -109,7 +121,7 @@ struct HTTPConnectionStateMachine {
     }
 
     /// Whether the connection's next bytes are wanted: a request is being read and the client reads its answers.
-    var wantsBytes: Bool {
+    package var wantsBytes: Bool {
         switch phase {
         case .head, .body: unsentByteCount < limits.unsentByteLimit
         case .answering, .closing, .closed: false
@@ -119,7 +131,7 @@ struct HTTPConnectionStateMachine {
     // MARK: Events
 
     /// Bytes arrived from the client.
-    mutating func bytesReceived(_ bytes: some Collection<UInt8>, at now: ContinuousClock.Instant) -> [Action] {
+    package mutating func bytesReceived(_ bytes: some Collection<UInt8>, at now: ContinuousClock.Instant) -> [Action] {
         switch phase {
         case .head, .body:
             input.append(contentsOf: bytes)
@@ -130,7 +142,7 @@ struct HTTPConnectionStateMachine {
     }
 
     /// The client ended its side: a request cut short can never be answered; answers written still go out.
-    mutating func peerClosed(at now: ContinuousClock.Instant) -> [Action] {
+    package mutating func peerClosed(at now: ContinuousClock.Instant) -> [Action] {
         switch phase {
         case .head, .body:
             input = []
@@ -144,7 +156,7 @@ struct HTTPConnectionStateMachine {
 
     /// The responder's answer to the request dispatched last: written, then the connection closes (the client or
     /// the answer asked for it, or the server is stopping) or reads its next request, which may be waiting already.
-    mutating func answerReady(_ response: HTTPResponse, at now: ContinuousClock.Instant) -> [Action] {
+    package mutating func answerReady(_ response: HTTPResponse, at now: ContinuousClock.Instant) -> [Action] {
         guard case .answering(let exchange) = phase else { return [] }
         let close = !exchange.keepAlive || stopping || Self.asksToClose(response)
         var actions = [write(writer.serialize(response, exchange: exchange, close: close), at: now)]
@@ -161,7 +173,7 @@ struct HTTPConnectionStateMachine {
     }
 
     /// The client's socket took `byteCount` more bytes of what was written.
-    mutating func bytesSent(_ byteCount: Int, at now: ContinuousClock.Instant) -> [Action] {
+    package mutating func bytesSent(_ byteCount: Int, at now: ContinuousClock.Instant) -> [Action] {
         let wasOverLimit = unsentByteCount >= limits.unsentByteLimit
         unsentByteCount = max(0, unsentByteCount - byteCount)
         stalledSince = unsentByteCount == 0 ? nil : now
@@ -172,7 +184,7 @@ struct HTTPConnectionStateMachine {
 
     /// Time passed: a request not whole in time is refused 408 (or cut, when its body is late); a connection idle
     /// between requests, or whose client has not read its answers, for the idle timeout is closed.
-    mutating func tick(at now: ContinuousClock.Instant) -> [Action] {
+    package mutating func tick(at now: ContinuousClock.Instant) -> [Action] {
         if unsentByteCount > 0, let since = stalledSince, now - since >= limits.idleTimeout {
             phase = .closed
             return [.close]
@@ -197,7 +209,7 @@ struct HTTPConnectionStateMachine {
 
     /// The server is stopping: a request being answered gets its answer and the connection closes after it; answers
     /// still to write go out, then the connection closes; the others close now.
-    mutating func stop(at now: ContinuousClock.Instant) -> [Action] {
+    package mutating func stop(at now: ContinuousClock.Instant) -> [Action] {
         stopping = true
         switch phase {
         case .answering, .closed:

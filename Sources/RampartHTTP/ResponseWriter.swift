@@ -8,12 +8,15 @@ import Synchronization
 /// `Transfer-Encoding`, `Connection`, `Date`) are not taken from the responder. A field whose name is not a token or
 /// whose value holds CR, LF or NUL would let the response split into two ("response splitting"), so such a response
 /// is replaced by a generic 500 rather than sent with the field left out.
-final class ResponseWriter: Sendable {
+package final class ResponseWriter: Sendable {
     /// The second the `Date` field was made for, and the field.
+    /// Creates a writer.
+    package init() {}
+
     private let dateCache = Mutex<(second: Int, field: [UInt8])>((-1, []))
 
     /// The bytes of `response` to the request `exchange` describes; `close` adds `Connection: close`.
-    func serialize(
+    package func serialize(
         _ response: HTTPResponse, exchange: HTTPConnectionStateMachine.Exchange, close: Bool
     ) -> [UInt8] {
         let response = Self.isSafe(response) ? response : HTTPResponse.internalError
@@ -94,8 +97,7 @@ final class ResponseWriter: Sendable {
         Array($0.utf8)
     }
 
-    /// `body` over the UTF-8 bytes of `text`, as one buffer (element by element, a `String.UTF8View` cost several
-    /// thousand instructions per answer here).
+    /// `body` over the UTF-8 bytes of `text`, as one buffer rather than element by element through its UTF-8 view.
     private static func utf8<Result>(of text: String, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
         var text = text
         return text.withUTF8(body)

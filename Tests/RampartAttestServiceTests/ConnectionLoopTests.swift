@@ -173,7 +173,7 @@ struct ConnectionLoopTests {
         }
     }
 
-    @Test("many requests over kept-alive connections, answered by the tasks directly, all arrive in order")
+    @Test("many requests over kept-alive connections, each answer handed back to the loop, all arrive in order")
     func manyKeptAlive() async throws {
         try await withServer { port in
             let bodies = await RawHTTP.onThread { () -> [String] in
