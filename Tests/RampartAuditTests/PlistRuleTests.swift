@@ -44,8 +44,8 @@ struct PlistRuleTests {
     static let twoPins = """
         <key>NSPinnedCAIdentities</key>
         <array>
-        <dict><key>SPKI-SHA256-BASE64</key><string>kc6PDjPXZ4nTYiuKQfiwavr9560qPvgJ86AqPYjRjg8=</string></dict>
-        <dict><key>SPKI-SHA256-BASE64</key><string>1Uf7k4lYgNuSNY15YzEWMACk5yTOvxZUZfSEP2eodBc=</string></dict>
+        <dict><key>SPKI-SHA256-BASE64</key><string>pp4VdWQrgevoXUACSVa4knJiHdYwB2MZKVt8eW+YA2U=</string></dict>
+        <dict><key>SPKI-SHA256-BASE64</key><string>NmsyPoJh8zpF85Ay1LUDC6ajCBg/LutawWt0TSIXF/8=</string></dict>
         </array>
         """
 
@@ -80,7 +80,7 @@ struct PlistRuleTests {
                 """
                 <key>NSPinnedDomains</key><dict><key>api.example.com</key><dict>
                 <key>NSPinnedCAIdentities</key><array>
-                <dict><key>SPKI-SHA256-BASE64</key><string>kc6PDjPXZ4nTYiuKQfiwavr9560qPvgJ86AqPYjRjg8=</string></dict>
+                <dict><key>SPKI-SHA256-BASE64</key><string>pp4VdWQrgevoXUACSVa4knJiHdYwB2MZKVt8eW+YA2U=</string></dict>
                 </array></dict></dict>
                 """),
             nearMiss: ats(

@@ -26,9 +26,9 @@ enum SampleApp {
             """
         }
         let pin =
-            "<dict><key>SPKI-SHA256-BASE64</key><string>kc6PDjPXZ4nTYiuKQfiwavr9560qPvgJ86AqPYjRjg8=</string></dict>"
+            "<dict><key>SPKI-SHA256-BASE64</key><string>pp4VdWQrgevoXUACSVa4knJiHdYwB2MZKVt8eW+YA2U=</string></dict>"
         let backup =
-            "<dict><key>SPKI-SHA256-BASE64</key><string>1Uf7k4lYgNuSNY15YzEWMACk5yTOvxZUZfSEP2eodBc=</string></dict>"
+            "<dict><key>SPKI-SHA256-BASE64</key><string>NmsyPoJh8zpF85Ay1LUDC6ajCBg/LutawWt0TSIXF/8=</string></dict>"
         try file(
             "Points/Info.plist",
             plist(

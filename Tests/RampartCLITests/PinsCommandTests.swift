@@ -53,10 +53,10 @@ struct PinsCommandTests {
         #expect(lines.count == 10)
         #expect(lines[0] == " 0 s:CN=sample.rampart.example")
         #expect(lines[1] == "   i:C=GB, O=Rampart Sample, CN=Rampart Sample Intermediate CA")
-        #expect(lines[2] == "   pin-sha256: dF4bEw9PSpf0oxUs4mipD2+mFb7sUCB36MmGK3w0dVw=")
+        #expect(lines[2] == "   pin-sha256: buOnlnVtN4+DN2Zdn8oQeKJJbFJW5+FO9URLHSlnkUQ=")
         #expect(lines[3] == " 1 s:C=GB, O=Rampart Sample, CN=Rampart Sample Intermediate CA")
         #expect(lines[6] == " 2 s:C=GB, O=Rampart Sample, CN=Rampart Sample Root CA")
-        #expect(lines[8] == "   pin-sha256: 1Uf7k4lYgNuSNY15YzEWMACk5yTOvxZUZfSEP2eodBc=")
+        #expect(lines[8] == "   pin-sha256: NmsyPoJh8zpF85Ay1LUDC6ajCBg/LutawWt0TSIXF/8=")
         #expect(lines[9] == "")
     }
 

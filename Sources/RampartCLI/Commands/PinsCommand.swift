@@ -40,7 +40,7 @@ public enum PinsCommand: Command {
           rampart pins Examples/sample-chain.pem
            0 s:CN=sample.rampart.example
              i:C=GB, O=Rampart Sample, CN=Rampart Sample Intermediate CA
-             pin-sha256: dF4bEw9PSpf0oxUs4mipD2+mFb7sUCB36MmGK3w0dVw=
+             pin-sha256: buOnlnVtN4+DN2Zdn8oQeKJJbFJW5+FO9URLHSlnkUQ=
            ...
           rampart pins --json chain.pem | jq -r '.[0].spkiSHA256'
         """
