@@ -134,8 +134,13 @@ struct DocExampleTests {
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
-    /// The directory holding the built `rampart`, next to the test bundle.
+    /// The directory holding the built `rampart`: `RAMPART_BINARY_DIR` when set (the release build, to run the
+    /// examples against the binary the README builds; taken as given, so a directory without it fails the tests
+    /// instead of skipping them), else the one next to the test bundle.
     static let rampartDirectory: URL? = {
+        if let directory = ProcessInfo.processInfo.environment["RAMPART_BINARY_DIR"], !directory.isEmpty {
+            return URL(fileURLWithPath: directory, isDirectory: true)
+        }
         let executable =
             (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
             ?? CommandLine.arguments.first ?? ""
