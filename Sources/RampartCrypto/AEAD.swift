@@ -84,7 +84,7 @@ public enum AEAD {
     ) throws -> SealedBox {
         let nonce = nonce ?? SecureRandom.bytes(count: AEADAlgorithm.nonceByteCount)
         try check(key: key, nonce: nonce, algorithm: algorithm)
-        return try aeadSeal(algorithm, key: key, nonce: nonce, plaintext: plaintext, aad: associatedData)
+        return try Backend.aeadSeal(algorithm, key: key, nonce: nonce, plaintext: plaintext, aad: associatedData)
     }
 
     /// Checks the tag and decrypts.
@@ -107,7 +107,7 @@ public enum AEAD {
             throw CryptoError.authenticationFailure(
                 "the tag must be \(AEADAlgorithm.tagByteCount) bytes; got \(box.tag.count)")
         }
-        return try aeadOpen(algorithm, key: key, box: box, aad: associatedData)
+        return try Backend.aeadOpen(algorithm, key: key, box: box, aad: associatedData)
     }
 
     private static func check(key: SymmetricKey, nonce: [UInt8], algorithm: AEADAlgorithm) throws {

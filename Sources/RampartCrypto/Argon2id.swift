@@ -65,7 +65,7 @@ public enum Argon2id {
         guard (4...1024).contains(outputByteCount) else {
             throw CryptoError.invalidParameter("Argon2id derives 4…1024 bytes; asked for \(outputByteCount)")
         }
-        return try argon2idHash(password: password, salt: salt, parameters: parameters, count: outputByteCount)
+        return try Backend.argon2idHash(password: password, salt: salt, parameters: parameters, count: outputByteCount)
     }
 }
 

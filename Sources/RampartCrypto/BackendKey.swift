@@ -24,10 +24,3 @@ let maximumSPKIByteCount = 16 * 1024
 
 /// The largest PKCS#8 PrivateKeyInfo Rampart decodes (DoS bound): a P-521 key is under 250 bytes.
 let maximumPKCS8ByteCount = 16 * 1024
-
-/// The backend's DER-to-P1363 conversion under a name that ``ECPrivateKey/rawSignature(for:digest:)`` does not
-/// shadow (the module-qualified spelling would break the RampartCryptoKitBackend build, which compiles these files
-/// under another module name).
-func ecdsaRawSignature(fromDER der: [UInt8], curve: ECCurve) throws -> [UInt8] {
-    try rawSignature(fromDER: der, curve: curve)
-}

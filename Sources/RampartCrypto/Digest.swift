@@ -26,7 +26,7 @@ public enum DigestAlgorithm: String, Sendable, CaseIterable, Hashable {
         // One context, finished itself: a hasher's `finalize()` copies its context first so that it may go on, which
         // a one-shot hash never does (with OpenSSL, a context allocated and its state copied per hash, about 2,000
         // instructions, five hashes per protected request).
-        let context = DigestContext(self)
+        let context = Backend.DigestContext(self)
         data.withUnsafeBytes { context.update($0) }
         return context.finalize()
     }
@@ -66,7 +66,7 @@ public enum SHA512 {
 ///
 /// Copying a hasher copies its state, so one prefix can be finished two ways.
 public struct DigestHasher {
-    private var context: DigestContext
+    private var context: Backend.DigestContext
     /// The algorithm this hasher computes.
     public let algorithm: DigestAlgorithm
 
@@ -75,7 +75,7 @@ public struct DigestHasher {
     /// - Parameter algorithm: The hash function.
     public init(_ algorithm: DigestAlgorithm) {
         self.algorithm = algorithm
-        self.context = DigestContext(algorithm)
+        self.context = Backend.DigestContext(algorithm)
     }
 
     /// Feeds more bytes into the hash.

@@ -53,7 +53,7 @@ public struct ECPublicKey: Sendable {
                 "an X9.63 \(curve.rawValue) point is \(expected[0]) bytes (04‖X‖Y) or \(expected[1]) (compressed); got \(bytes.count)"
             )
         }
-        self.key = try importECPublicKey(curve: curve, point: bytes)
+        self.key = try Backend.importECPublicKey(curve: curve, point: bytes)
         self.curve = curve
     }
 
@@ -102,7 +102,7 @@ public struct ECPublicKey: Sendable {
         for message: some ContiguousBytes,
         digest: DigestAlgorithm? = nil
     ) -> Bool {
-        verifySignature(key, digest: digest ?? curve.defaultDigest, signature: signature, message: message)
+        Backend.verifySignature(key, digest: digest ?? curve.defaultDigest, signature: signature, message: message)
     }
 
     /// The same check as ``isValidSignature(_:for:digest:)``, through a verification context made for this call alone.
@@ -122,7 +122,7 @@ public struct ECPublicKey: Sendable {
         for message: some ContiguousBytes,
         digest: DigestAlgorithm? = nil
     ) -> Bool {
-        verifySignatureWithFreshContext(
+        Backend.verifySignatureWithFreshContext(
             key, digest: digest ?? curve.defaultDigest, signature: signature, message: message)
     }
 
@@ -139,7 +139,7 @@ public struct ECPublicKey: Sendable {
         for message: some ContiguousBytes,
         digest: DigestAlgorithm? = nil
     ) -> Bool {
-        guard let der = derSignature(fromRaw: signature.withUnsafeBytes { Array($0) }, curve: curve) else {
+        guard let der = Backend.derSignature(fromRaw: signature.withUnsafeBytes { Array($0) }, curve: curve) else {
             return false
         }
         return isValidSignature(der, for: message, digest: digest)
@@ -156,7 +156,7 @@ public struct ECPrivateKey: Sendable {
     ///
     /// - Parameter curve: The curve; P-256 by default.
     public init(curve: ECCurve = .p256) {
-        self.key = generateECKey(curve: curve)
+        self.key = Backend.generateECKey(curve: curve)
         self.curve = curve
     }
 
@@ -177,7 +177,7 @@ public struct ECPrivateKey: Sendable {
             throw CryptoError.invalidKey(
                 "a raw \(curve.rawValue) private key is \(curve.coordinateByteCount) bytes; got \(scalar.count)")
         }
-        self.key = try importECPrivateScalar(scalar, curve: curve)
+        self.key = try Backend.importECPrivateScalar(scalar, curve: curve)
         self.curve = curve
     }
 
@@ -190,7 +190,7 @@ public struct ECPrivateKey: Sendable {
     /// - Throws: ``CryptoError/Code/invalidKey`` for malformed input, another key type, or an inconsistent key;
     ///   ``CryptoError/Code/unsupportedAlgorithm`` for other curves.
     public init(pkcs8DERRepresentation: some ContiguousBytes) throws {
-        let key = try importPKCS8(pkcs8DERRepresentation.withUnsafeBytes { Array($0) })
+        let key = try Backend.importPKCS8(pkcs8DERRepresentation.withUnsafeBytes { Array($0) })
         guard key.family == .ec else { throw CryptoError.invalidKey("the PrivateKeyInfo does not hold an EC key") }
         guard let curve = key.ecCurve, key.usesNamedCurve else {
             throw CryptoError.unsupportedAlgorithm(
@@ -209,7 +209,7 @@ public struct ECPrivateKey: Sendable {
     /// - Throws: ``CryptoError/Code/invalidEncoding`` for bad PEM; otherwise as ``init(pkcs8DERRepresentation:)``.
     public init(pemRepresentation: String) throws {
         var der = try PEMBlock.decode(pemRepresentation, label: PEMBlock.privateKeyLabel)
-        defer { der.withUnsafeMutableBytes { cleanse($0) } }
+        defer { der.withUnsafeMutableBytes { Backend.cleanse($0) } }
         try self.init(pkcs8DERRepresentation: der)
     }
 
@@ -233,7 +233,7 @@ public struct ECPrivateKey: Sendable {
     /// The PEM `PRIVATE KEY` block of ``pkcs8DERRepresentation``. Treat it as a secret.
     public var pemRepresentation: String {
         var der = pkcs8DERRepresentation
-        defer { der.withUnsafeMutableBytes { cleanse($0) } }
+        defer { der.withUnsafeMutableBytes { Backend.cleanse($0) } }
         return PEMBlock.encode(der, label: PEMBlock.privateKeyLabel)
     }
 
@@ -241,7 +241,7 @@ public struct ECPrivateKey: Sendable {
     public var publicKey: ECPublicKey {
         // Re-import the public half so the public key object holds no private scalar.
         // Force-unwrap avoided: a point OpenSSL just produced always imports.
-        guard let key = try? importECPublicKey(curve: curve, point: key.encodedPublicPoint) else {
+        guard let key = try? Backend.importECPublicKey(curve: curve, point: key.encodedPublicPoint) else {
             preconditionFailure("OpenSSL could not re-import its own public key")
         }
         return ECPublicKey(key: key, curve: curve)
@@ -255,7 +255,7 @@ public struct ECPrivateKey: Sendable {
     /// - Returns: The DER `ECDSA-Sig-Value`.
     /// - Throws: ``CryptoError/Code/openSSLFailure`` if signing fails.
     public func signature(for message: some ContiguousBytes, digest: DigestAlgorithm? = nil) throws -> [UInt8] {
-        try signMessage(key, digest: digest ?? curve.defaultDigest, message: message)
+        try Backend.signMessage(key, digest: digest ?? curve.defaultDigest, message: message)
     }
 
     /// Signs `message` and returns an IEEE P1363 signature, `r ‖ s`, each ``ECCurve/coordinateByteCount`` bytes.
@@ -266,7 +266,7 @@ public struct ECPrivateKey: Sendable {
     /// - Returns: The `2 × coordinateByteCount`-byte signature.
     /// - Throws: ``CryptoError/Code/openSSLFailure`` if signing fails.
     public func rawSignature(for message: some ContiguousBytes, digest: DigestAlgorithm? = nil) throws -> [UInt8] {
-        try ecdsaRawSignature(fromDER: signature(for: message, digest: digest), curve: curve)
+        try Backend.rawSignature(fromDER: signature(for: message, digest: digest), curve: curve)
     }
 
     /// Computes the ECDH shared secret with a peer's public key (SEC 1 section 3.3.1: the x-coordinate of `d·Q`).
@@ -281,8 +281,8 @@ public struct ECPrivateKey: Sendable {
             throw CryptoError.invalidKey(
                 "the peer key is on \(peer.curve.rawValue) but this key is on \(curve.rawValue); both must match")
         }
-        var secret = try deriveSharedSecret(privateKey: key, peer: peer.key)
-        defer { secret.withUnsafeMutableBytes { cleanse($0) } }
+        var secret = try Backend.deriveSharedSecret(privateKey: key, peer: peer.key)
+        defer { secret.withUnsafeMutableBytes { Backend.cleanse($0) } }
         return SymmetricKey(bytes: secret)
     }
 }

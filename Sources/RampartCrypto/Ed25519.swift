@@ -11,7 +11,8 @@ public struct Ed25519PublicKey: Sendable {
     /// - Parameter rawRepresentation: The 32 bytes.
     /// - Throws: ``CryptoError/Code/invalidKey`` for any other length.
     public init(rawRepresentation: some ContiguousBytes) throws {
-        self.key = try importRawEdDSAPublicKey(rawRepresentation.withUnsafeBytes { Array($0) }, variant: .ed25519)
+        self.key = try Backend.importRawEdDSAPublicKey(
+            rawRepresentation.withUnsafeBytes { Array($0) }, variant: .ed25519)
     }
 
     /// Imports a DER SubjectPublicKeyInfo holding an Ed25519 key (`id-Ed25519`, RFC 8410).
@@ -54,7 +55,7 @@ public struct Ed25519PublicKey: Sendable {
     ///   - message: The whole message (Ed25519 hashes it internally with SHA-512).
     /// - Returns: `true` when the signature is valid.
     public func isValidSignature(_ signature: some ContiguousBytes, for message: some ContiguousBytes) -> Bool {
-        verifyWithAlgorithm(key, algorithm: .ed25519, signature: signature, message: message)
+        Backend.verifyWithAlgorithm(key, algorithm: .ed25519, signature: signature, message: message)
     }
 }
 
@@ -63,14 +64,15 @@ public struct Ed25519PrivateKey: Sendable {
     let key: BackendKey
 
     /// Generates a fresh key from OpenSSL's CSPRNG.
-    public init() { self.key = generateEdDSAKey(.ed25519) }
+    public init() { self.key = Backend.generateEdDSAKey(.ed25519) }
 
     /// Imports a 32-byte private key (the RFC 8032 seed).
     ///
     /// - Parameter rawRepresentation: The 32-byte seed.
     /// - Throws: ``CryptoError/Code/invalidKey`` for any other length.
     public init(rawRepresentation: some ContiguousBytes) throws {
-        self.key = try importRawEdDSAPrivateKey(rawRepresentation.withUnsafeBytes { Array($0) }, variant: .ed25519)
+        self.key = try Backend.importRawEdDSAPrivateKey(
+            rawRepresentation.withUnsafeBytes { Array($0) }, variant: .ed25519)
     }
 
     /// Imports a PEM `PRIVATE KEY` block holding an Ed25519 PKCS#8 key, as `openssl genpkey -algorithm ed25519`
@@ -106,7 +108,7 @@ public struct Ed25519PrivateKey: Sendable {
 
     /// The matching public key.
     public var publicKey: Ed25519PublicKey {
-        guard let key = try? importRawEdDSAPublicKey(key.rawPublicKey, variant: .ed25519) else {
+        guard let key = try? Backend.importRawEdDSAPublicKey(key.rawPublicKey, variant: .ed25519) else {
             preconditionFailure("OpenSSL could not re-import its own Ed25519 public key")
         }
         return Ed25519PublicKey(key: key)
@@ -118,7 +120,7 @@ public struct Ed25519PrivateKey: Sendable {
     /// - Returns: The 64-byte signature.
     /// - Throws: ``CryptoError/Code/openSSLFailure`` if OpenSSL fails.
     public func signature(for message: some ContiguousBytes) throws -> [UInt8] {
-        try signMessage(key, digest: nil, message: message)
+        try Backend.signMessage(key, digest: nil, message: message)
     }
 }
 

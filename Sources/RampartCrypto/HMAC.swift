@@ -15,7 +15,7 @@ public enum HMAC {
         using algorithm: DigestAlgorithm = .sha256
     ) -> [UInt8] {
         key.withUnsafeBytes { keyBytes in
-            data.withUnsafeBytes { hmac(algorithm, key: keyBytes, data: $0) }
+            data.withUnsafeBytes { Backend.hmac(algorithm, key: keyBytes, data: $0) }
         }
     }
 
@@ -71,7 +71,7 @@ public enum HKDF {
         let saltBytes = salt.withUnsafeBytes { Array($0) }
         let infoBytes = info.withUnsafeBytes { Array($0) }
         return try inputKeyMaterial.withUnsafeBytes { ikm throws in
-            try hkdf(algorithm, key: Array(ikm), salt: saltBytes, info: infoBytes, length: outputByteCount)
+            try Backend.hkdf(algorithm, key: Array(ikm), salt: saltBytes, info: infoBytes, length: outputByteCount)
         }
     }
 }
@@ -89,7 +89,7 @@ public enum HKDF {
 public final class HMACKey: Sendable {
     /// The hash function.
     public let algorithm: DigestAlgorithm
-    private let prepared: PreparedHMAC
+    private let prepared: Backend.PreparedHMAC
 
     /// Prepares `key` for HMAC over `algorithm`.
     ///
@@ -98,7 +98,7 @@ public final class HMACKey: Sendable {
     ///   - algorithm: The hash function; SHA-256 by default.
     public init(_ key: SymmetricKey, using algorithm: DigestAlgorithm = .sha256) {
         self.algorithm = algorithm
-        prepared = PreparedHMAC(key: key, algorithm: algorithm)
+        prepared = Backend.PreparedHMAC(key: key, algorithm: algorithm)
     }
 
     /// Computes the authentication code of `data` under this key.

@@ -47,7 +47,7 @@ public enum PBKDF2 {
                 "PBKDF2 derives 1…\(maximumOutputByteCount) bytes; got \(outputByteCount)")
         }
         var passwordBytes = password.withUnsafeBytes { Array($0) }
-        defer { passwordBytes.withUnsafeMutableBytes { cleanse($0) } }
+        defer { passwordBytes.withUnsafeMutableBytes { Backend.cleanse($0) } }
         let saltBytes = salt.withUnsafeBytes { Array($0) }
         guard passwordBytes.count <= maximumInputByteCount, saltBytes.count <= maximumInputByteCount else {
             throw CryptoError.invalidParameter(
@@ -56,7 +56,7 @@ public enum PBKDF2 {
         guard !saltBytes.isEmpty else {
             throw CryptoError.invalidParameter("PBKDF2 needs a salt; draw 16 random bytes per password")
         }
-        return try pbkdf2(
+        return try Backend.pbkdf2(
             algorithm, password: passwordBytes, salt: saltBytes, iterations: iterationCount, length: outputByteCount)
     }
 }

@@ -99,7 +99,7 @@ public struct PublicKey: Sendable {
     ///   ``minimumRSABitCount``…``maximumRSABitCount``; ``CryptoError/Code/unsupportedAlgorithm`` for other key
     ///   types or curves.
     public init(spkiDER: some ContiguousBytes) throws {
-        try self.init(key: importSPKI(spkiDER.withUnsafeBytes { Array($0) }))
+        try self.init(key: Backend.importSPKI(spkiDER.withUnsafeBytes { Array($0) }))
     }
 
     /// Decodes a PEM `PUBLIC KEY` block (RFC 7468 section 13) holding a SubjectPublicKeyInfo.
@@ -177,7 +177,7 @@ public struct PublicKey: Sendable {
         for message: some ContiguousBytes,
         algorithm: SignatureAlgorithm
     ) -> Bool {
-        verifyWithAlgorithm(key, algorithm: algorithm, signature: signature, message: message)
+        Backend.verifyWithAlgorithm(key, algorithm: algorithm, signature: signature, message: message)
     }
 }
 

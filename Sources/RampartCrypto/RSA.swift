@@ -64,7 +64,7 @@ public struct RSAPublicKey: Sendable {
         for message: some ContiguousBytes,
         algorithm: SignatureAlgorithm
     ) -> Bool {
-        verifyWithAlgorithm(key, algorithm: algorithm, signature: signature, message: message)
+        Backend.verifyWithAlgorithm(key, algorithm: algorithm, signature: signature, message: message)
     }
 }
 
@@ -86,7 +86,7 @@ public struct RSAPrivateKey: Sendable {
             throw CryptoError.invalidParameter(
                 "RSA keys are generated with \(Self.supportedBitCounts) bits; got \(bitCount)")
         }
-        self.key = try generateRSAKey(bitCount: bitCount)
+        self.key = try Backend.generateRSAKey(bitCount: bitCount)
     }
 
     /// Imports an unencrypted PKCS#8 `PrivateKeyInfo` (RFC 5208) holding an RSA key (`rsaEncryption`).
@@ -98,7 +98,7 @@ public struct RSAPrivateKey: Sendable {
     /// - Throws: ``CryptoError/Code/invalidKey`` for malformed input, another key type, a size out of range or an
     ///   inconsistent key.
     public init(pkcs8DERRepresentation: some ContiguousBytes) throws {
-        let key = try importPKCS8(pkcs8DERRepresentation.withUnsafeBytes { Array($0) })
+        let key = try Backend.importPKCS8(pkcs8DERRepresentation.withUnsafeBytes { Array($0) })
         guard key.family == .rsa else { throw CryptoError.invalidKey("the PrivateKeyInfo does not hold an RSA key") }
         guard key.bitCount >= RSAPublicKey.minimumVerificationBitCount, key.bitCount <= PublicKey.maximumRSABitCount
         else {
@@ -129,7 +129,7 @@ public struct RSAPrivateKey: Sendable {
     /// - Returns: The signature, as long as the modulus.
     /// - Throws: ``CryptoError/Code/unsupportedAlgorithm`` for a non-RSA algorithm.
     public func signature(for message: some ContiguousBytes, algorithm: SignatureAlgorithm) throws -> [UInt8] {
-        try signRSA(key, algorithm: algorithm, message: message)
+        try Backend.signRSA(key, algorithm: algorithm, message: message)
     }
 }
 

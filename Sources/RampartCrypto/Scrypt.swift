@@ -71,13 +71,13 @@ public enum Scrypt {
                 "scrypt derives 1…\(maximumOutputByteCount) bytes; got \(outputByteCount)")
         }
         var passwordBytes = password.withUnsafeBytes { Array($0) }
-        defer { passwordBytes.withUnsafeMutableBytes { cleanse($0) } }
+        defer { passwordBytes.withUnsafeMutableBytes { Backend.cleanse($0) } }
         let saltBytes = salt.withUnsafeBytes { Array($0) }
         guard passwordBytes.count <= maximumInputByteCount, saltBytes.count <= maximumInputByteCount else {
             throw CryptoError.invalidParameter(
                 "scrypt passwords and salts are limited to \(maximumInputByteCount) bytes")
         }
-        return try scrypt(
+        return try Backend.scrypt(
             password: passwordBytes, salt: saltBytes, cost: parameters.cost, blockSize: parameters.blockSize,
             parallelism: parameters.parallelism, maximumMemory: maximumMemoryByteCount, length: outputByteCount)
     }

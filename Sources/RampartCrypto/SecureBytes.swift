@@ -45,5 +45,5 @@ final class SecretStorage: @unchecked Sendable {
 
     init(_ bytes: [UInt8]) { self.bytes = bytes }
 
-    deinit { bytes.withUnsafeMutableBytes { cleanse($0) } }
+    deinit { bytes.withUnsafeMutableBytes { Backend.cleanse($0) } }
 }

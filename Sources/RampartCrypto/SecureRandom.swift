@@ -11,7 +11,7 @@ public enum SecureRandom {
     public static func bytes(count: Int) -> [UInt8] {
         precondition(count >= 0, "negative byte count")
         var out = [UInt8](repeating: 0, count: count)
-        out.withUnsafeMutableBytes { fillRandom($0) }
+        out.withUnsafeMutableBytes { Backend.fillRandom($0) }
         return out
     }
 }
@@ -29,7 +29,7 @@ public enum ConstantTime {
     public static func isEqual(_ lhs: some ContiguousBytes, _ rhs: some ContiguousBytes) -> Bool {
         lhs.withUnsafeBytes { left in
             rhs.withUnsafeBytes { right in
-                left.count == right.count && constantTimeEqual(left, right)
+                left.count == right.count && Backend.constantTimeEqual(left, right)
             }
         }
     }

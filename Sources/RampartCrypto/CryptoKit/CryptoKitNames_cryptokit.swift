@@ -1,4 +1,4 @@
-#if !canImport(COpenSSL) || RAMPART_CRYPTOKIT_BACKEND
+#if canImport(CryptoKit) || RAMPART_CRYPTOKIT_BACKEND
 // The CryptoKit backend: Apple's CryptoKit on Apple platforms; on Linux (the RampartCryptoKitBackend test module,
 // compiled with RAMPART_CRYPTOKIT_BACKEND) RampartAppleSimulation's transcription of it, so that these same files run
 // the Wycheproof vectors there.

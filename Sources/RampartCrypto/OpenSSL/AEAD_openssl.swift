@@ -53,59 +53,62 @@ private final class CipherContext {
     }
 }
 
-func aeadSeal(
-    _ algorithm: AEADAlgorithm,
-    key: SymmetricKey,
-    nonce: [UInt8],
-    plaintext: some ContiguousBytes,
-    aad: some ContiguousBytes
-) throws -> SealedBox {
-    let context = try CipherContext()
-    try context.start(algorithm, key: key, nonce: nonce, encrypt: true)
-    try aad.withUnsafeBytes { (bytes) throws in try context.update(bytes, into: nil) }
-    var ciphertext = [UInt8]()
-    try plaintext.withUnsafeBytes { (input) throws in
-        ciphertext = [UInt8](repeating: 0, count: input.count)
-        try ciphertext.withUnsafeMutableBytes { (output) throws in
-            try context.update(input, into: output)
+extension OpenSSLBackend {
+    static func aeadSeal(
+        _ algorithm: AEADAlgorithm,
+        key: SymmetricKey,
+        nonce: [UInt8],
+        plaintext: some ContiguousBytes,
+        aad: some ContiguousBytes
+    ) throws -> SealedBox {
+        let context = try CipherContext()
+        try context.start(algorithm, key: key, nonce: nonce, encrypt: true)
+        try aad.withUnsafeBytes { (bytes) throws in try context.update(bytes, into: nil) }
+        var ciphertext = [UInt8]()
+        try plaintext.withUnsafeBytes { (input) throws in
+            ciphertext = [UInt8](repeating: 0, count: input.count)
+            try ciphertext.withUnsafeMutableBytes { (output) throws in
+                try context.update(input, into: output)
+            }
         }
+        var finalBlock = [UInt8](repeating: 0, count: 32)
+        var written: Int32 = 0
+        var tag = [UInt8](repeating: 0, count: AEADAlgorithm.tagByteCount)
+        guard EVP_CipherFinal_ex(context.ctx, &finalBlock, &written) == 1, written == 0,
+            EVP_CIPHER_CTX_ctrl(context.ctx, EVP_CTRL_AEAD_GET_TAG, Int32(tag.count), &tag) == 1
+        else { throw CryptoError.openSSL("\(algorithm.rawValue) seal failed") }
+        return SealedBox(nonce: nonce, ciphertext: ciphertext, tag: tag)
     }
-    var finalBlock = [UInt8](repeating: 0, count: 32)
-    var written: Int32 = 0
-    var tag = [UInt8](repeating: 0, count: AEADAlgorithm.tagByteCount)
-    guard EVP_CipherFinal_ex(context.ctx, &finalBlock, &written) == 1, written == 0,
-        EVP_CIPHER_CTX_ctrl(context.ctx, EVP_CTRL_AEAD_GET_TAG, Int32(tag.count), &tag) == 1
-    else { throw CryptoError.openSSL("\(algorithm.rawValue) seal failed") }
-    return SealedBox(nonce: nonce, ciphertext: ciphertext, tag: tag)
+
+    static func aeadOpen(
+        _ algorithm: AEADAlgorithm,
+        key: SymmetricKey,
+        box: SealedBox,
+        aad: some ContiguousBytes
+    ) throws -> [UInt8] {
+        let context = try CipherContext()
+        try context.start(algorithm, key: key, nonce: box.nonce, encrypt: false)
+        try aad.withUnsafeBytes { (bytes) throws in try context.update(bytes, into: nil) }
+        var plaintext = [UInt8](repeating: 0, count: box.ciphertext.count)
+        try box.ciphertext.withUnsafeBytes { (input) throws in
+            try plaintext.withUnsafeMutableBytes { (output) throws in
+                try context.update(input, into: output)
+            }
+        }
+        var tag = box.tag
+        guard EVP_CIPHER_CTX_ctrl(context.ctx, EVP_CTRL_AEAD_SET_TAG, Int32(tag.count), &tag) == 1 else {
+            throw CryptoError.openSSL("could not set the \(algorithm.rawValue) tag")
+        }
+        var finalBlock = [UInt8](repeating: 0, count: 32)
+        var written: Int32 = 0
+        // EVP_CipherFinal_ex returns 0 when the tag does not verify; the plaintext must then be discarded.
+        guard EVP_CipherFinal_ex(context.ctx, &finalBlock, &written) == 1 else {
+            _ = drainOpenSSLErrors()
+            plaintext.withUnsafeMutableBytes { cleanse($0) }
+            throw CryptoError.authenticationFailure()
+        }
+        return plaintext
+    }
 }
 
-func aeadOpen(
-    _ algorithm: AEADAlgorithm,
-    key: SymmetricKey,
-    box: SealedBox,
-    aad: some ContiguousBytes
-) throws -> [UInt8] {
-    let context = try CipherContext()
-    try context.start(algorithm, key: key, nonce: box.nonce, encrypt: false)
-    try aad.withUnsafeBytes { (bytes) throws in try context.update(bytes, into: nil) }
-    var plaintext = [UInt8](repeating: 0, count: box.ciphertext.count)
-    try box.ciphertext.withUnsafeBytes { (input) throws in
-        try plaintext.withUnsafeMutableBytes { (output) throws in
-            try context.update(input, into: output)
-        }
-    }
-    var tag = box.tag
-    guard EVP_CIPHER_CTX_ctrl(context.ctx, EVP_CTRL_AEAD_SET_TAG, Int32(tag.count), &tag) == 1 else {
-        throw CryptoError.openSSL("could not set the \(algorithm.rawValue) tag")
-    }
-    var finalBlock = [UInt8](repeating: 0, count: 32)
-    var written: Int32 = 0
-    // EVP_CipherFinal_ex returns 0 when the tag does not verify; the plaintext must then be discarded.
-    guard EVP_CipherFinal_ex(context.ctx, &finalBlock, &written) == 1 else {
-        _ = drainOpenSSLErrors()
-        plaintext.withUnsafeMutableBytes { cleanse($0) }
-        throw CryptoError.authenticationFailure()
-    }
-    return plaintext
-}
 #endif

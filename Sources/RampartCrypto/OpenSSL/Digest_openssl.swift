@@ -37,47 +37,50 @@ extension DigestAlgorithm {
     }
 }
 
-/// Owns one `EVP_MD_CTX`; freed in `deinit`.
-final class DigestContext {
-    private let ctx: OpaquePointer
+extension OpenSSLBackend {
+    /// Owns one `EVP_MD_CTX`; freed in `deinit`.
+    final class DigestContext: CryptoBackendDigestContext {
+        private let ctx: OpaquePointer
 
-    init(_ algorithm: DigestAlgorithm) {
-        // EVP_MD_CTX_new returns an owned context released with EVP_MD_CTX_free. Failure means out of memory.
-        guard let ctx = EVP_MD_CTX_new(), EVP_DigestInit_ex(ctx, algorithm.evpMD, nil) == 1 else {
-            preconditionFailure("EVP_DigestInit_ex failed: \(drainOpenSSLErrors())")
-        }
-        self.ctx = ctx
-    }
-
-    private init(copying other: DigestContext) {
-        guard let ctx = EVP_MD_CTX_new(), EVP_MD_CTX_copy_ex(ctx, other.ctx) == 1 else {
-            preconditionFailure("EVP_MD_CTX_copy_ex failed: \(drainOpenSSLErrors())")
-        }
-        self.ctx = ctx
-    }
-
-    deinit { EVP_MD_CTX_free(ctx) }
-
-    func copy() -> DigestContext { DigestContext(copying: self) }
-
-    func update(_ bytes: UnsafeRawBufferPointer) {
-        guard bytes.count > 0 else { return }
-        guard EVP_DigestUpdate(ctx, bytes.baseAddress, bytes.count) == 1 else {
-            preconditionFailure("EVP_DigestUpdate failed: \(drainOpenSSLErrors())")
-        }
-    }
-
-    /// The digest, written into a buffer on the stack and copied once into its array (as `hmacCode` does: a zeroed
-    /// array, then its prefix, cost two allocations per digest).
-    func finalize() -> [UInt8] {
-        let capacity = Int(EVP_MAX_MD_SIZE)
-        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { out in
-            var length: UInt32 = 0
-            guard EVP_DigestFinal_ex(ctx, out.baseAddress, &length) == 1, Int(length) <= capacity else {
-                preconditionFailure("EVP_DigestFinal_ex failed: \(drainOpenSSLErrors())")
+        init(_ algorithm: DigestAlgorithm) {
+            // EVP_MD_CTX_new returns an owned context released with EVP_MD_CTX_free. Failure means out of memory.
+            guard let ctx = EVP_MD_CTX_new(), EVP_DigestInit_ex(ctx, algorithm.evpMD, nil) == 1 else {
+                preconditionFailure("EVP_DigestInit_ex failed: \(drainOpenSSLErrors())")
             }
-            return Array(UnsafeBufferPointer(rebasing: out[..<Int(length)]))
+            self.ctx = ctx
+        }
+
+        private init(copying other: DigestContext) {
+            guard let ctx = EVP_MD_CTX_new(), EVP_MD_CTX_copy_ex(ctx, other.ctx) == 1 else {
+                preconditionFailure("EVP_MD_CTX_copy_ex failed: \(drainOpenSSLErrors())")
+            }
+            self.ctx = ctx
+        }
+
+        deinit { EVP_MD_CTX_free(ctx) }
+
+        func copy() -> DigestContext { DigestContext(copying: self) }
+
+        func update(_ bytes: UnsafeRawBufferPointer) {
+            guard bytes.count > 0 else { return }
+            guard EVP_DigestUpdate(ctx, bytes.baseAddress, bytes.count) == 1 else {
+                preconditionFailure("EVP_DigestUpdate failed: \(drainOpenSSLErrors())")
+            }
+        }
+
+        /// The digest, written into a buffer on the stack and copied once into its array (as `hmacCode` does: a zeroed
+        /// array, then its prefix, cost two allocations per digest).
+        func finalize() -> [UInt8] {
+            let capacity = Int(EVP_MAX_MD_SIZE)
+            return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { out in
+                var length: UInt32 = 0
+                guard EVP_DigestFinal_ex(ctx, out.baseAddress, &length) == 1, Int(length) <= capacity else {
+                    preconditionFailure("EVP_DigestFinal_ex failed: \(drainOpenSSLErrors())")
+                }
+                return Array(UnsafeBufferPointer(rebasing: out[..<Int(length)]))
+            }
         }
     }
 }
+
 #endif

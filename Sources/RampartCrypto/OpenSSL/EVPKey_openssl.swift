@@ -2,15 +2,12 @@
 internal import COpenSSL
 internal import Foundation
 
-/// The OpenSSL backend's key: the neutral types (``ECPublicKey``, ``PublicKey``, …) hold a ``BackendKey``.
-typealias BackendKey = EVPKey
-
 /// Owns one `EVP_PKEY`, released with `EVP_PKEY_free` in `deinit`, and the ECDSA verification contexts made for it.
 ///
 /// `@unchecked Sendable`: the key is never mutated after `init`; OpenSSL allows concurrent use of a const `EVP_PKEY`
 /// for signing and verification from several threads. The only mutable state, the idle verification contexts, sits
 /// behind the mutex in ``ECDSAVerifyContexts`` and each context is used by one thread at a time.
-final class EVPKey: @unchecked Sendable {
+final class EVPKey: CryptoBackendKey, @unchecked Sendable {
     let pointer: OpaquePointer
     /// Idle `EVP_PKEY_CTX`s initialised for ECDSA verification with this key (empty for other key types).
     let ecdsaVerifyContexts = ECDSAVerifyContexts()
@@ -122,12 +119,159 @@ final class EVPKey: @unchecked Sendable {
     }
 }
 
-func importECPublicKey(curve: ECCurve, point: [UInt8]) throws -> EVPKey {
-    let builder = try ParameterBuilder()
-    try builder.addString(OSSL_PKEY_PARAM_GROUP_NAME, curve.rawValue)
-    try builder.addBytes(OSSL_PKEY_PARAM_PUB_KEY, point)
-    return try keyFromData(type: "EC", selection: COpenSSL_EVP_PKEY_PUBLIC_KEY(), builder: builder) {
-        CryptoError.invalidKey("the bytes are not a point on \(curve.rawValue)")
+extension OpenSSLBackend {
+    static func importECPublicKey(curve: ECCurve, point: [UInt8]) throws -> EVPKey {
+        let builder = try ParameterBuilder()
+        try builder.addString(OSSL_PKEY_PARAM_GROUP_NAME, curve.rawValue)
+        try builder.addBytes(OSSL_PKEY_PARAM_PUB_KEY, point)
+        return try keyFromData(type: "EC", selection: COpenSSL_EVP_PKEY_PUBLIC_KEY(), builder: builder) {
+            CryptoError.invalidKey("the bytes are not a point on \(curve.rawValue)")
+        }
+    }
+
+    /// Decodes a DER `SubjectPublicKeyInfo` of any key type OpenSSL knows, rejecting trailing bytes.
+    ///
+    /// ```
+    /// SubjectPublicKeyInfo ::= SEQUENCE {
+    ///     algorithm         AlgorithmIdentifier,
+    ///     subjectPublicKey  BIT STRING }
+    /// ```
+    /// (RFC 5280 section 4.1.) The bytes must also be strict DER (``StrictDER/validate(_:)``): OpenSSL's decoder accepts
+    /// some BER forms.
+    static func importSPKI(_ der: [UInt8]) throws -> EVPKey {
+        guard !der.isEmpty, der.count <= maximumSPKIByteCount else {
+            throw CryptoError.invalidKey(
+                "a SubjectPublicKeyInfo must be 1…\(maximumSPKIByteCount) bytes; got \(der.count)")
+        }
+        try StrictDER.validate(der)
+        guard !SPKIShape.declaresUnusedBits(der) else {
+            throw CryptoError.invalidKey("the subjectPublicKey BIT STRING declares unused bits; keys are whole octets")
+        }
+        switch SPKIShape.recognise(der) {
+        case .ec(let curve, let point):
+            guard SPKIShape.isAllowedPointForm(point, curve: curve) else {
+                throw CryptoError.invalidKey(
+                    "an EC public key must be an uncompressed (04) or compressed (02/03) \(curve.rawValue) point")
+            }
+            return try importECPublicKey(curve: curve, point: point)
+        case .ed25519(let key): return try importRawEdDSAPublicKey(key, variant: .ed25519)
+        case nil: break
+        }
+        // d2i_PUBKEY returns an owned EVP_PKEY (freed by EVPKey) and advances the cursor past what it consumed.
+        let result: (OpaquePointer?, Int) = der.withUnsafeBufferPointer { buffer in
+            var cursor = buffer.baseAddress
+            let key = d2i_PUBKEY(nil, &cursor, buffer.count)
+            let consumed = cursor.map { buffer.baseAddress?.distance(to: $0) ?? 0 } ?? 0
+            return (key, consumed)
+        }
+        guard let key = result.0 else {
+            _ = drainOpenSSLErrors()
+            throw CryptoError.invalidKey("the bytes are not a DER SubjectPublicKeyInfo")
+        }
+        let owned = EVPKey(taking: key)
+        guard result.1 == der.count else {
+            throw CryptoError.invalidKey("trailing bytes after the SubjectPublicKeyInfo")
+        }
+        // d2i_PUBKEY accepts some parameters that i2d_PUBKEY then refuses to encode (an RSA-PSS saltLength of -96 was
+        // found by FuzzPublicKey). Every imported key must re-encode, or `derRepresentation` could not be produced.
+        guard i2d_PUBKEY(owned.pointer, nil) > 0 else {
+            _ = drainOpenSSLErrors()
+            throw CryptoError.invalidKey(
+                "the SubjectPublicKeyInfo has invalid algorithm parameters (OpenSSL cannot re-encode the key)")
+        }
+        try owned.preferUncompressedPoint()
+        return owned
+    }
+
+    static func generateECKey(curve: ECCurve) -> EVPKey {
+        guard let context = EVP_PKEY_CTX_new_from_name(nil, "EC", nil) else {
+            preconditionFailure("OpenSSL has no EC keys: \(drainOpenSSLErrors())")
+        }
+        defer { EVP_PKEY_CTX_free(context) }
+        var key: OpaquePointer?
+        guard EVP_PKEY_keygen_init(context) == 1,
+            EVP_PKEY_CTX_set_group_name(context, curve.rawValue) == 1,
+            EVP_PKEY_generate(context, &key) == 1,
+            let key
+        else { preconditionFailure("EC key generation failed: \(drainOpenSSLErrors())") }
+        return EVPKey(taking: key)
+    }
+
+    /// Verifies `signature` over `message` (hashed with `digest`; nil for one-shot schemes such as Ed25519).
+    ///
+    /// ECDSA with a digest goes through the key's reusable contexts (`verifyECDSAWithReusedContext`); every other
+    /// scheme, and any caller that must configure the context, takes
+    /// ``verifySignatureWithFreshContext(_:digest:signature:message:configure:)``.
+    static func verifySignature(
+        _ key: EVPKey,
+        digest: DigestAlgorithm?,
+        signature: some ContiguousBytes,
+        message: some ContiguousBytes
+    ) -> Bool {
+        if let digest, key.baseID == EVP_PKEY_EC {
+            return verifyECDSAWithReusedContext(key, digest: digest, signature: signature, message: message)
+        }
+        return verifySignatureWithFreshContext(key, digest: digest, signature: signature, message: message)
+    }
+
+    /// Verifies `signature` with a new `EVP_DigestVerifyInit` context made and freed for this one call.
+    ///
+    /// This is the reference path: `configure` may set padding (RSA) on the key context before the check, and the
+    /// benchmarks' OpenSSL floor measures exactly this.
+    static func verifySignatureWithFreshContext(
+        _ key: EVPKey,
+        digest: DigestAlgorithm?,
+        signature: some ContiguousBytes,
+        message: some ContiguousBytes,
+        configure: (OpaquePointer) -> Bool
+    ) -> Bool {
+        let context = SignatureContext()
+        var pkeyContext: OpaquePointer?
+        // The EVP_PKEY_CTX handed back is owned by the EVP_MD_CTX and freed with it.
+        guard EVP_DigestVerifyInit(context.ctx, &pkeyContext, digest?.evpMD, nil, key.pointer) == 1,
+            let pkeyContext, configure(pkeyContext)
+        else {
+            _ = drainOpenSSLErrors()
+            return false
+        }
+        let status = signature.withUnsafeBytes { sig in
+            message.withUnsafeBytes { msg in
+                EVP_DigestVerify(
+                    context.ctx, sig.baseAddress?.assumingMemoryBound(to: UInt8.self), sig.count,
+                    msg.baseAddress?.assumingMemoryBound(to: UInt8.self), msg.count)
+            }
+        }
+        // 1 = valid, 0 = invalid, negative = malformed or error: anything but 1 is a rejection.
+        if status != 1 { _ = drainOpenSSLErrors() }
+        return status == 1
+    }
+
+    static func signMessage(
+        _ key: EVPKey,
+        digest: DigestAlgorithm?,
+        message: some ContiguousBytes,
+        configure: (OpaquePointer) -> Bool
+    ) throws -> [UInt8] {
+        let context = SignatureContext()
+        var pkeyContext: OpaquePointer?
+        // The EVP_PKEY_CTX handed back is owned by the EVP_MD_CTX and freed with it.
+        guard EVP_DigestSignInit(context.ctx, &pkeyContext, digest?.evpMD, nil, key.pointer) == 1,
+            let pkeyContext, configure(pkeyContext)
+        else {
+            throw CryptoError.openSSL("EVP_DigestSignInit failed")
+        }
+        return try message.withUnsafeBytes { (msg) throws -> [UInt8] in
+            let input = msg.baseAddress?.assumingMemoryBound(to: UInt8.self)
+            var length = 0
+            guard EVP_DigestSign(context.ctx, nil, &length, input, msg.count) == 1 else {
+                throw CryptoError.openSSL("EVP_DigestSign (size) failed")
+            }
+            var out = [UInt8](repeating: 0, count: length)
+            guard EVP_DigestSign(context.ctx, &out, &length, input, msg.count) == 1 else {
+                throw CryptoError.openSSL("EVP_DigestSign failed")
+            }
+            return Array(out.prefix(length))
+        }
     }
 }
 
@@ -155,72 +299,6 @@ func keyFromData(
     return EVPKey(taking: key)
 }
 
-/// Decodes a DER `SubjectPublicKeyInfo` of any key type OpenSSL knows, rejecting trailing bytes.
-///
-/// ```
-/// SubjectPublicKeyInfo ::= SEQUENCE {
-///     algorithm         AlgorithmIdentifier,
-///     subjectPublicKey  BIT STRING }
-/// ```
-/// (RFC 5280 section 4.1.) The bytes must also be strict DER (``StrictDER/validate(_:)``): OpenSSL's decoder accepts
-/// some BER forms.
-func importSPKI(_ der: [UInt8]) throws -> EVPKey {
-    guard !der.isEmpty, der.count <= maximumSPKIByteCount else {
-        throw CryptoError.invalidKey(
-            "a SubjectPublicKeyInfo must be 1…\(maximumSPKIByteCount) bytes; got \(der.count)")
-    }
-    try StrictDER.validate(der)
-    guard !SPKIShape.declaresUnusedBits(der) else {
-        throw CryptoError.invalidKey("the subjectPublicKey BIT STRING declares unused bits; keys are whole octets")
-    }
-    switch SPKIShape.recognise(der) {
-    case .ec(let curve, let point):
-        guard SPKIShape.isAllowedPointForm(point, curve: curve) else {
-            throw CryptoError.invalidKey(
-                "an EC public key must be an uncompressed (04) or compressed (02/03) \(curve.rawValue) point")
-        }
-        return try importECPublicKey(curve: curve, point: point)
-    case .ed25519(let key): return try importRawEdDSAPublicKey(key, variant: .ed25519)
-    case nil: break
-    }
-    // d2i_PUBKEY returns an owned EVP_PKEY (freed by EVPKey) and advances the cursor past what it consumed.
-    let result: (OpaquePointer?, Int) = der.withUnsafeBufferPointer { buffer in
-        var cursor = buffer.baseAddress
-        let key = d2i_PUBKEY(nil, &cursor, buffer.count)
-        let consumed = cursor.map { buffer.baseAddress?.distance(to: $0) ?? 0 } ?? 0
-        return (key, consumed)
-    }
-    guard let key = result.0 else {
-        _ = drainOpenSSLErrors()
-        throw CryptoError.invalidKey("the bytes are not a DER SubjectPublicKeyInfo")
-    }
-    let owned = EVPKey(taking: key)
-    guard result.1 == der.count else { throw CryptoError.invalidKey("trailing bytes after the SubjectPublicKeyInfo") }
-    // d2i_PUBKEY accepts some parameters that i2d_PUBKEY then refuses to encode (an RSA-PSS saltLength of -96 was
-    // found by FuzzPublicKey). Every imported key must re-encode, or `derRepresentation` could not be produced.
-    guard i2d_PUBKEY(owned.pointer, nil) > 0 else {
-        _ = drainOpenSSLErrors()
-        throw CryptoError.invalidKey(
-            "the SubjectPublicKeyInfo has invalid algorithm parameters (OpenSSL cannot re-encode the key)")
-    }
-    try owned.preferUncompressedPoint()
-    return owned
-}
-
-func generateECKey(curve: ECCurve) -> EVPKey {
-    guard let context = EVP_PKEY_CTX_new_from_name(nil, "EC", nil) else {
-        preconditionFailure("OpenSSL has no EC keys: \(drainOpenSSLErrors())")
-    }
-    defer { EVP_PKEY_CTX_free(context) }
-    var key: OpaquePointer?
-    guard EVP_PKEY_keygen_init(context) == 1,
-        EVP_PKEY_CTX_set_group_name(context, curve.rawValue) == 1,
-        EVP_PKEY_generate(context, &key) == 1,
-        let key
-    else { preconditionFailure("EC key generation failed: \(drainOpenSSLErrors())") }
-    return EVPKey(taking: key)
-}
-
 /// Owns an `EVP_MD_CTX` used for one sign or verify operation.
 private final class SignatureContext {
     let ctx: OpaquePointer
@@ -231,55 +309,6 @@ private final class SignatureContext {
     }
 
     deinit { EVP_MD_CTX_free(ctx) }
-}
-
-/// Verifies `signature` over `message` (hashed with `digest`; nil for one-shot schemes such as Ed25519).
-///
-/// ECDSA with a digest goes through the key's reusable contexts (`verifyECDSAWithReusedContext`); every other
-/// scheme, and any caller that must configure the context, takes
-/// ``verifySignatureWithFreshContext(_:digest:signature:message:configure:)``.
-func verifySignature(
-    _ key: EVPKey,
-    digest: DigestAlgorithm?,
-    signature: some ContiguousBytes,
-    message: some ContiguousBytes
-) -> Bool {
-    if let digest, key.baseID == EVP_PKEY_EC {
-        return verifyECDSAWithReusedContext(key, digest: digest, signature: signature, message: message)
-    }
-    return verifySignatureWithFreshContext(key, digest: digest, signature: signature, message: message)
-}
-
-/// Verifies `signature` with a new `EVP_DigestVerifyInit` context made and freed for this one call.
-///
-/// This is the reference path: `configure` may set padding (RSA) on the key context before the check, and the
-/// benchmarks' OpenSSL floor measures exactly this.
-func verifySignatureWithFreshContext(
-    _ key: EVPKey,
-    digest: DigestAlgorithm?,
-    signature: some ContiguousBytes,
-    message: some ContiguousBytes,
-    configure: (OpaquePointer) -> Bool = { _ in true }
-) -> Bool {
-    let context = SignatureContext()
-    var pkeyContext: OpaquePointer?
-    // The EVP_PKEY_CTX handed back is owned by the EVP_MD_CTX and freed with it.
-    guard EVP_DigestVerifyInit(context.ctx, &pkeyContext, digest?.evpMD, nil, key.pointer) == 1,
-        let pkeyContext, configure(pkeyContext)
-    else {
-        _ = drainOpenSSLErrors()
-        return false
-    }
-    let status = signature.withUnsafeBytes { sig in
-        message.withUnsafeBytes { msg in
-            EVP_DigestVerify(
-                context.ctx, sig.baseAddress?.assumingMemoryBound(to: UInt8.self), sig.count,
-                msg.baseAddress?.assumingMemoryBound(to: UInt8.self), msg.count)
-        }
-    }
-    // 1 = valid, 0 = invalid, negative = malformed or error: anything but 1 is a rejection.
-    if status != 1 { _ = drainOpenSSLErrors() }
-    return status == 1
 }
 
 /// Verifies an ECDSA signature over the `digest` hash of `message` with `EVP_PKEY_verify` on one of the key's
@@ -312,31 +341,4 @@ private func verifyECDSAWithReusedContext(
     return true
 }
 
-func signMessage(
-    _ key: EVPKey,
-    digest: DigestAlgorithm?,
-    message: some ContiguousBytes,
-    configure: (OpaquePointer) -> Bool = { _ in true }
-) throws -> [UInt8] {
-    let context = SignatureContext()
-    var pkeyContext: OpaquePointer?
-    // The EVP_PKEY_CTX handed back is owned by the EVP_MD_CTX and freed with it.
-    guard EVP_DigestSignInit(context.ctx, &pkeyContext, digest?.evpMD, nil, key.pointer) == 1,
-        let pkeyContext, configure(pkeyContext)
-    else {
-        throw CryptoError.openSSL("EVP_DigestSignInit failed")
-    }
-    return try message.withUnsafeBytes { (msg) throws -> [UInt8] in
-        let input = msg.baseAddress?.assumingMemoryBound(to: UInt8.self)
-        var length = 0
-        guard EVP_DigestSign(context.ctx, nil, &length, input, msg.count) == 1 else {
-            throw CryptoError.openSSL("EVP_DigestSign (size) failed")
-        }
-        var out = [UInt8](repeating: 0, count: length)
-        guard EVP_DigestSign(context.ctx, &out, &length, input, msg.count) == 1 else {
-            throw CryptoError.openSSL("EVP_DigestSign failed")
-        }
-        return Array(out.prefix(length))
-    }
-}
 #endif

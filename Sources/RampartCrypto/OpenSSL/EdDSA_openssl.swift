@@ -6,45 +6,47 @@ extension EdDSAVariant {
     var nid: Int32 { self == .ed25519 ? EVP_PKEY_ED25519 : EVP_PKEY_ED448 }
 }
 
-/// Imports a raw EdDSA public key (`EVP_PKEY_new_raw_public_key_ex`, which checks only the length; a point that does
-/// not decode makes every verification fail).
-func importRawEdDSAPublicKey(_ bytes: [UInt8], variant: EdDSAVariant) throws -> EVPKey {
-    guard bytes.count == variant.keyByteCount else {
-        throw CryptoError.invalidKey(
-            "a raw \(variant.name) public key is \(variant.keyByteCount) bytes; got \(bytes.count)")
+extension OpenSSLBackend {
+    /// Imports a raw EdDSA public key (`EVP_PKEY_new_raw_public_key_ex`, which checks only the length; a point that does
+    /// not decode makes every verification fail).
+    static func importRawEdDSAPublicKey(_ bytes: [UInt8], variant: EdDSAVariant) throws -> EVPKey {
+        guard bytes.count == variant.keyByteCount else {
+            throw CryptoError.invalidKey(
+                "a raw \(variant.name) public key is \(variant.keyByteCount) bytes; got \(bytes.count)")
+        }
+        // Returns an owned EVP_PKEY (freed by EVPKey) or NULL.
+        guard let key = EVP_PKEY_new_raw_public_key_ex(nil, variant.name, nil, bytes, bytes.count) else {
+            _ = drainOpenSSLErrors()
+            throw CryptoError.invalidKey("OpenSSL refused the \(variant.name) public key")
+        }
+        return EVPKey(taking: key)
     }
-    // Returns an owned EVP_PKEY (freed by EVPKey) or NULL.
-    guard let key = EVP_PKEY_new_raw_public_key_ex(nil, variant.name, nil, bytes, bytes.count) else {
-        _ = drainOpenSSLErrors()
-        throw CryptoError.invalidKey("OpenSSL refused the \(variant.name) public key")
-    }
-    return EVPKey(taking: key)
-}
 
-/// Imports a raw EdDSA private key (the RFC 8032 seed).
-func importRawEdDSAPrivateKey(_ bytes: [UInt8], variant: EdDSAVariant) throws -> EVPKey {
-    guard bytes.count == variant.keyByteCount else {
-        throw CryptoError.invalidKey(
-            "a raw \(variant.name) private key is \(variant.keyByteCount) bytes; got \(bytes.count)")
+    /// Imports a raw EdDSA private key (the RFC 8032 seed).
+    static func importRawEdDSAPrivateKey(_ bytes: [UInt8], variant: EdDSAVariant) throws -> EVPKey {
+        guard bytes.count == variant.keyByteCount else {
+            throw CryptoError.invalidKey(
+                "a raw \(variant.name) private key is \(variant.keyByteCount) bytes; got \(bytes.count)")
+        }
+        guard let key = EVP_PKEY_new_raw_private_key_ex(nil, variant.name, nil, bytes, bytes.count) else {
+            _ = drainOpenSSLErrors()
+            throw CryptoError.invalidKey("OpenSSL refused the \(variant.name) private key")
+        }
+        return EVPKey(taking: key)
     }
-    guard let key = EVP_PKEY_new_raw_private_key_ex(nil, variant.name, nil, bytes, bytes.count) else {
-        _ = drainOpenSSLErrors()
-        throw CryptoError.invalidKey("OpenSSL refused the \(variant.name) private key")
-    }
-    return EVPKey(taking: key)
-}
 
-func generateEdDSAKey(_ variant: EdDSAVariant) -> EVPKey {
-    // EVP_PKEY_CTX_new_from_name returns an owned context (freed below); EVP_PKEY_generate hands back an owned key.
-    guard let context = EVP_PKEY_CTX_new_from_name(nil, variant.name, nil) else {
-        preconditionFailure("OpenSSL has no \(variant.name): \(drainOpenSSLErrors())")
+    static func generateEdDSAKey(_ variant: EdDSAVariant) -> EVPKey {
+        // EVP_PKEY_CTX_new_from_name returns an owned context (freed below); EVP_PKEY_generate hands back an owned key.
+        guard let context = EVP_PKEY_CTX_new_from_name(nil, variant.name, nil) else {
+            preconditionFailure("OpenSSL has no \(variant.name): \(drainOpenSSLErrors())")
+        }
+        defer { EVP_PKEY_CTX_free(context) }
+        var key: OpaquePointer?
+        guard EVP_PKEY_keygen_init(context) == 1, EVP_PKEY_generate(context, &key) == 1, let key else {
+            preconditionFailure("\(variant.name) key generation failed: \(drainOpenSSLErrors())")
+        }
+        return EVPKey(taking: key)
     }
-    defer { EVP_PKEY_CTX_free(context) }
-    var key: OpaquePointer?
-    guard EVP_PKEY_keygen_init(context) == 1, EVP_PKEY_generate(context, &key) == 1, let key else {
-        preconditionFailure("\(variant.name) key generation failed: \(drainOpenSSLErrors())")
-    }
-    return EVPKey(taking: key)
 }
 
 extension EVPKey {

@@ -17,7 +17,7 @@ final class ParameterBuilder {
     deinit {
         OSSL_PARAM_BLD_free(builder)
         for buffer in owned {
-            cleanse(buffer)
+            OpenSSLBackend.cleanse(buffer)
             buffer.deallocate()
         }
     }
@@ -117,55 +117,124 @@ func deriveWithKDF(
     return out
 }
 
-func pbkdf2(
-    _ algorithm: DigestAlgorithm,
-    password: [UInt8],
-    salt: [UInt8],
-    iterations: Int,
-    length: Int
-) throws -> [UInt8] {
-    try deriveWithKDF("PBKDF2", length: length) { (builder) throws in
-        try builder.addString(OSSL_KDF_PARAM_DIGEST, algorithm.openSSLName)
-        try builder.addBytes(OSSL_KDF_PARAM_PASSWORD, password)
-        try builder.addBytes(OSSL_KDF_PARAM_SALT, salt)
-        try builder.addUInt64(OSSL_KDF_PARAM_ITER, UInt64(iterations))
-        // pkcs5 = 1 turns off OpenSSL's SP 800-132 floors (1000 iterations, 16-byte salt, 14-byte output), which
-        // would refuse RFC 8018 inputs; PBKDF2.deriveKey validates its own, documented bounds before this runs.
-        try builder.addInt32(OSSL_KDF_PARAM_PKCS5, 1)
+extension OpenSSLBackend {
+    static func pbkdf2(
+        _ algorithm: DigestAlgorithm,
+        password: [UInt8],
+        salt: [UInt8],
+        iterations: Int,
+        length: Int
+    ) throws -> [UInt8] {
+        try deriveWithKDF("PBKDF2", length: length) { (builder) throws in
+            try builder.addString(OSSL_KDF_PARAM_DIGEST, algorithm.openSSLName)
+            try builder.addBytes(OSSL_KDF_PARAM_PASSWORD, password)
+            try builder.addBytes(OSSL_KDF_PARAM_SALT, salt)
+            try builder.addUInt64(OSSL_KDF_PARAM_ITER, UInt64(iterations))
+            // pkcs5 = 1 turns off OpenSSL's SP 800-132 floors (1000 iterations, 16-byte salt, 14-byte output), which
+            // would refuse RFC 8018 inputs; PBKDF2.deriveKey validates its own, documented bounds before this runs.
+            try builder.addInt32(OSSL_KDF_PARAM_PKCS5, 1)
+        }
     }
-}
 
-func scrypt(
-    password: [UInt8],
-    salt: [UInt8],
-    cost: Int,
-    blockSize: Int,
-    parallelism: Int,
-    maximumMemory: Int,
-    length: Int
-) throws -> [UInt8] {
-    try deriveWithKDF("SCRYPT", length: length) { (builder) throws in
-        try builder.addBytes(OSSL_KDF_PARAM_PASSWORD, password)
-        try builder.addBytes(OSSL_KDF_PARAM_SALT, salt)
-        try builder.addUInt64(OSSL_KDF_PARAM_SCRYPT_N, UInt64(cost))
-        try builder.addUInt32(OSSL_KDF_PARAM_SCRYPT_R, UInt32(blockSize))
-        try builder.addUInt32(OSSL_KDF_PARAM_SCRYPT_P, UInt32(parallelism))
-        try builder.addUInt64(OSSL_KDF_PARAM_SCRYPT_MAXMEM, UInt64(maximumMemory))
+    static func scrypt(
+        password: [UInt8],
+        salt: [UInt8],
+        cost: Int,
+        blockSize: Int,
+        parallelism: Int,
+        maximumMemory: Int,
+        length: Int
+    ) throws -> [UInt8] {
+        try deriveWithKDF("SCRYPT", length: length) { (builder) throws in
+            try builder.addBytes(OSSL_KDF_PARAM_PASSWORD, password)
+            try builder.addBytes(OSSL_KDF_PARAM_SALT, salt)
+            try builder.addUInt64(OSSL_KDF_PARAM_SCRYPT_N, UInt64(cost))
+            try builder.addUInt32(OSSL_KDF_PARAM_SCRYPT_R, UInt32(blockSize))
+            try builder.addUInt32(OSSL_KDF_PARAM_SCRYPT_P, UInt32(parallelism))
+            try builder.addUInt64(OSSL_KDF_PARAM_SCRYPT_MAXMEM, UInt64(maximumMemory))
+        }
     }
-}
 
-func hkdf(
-    _ algorithm: DigestAlgorithm,
-    key: [UInt8],
-    salt: [UInt8],
-    info: [UInt8],
-    length: Int
-) throws -> [UInt8] {
-    try deriveWithKDF("HKDF", length: length) { (builder) throws in
-        try builder.addString(OSSL_KDF_PARAM_DIGEST, algorithm.openSSLName)
-        try builder.addBytes(OSSL_KDF_PARAM_KEY, key)
-        if !salt.isEmpty { try builder.addBytes(OSSL_KDF_PARAM_SALT, salt) }
-        if !info.isEmpty { try builder.addBytes(OSSL_KDF_PARAM_INFO, info) }
+    static func hkdf(
+        _ algorithm: DigestAlgorithm,
+        key: [UInt8],
+        salt: [UInt8],
+        info: [UInt8],
+        length: Int
+    ) throws -> [UInt8] {
+        try deriveWithKDF("HKDF", length: length) { (builder) throws in
+            try builder.addString(OSSL_KDF_PARAM_DIGEST, algorithm.openSSLName)
+            try builder.addBytes(OSSL_KDF_PARAM_KEY, key)
+            if !salt.isEmpty { try builder.addBytes(OSSL_KDF_PARAM_SALT, salt) }
+            if !info.isEmpty { try builder.addBytes(OSSL_KDF_PARAM_INFO, info) }
+        }
+    }
+
+    static func hmac(_ algorithm: DigestAlgorithm, key: UnsafeRawBufferPointer, data: UnsafeRawBufferPointer) -> [UInt8]
+    {
+        let context = keyedHMACContext(algorithm, key: key)
+        // Freeing the context cleanses the keyed state.
+        defer { EVP_MAC_CTX_free(context) }
+        return hmacCode(context, data: data)
+    }
+
+    /// The keyed HMAC contexts behind an ``HMACKey``: `EVP_MAC_CTX`s initialised once with the key and the digest, and
+    /// restarted for each code by `EVP_MAC_init(ctx, NULL, 0, NULL)`. For HMAC a NULL key re-initialises the context with
+    /// the key it already holds (the provider runs `HMAC_Init_ex(ctx, NULL, 0, NULL, NULL)`, which restores the keyed
+    /// inner state); OpenSSL made every provided MAC honour that reinitialisation in 3.0.3
+    /// (https://github.com/openssl/openssl/pull/18100). The tests compare every code with the one-shot path's, on one
+    /// context used many times over.
+    ///
+    /// An `EVP_MAC_CTX` is not safe for concurrent use, so each has one user at a time: a code takes one out of the list
+    /// under the mutex (or makes one) and puts it back after a successful computation.
+    final class PreparedHMAC: CryptoBackendPreparedHMAC {
+        /// How many idle contexts one key keeps (more than one per core computing buys nothing).
+        static let capacity = 4
+
+        /// One keyed context, owned by whoever holds this value.
+        ///
+        /// `@unchecked Sendable`: the pointer is never shared; it moves from the list under the mutex to a single
+        /// computation and back, so only one thread touches it at a time.
+        private struct Context: @unchecked Sendable {
+            let pointer: OpaquePointer
+        }
+
+        private let key: SymmetricKey
+        private let algorithm: DigestAlgorithm
+        private let idle = Mutex<[Context]>([])
+
+        init(key: SymmetricKey, algorithm: DigestAlgorithm) {
+            self.key = key
+            self.algorithm = algorithm
+        }
+
+        deinit {
+            // EVP_MAC_CTX_free cleanses the keyed state.
+            idle.withLock { contexts in
+                for context in contexts { EVP_MAC_CTX_free(context.pointer) }
+                contexts.removeAll()
+            }
+        }
+
+        func authenticationCode(for data: UnsafeRawBufferPointer) -> [UInt8] {
+            let context = idle.withLock { $0.popLast() } ?? makeContext()
+            // A NULL key restarts the context with the key it holds (see the type).
+            guard EVP_MAC_init(context.pointer, nil, 0, nil) == 1 else {
+                preconditionFailure("HMAC could not restart: \(drainOpenSSLErrors())")
+            }
+            let code = hmacCode(context.pointer, data: data)
+            let kept = idle.withLock { contexts -> Bool in
+                guard contexts.count < Self.capacity else { return false }
+                contexts.append(context)
+                return true
+            }
+            if !kept { EVP_MAC_CTX_free(context.pointer) }
+            return code
+        }
+
+        private func makeContext() -> Context {
+            Context(pointer: key.withUnsafeBytes { keyedHMACContext(algorithm, key: $0) })
+        }
     }
 }
 
@@ -191,13 +260,6 @@ private struct FetchedMAC: @unchecked Sendable {
 
 // Initialised once, on first use, under swift_once.
 private let fetchedHMAC = FetchedMAC("HMAC")
-
-func hmac(_ algorithm: DigestAlgorithm, key: UnsafeRawBufferPointer, data: UnsafeRawBufferPointer) -> [UInt8] {
-    let context = keyedHMACContext(algorithm, key: key)
-    // Freeing the context cleanses the keyed state.
-    defer { EVP_MAC_CTX_free(context) }
-    return hmacCode(context, data: data)
-}
 
 /// A new HMAC context keyed with `key` for `algorithm`, owned by the caller (free it with `EVP_MAC_CTX_free`).
 private func keyedHMACContext(_ algorithm: DigestAlgorithm, key: UnsafeRawBufferPointer) -> OpaquePointer {
@@ -249,65 +311,6 @@ private func hmacCode(_ context: OpaquePointer, data: UnsafeRawBufferPointer) ->
             preconditionFailure("HMAC failed: \(drainOpenSSLErrors())")
         }
         return Array(UnsafeBufferPointer(rebasing: out[..<length]))
-    }
-}
-
-/// The keyed HMAC contexts behind an ``HMACKey``: `EVP_MAC_CTX`s initialised once with the key and the digest, and
-/// restarted for each code by `EVP_MAC_init(ctx, NULL, 0, NULL)`. For HMAC a NULL key re-initialises the context with
-/// the key it already holds (the provider runs `HMAC_Init_ex(ctx, NULL, 0, NULL, NULL)`, which restores the keyed
-/// inner state); OpenSSL made every provided MAC honour that reinitialisation in 3.0.3
-/// (https://github.com/openssl/openssl/pull/18100). The tests compare every code with the one-shot path's, on one
-/// context used many times over.
-///
-/// An `EVP_MAC_CTX` is not safe for concurrent use, so each has one user at a time: a code takes one out of the list
-/// under the mutex (or makes one) and puts it back after a successful computation.
-final class PreparedHMAC: Sendable {
-    /// How many idle contexts one key keeps (more than one per core computing buys nothing).
-    static let capacity = 4
-
-    /// One keyed context, owned by whoever holds this value.
-    ///
-    /// `@unchecked Sendable`: the pointer is never shared; it moves from the list under the mutex to a single
-    /// computation and back, so only one thread touches it at a time.
-    private struct Context: @unchecked Sendable {
-        let pointer: OpaquePointer
-    }
-
-    private let key: SymmetricKey
-    private let algorithm: DigestAlgorithm
-    private let idle = Mutex<[Context]>([])
-
-    init(key: SymmetricKey, algorithm: DigestAlgorithm) {
-        self.key = key
-        self.algorithm = algorithm
-    }
-
-    deinit {
-        // EVP_MAC_CTX_free cleanses the keyed state.
-        idle.withLock { contexts in
-            for context in contexts { EVP_MAC_CTX_free(context.pointer) }
-            contexts.removeAll()
-        }
-    }
-
-    func authenticationCode(for data: UnsafeRawBufferPointer) -> [UInt8] {
-        let context = idle.withLock { $0.popLast() } ?? makeContext()
-        // A NULL key restarts the context with the key it holds (see the type).
-        guard EVP_MAC_init(context.pointer, nil, 0, nil) == 1 else {
-            preconditionFailure("HMAC could not restart: \(drainOpenSSLErrors())")
-        }
-        let code = hmacCode(context.pointer, data: data)
-        let kept = idle.withLock { contexts -> Bool in
-            guard contexts.count < Self.capacity else { return false }
-            contexts.append(context)
-            return true
-        }
-        if !kept { EVP_MAC_CTX_free(context.pointer) }
-        return code
-    }
-
-    private func makeContext() -> Context {
-        Context(pointer: key.withUnsafeBytes { keyedHMACContext(algorithm, key: $0) })
     }
 }
 

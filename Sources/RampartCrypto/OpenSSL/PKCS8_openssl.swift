@@ -10,41 +10,43 @@ private final class PrivateKeyInfo {
     deinit { PKCS8_PRIV_KEY_INFO_free(pointer) }
 }
 
-/// Decodes an unencrypted PKCS#8 `PrivateKeyInfo` (RFC 5208 section 5), rejecting BER and trailing bytes:
-///
-/// ```
-/// PrivateKeyInfo ::= SEQUENCE {
-///     version                   Version,
-///     privateKeyAlgorithm       PrivateKeyAlgorithmIdentifier,
-///     privateKey                PrivateKey,
-///     attributes           [0]  IMPLICIT Attributes OPTIONAL }
-/// ```
-func importPKCS8(_ der: [UInt8]) throws -> EVPKey {
-    guard !der.isEmpty, der.count <= maximumPKCS8ByteCount else {
-        throw CryptoError.invalidKey(
-            "a PKCS#8 PrivateKeyInfo must be 1…\(maximumPKCS8ByteCount) bytes; got \(der.count)")
+extension OpenSSLBackend {
+    /// Decodes an unencrypted PKCS#8 `PrivateKeyInfo` (RFC 5208 section 5), rejecting BER and trailing bytes:
+    ///
+    /// ```
+    /// PrivateKeyInfo ::= SEQUENCE {
+    ///     version                   Version,
+    ///     privateKeyAlgorithm       PrivateKeyAlgorithmIdentifier,
+    ///     privateKey                PrivateKey,
+    ///     attributes           [0]  IMPLICIT Attributes OPTIONAL }
+    /// ```
+    static func importPKCS8(_ der: [UInt8]) throws -> EVPKey {
+        guard !der.isEmpty, der.count <= maximumPKCS8ByteCount else {
+            throw CryptoError.invalidKey(
+                "a PKCS#8 PrivateKeyInfo must be 1…\(maximumPKCS8ByteCount) bytes; got \(der.count)")
+        }
+        try StrictDER.validate(der)
+        let decoded: (OpaquePointer?, Int) = der.withUnsafeBufferPointer { buffer in
+            var cursor = buffer.baseAddress
+            // d2i_PKCS8_PRIV_KEY_INFO returns an owned structure (freed by PrivateKeyInfo) and advances the cursor.
+            let info = d2i_PKCS8_PRIV_KEY_INFO(nil, &cursor, buffer.count)
+            return (info, cursor.map { buffer.baseAddress?.distance(to: $0) ?? 0 } ?? 0)
+        }
+        guard let infoPointer = decoded.0 else {
+            _ = drainOpenSSLErrors()
+            throw CryptoError.invalidKey("the bytes are not a DER PKCS#8 PrivateKeyInfo")
+        }
+        let info = PrivateKeyInfo(taking: infoPointer)
+        guard decoded.1 == der.count else { throw CryptoError.invalidKey("trailing bytes after the PrivateKeyInfo") }
+        // EVP_PKCS82PKEY returns a new EVP_PKEY owned by the caller (freed by EVPKey).
+        guard let key = EVP_PKCS82PKEY(info.pointer) else {
+            _ = drainOpenSSLErrors()
+            throw CryptoError.invalidKey("the PrivateKeyInfo holds no key OpenSSL can read")
+        }
+        let owned = EVPKey(taking: key)
+        try owned.preferUncompressedPoint()
+        return owned
     }
-    try StrictDER.validate(der)
-    let decoded: (OpaquePointer?, Int) = der.withUnsafeBufferPointer { buffer in
-        var cursor = buffer.baseAddress
-        // d2i_PKCS8_PRIV_KEY_INFO returns an owned structure (freed by PrivateKeyInfo) and advances the cursor.
-        let info = d2i_PKCS8_PRIV_KEY_INFO(nil, &cursor, buffer.count)
-        return (info, cursor.map { buffer.baseAddress?.distance(to: $0) ?? 0 } ?? 0)
-    }
-    guard let infoPointer = decoded.0 else {
-        _ = drainOpenSSLErrors()
-        throw CryptoError.invalidKey("the bytes are not a DER PKCS#8 PrivateKeyInfo")
-    }
-    let info = PrivateKeyInfo(taking: infoPointer)
-    guard decoded.1 == der.count else { throw CryptoError.invalidKey("trailing bytes after the PrivateKeyInfo") }
-    // EVP_PKCS82PKEY returns a new EVP_PKEY owned by the caller (freed by EVPKey).
-    guard let key = EVP_PKCS82PKEY(info.pointer) else {
-        _ = drainOpenSSLErrors()
-        throw CryptoError.invalidKey("the PrivateKeyInfo holds no key OpenSSL can read")
-    }
-    let owned = EVPKey(taking: key)
-    try owned.preferUncompressedPoint()
-    return owned
 }
 
 extension EVPKey {

@@ -2,34 +2,70 @@
 internal import COpenSSL
 internal import Foundation
 
-/// Verifies `signature` with `algorithm`, which must fit the key's family; every mismatch is a rejection.
-func verifyWithAlgorithm(
-    _ key: EVPKey,
-    algorithm: SignatureAlgorithm,
-    signature: some ContiguousBytes,
-    message: some ContiguousBytes
-) -> Bool {
-    switch (key.family, algorithm.backing) {
-    case (.ec, .ecdsa(let digest)):
-        return verifySignature(key, digest: digest, signature: signature, message: message)
-    case (.rsa, .rsaPKCS1v15(let digest)):
-        guard key.bitCount >= RSAPublicKey.minimumVerificationBitCount else { return false }
-        return verifySignatureWithFreshContext(key, digest: digest, signature: signature, message: message) {
-            context in
-            EVP_PKEY_CTX_set_rsa_padding(context, RSA_PKCS1_PADDING) == 1
+extension OpenSSLBackend {
+    /// Verifies `signature` with `algorithm`, which must fit the key's family; every mismatch is a rejection.
+    static func verifyWithAlgorithm(
+        _ key: EVPKey,
+        algorithm: SignatureAlgorithm,
+        signature: some ContiguousBytes,
+        message: some ContiguousBytes
+    ) -> Bool {
+        switch (key.family, algorithm.backing) {
+        case (.ec, .ecdsa(let digest)):
+            return verifySignature(key, digest: digest, signature: signature, message: message)
+        case (.rsa, .rsaPKCS1v15(let digest)):
+            guard key.bitCount >= RSAPublicKey.minimumVerificationBitCount else { return false }
+            return verifySignatureWithFreshContext(key, digest: digest, signature: signature, message: message) {
+                context in
+                EVP_PKEY_CTX_set_rsa_padding(context, RSA_PKCS1_PADDING) == 1
+            }
+        case (.rsa, .rsaPSS(let digest, let mgf1Digest, let saltByteCount)),
+            (.rsaPSS, .rsaPSS(let digest, let mgf1Digest, let saltByteCount)):
+            guard key.bitCount >= RSAPublicKey.minimumVerificationBitCount, let salt = Int32(exactly: saltByteCount)
+            else { return false }
+            return verifySignatureWithFreshContext(key, digest: digest, signature: signature, message: message) {
+                context in
+                configurePSS(context, key: key, mgf1Digest: mgf1Digest, saltByteCount: salt)
+            }
+        case (.ed25519, .ed25519), (.ed448, .ed448):
+            return verifySignature(key, digest: nil, signature: signature, message: message)
+        default:
+            return false
         }
-    case (.rsa, .rsaPSS(let digest, let mgf1Digest, let saltByteCount)),
-        (.rsaPSS, .rsaPSS(let digest, let mgf1Digest, let saltByteCount)):
-        guard key.bitCount >= RSAPublicKey.minimumVerificationBitCount, let salt = Int32(exactly: saltByteCount)
-        else { return false }
-        return verifySignatureWithFreshContext(key, digest: digest, signature: signature, message: message) {
-            context in
-            configurePSS(context, key: key, mgf1Digest: mgf1Digest, saltByteCount: salt)
+    }
+
+    /// Signs with an RSA private key (PKCS#1 v1.5 or PSS).
+    static func signRSA(_ key: EVPKey, algorithm: SignatureAlgorithm, message: some ContiguousBytes) throws -> [UInt8] {
+        switch algorithm.backing {
+        case .rsaPKCS1v15(let digest):
+            return try signMessage(key, digest: digest, message: message) { context in
+                EVP_PKEY_CTX_set_rsa_padding(context, RSA_PKCS1_PADDING) == 1
+            }
+        case .rsaPSS(let digest, let mgf1Digest, let saltByteCount):
+            guard let salt = Int32(exactly: saltByteCount) else {
+                throw CryptoError.invalidParameter("the PSS salt length is out of range")
+            }
+            return try signMessage(key, digest: digest, message: message) { context in
+                configurePSS(context, key: key, mgf1Digest: mgf1Digest, saltByteCount: salt)
+            }
+        default:
+            throw CryptoError.unsupportedAlgorithm("an RSA key signs with PKCS#1 v1.5 or PSS, not \(algorithm)")
         }
-    case (.ed25519, .ed25519), (.ed448, .ed448):
-        return verifySignature(key, digest: nil, signature: signature, message: message)
-    default:
-        return false
+    }
+
+    static func generateRSAKey(bitCount: Int) throws -> EVPKey {
+        // EVP_PKEY_CTX_new_from_name returns an owned context (freed below); EVP_PKEY_generate hands back an owned key.
+        guard let context = EVP_PKEY_CTX_new_from_name(nil, "RSA", nil) else {
+            preconditionFailure("OpenSSL has no RSA: \(drainOpenSSLErrors())")
+        }
+        defer { EVP_PKEY_CTX_free(context) }
+        var key: OpaquePointer?
+        guard EVP_PKEY_keygen_init(context) == 1,
+            EVP_PKEY_CTX_set_rsa_keygen_bits(context, Int32(bitCount)) == 1,
+            EVP_PKEY_generate(context, &key) == 1,
+            let key
+        else { preconditionFailure("RSA key generation failed: \(drainOpenSSLErrors())") }
+        return EVPKey(taking: key)
     }
 }
 
@@ -67,44 +103,10 @@ extension EVPKey {
     }
 }
 
-/// Signs with an RSA private key (PKCS#1 v1.5 or PSS).
-func signRSA(_ key: EVPKey, algorithm: SignatureAlgorithm, message: some ContiguousBytes) throws -> [UInt8] {
-    switch algorithm.backing {
-    case .rsaPKCS1v15(let digest):
-        return try signMessage(key, digest: digest, message: message) { context in
-            EVP_PKEY_CTX_set_rsa_padding(context, RSA_PKCS1_PADDING) == 1
-        }
-    case .rsaPSS(let digest, let mgf1Digest, let saltByteCount):
-        guard let salt = Int32(exactly: saltByteCount) else {
-            throw CryptoError.invalidParameter("the PSS salt length is out of range")
-        }
-        return try signMessage(key, digest: digest, message: message) { context in
-            configurePSS(context, key: key, mgf1Digest: mgf1Digest, saltByteCount: salt)
-        }
-    default:
-        throw CryptoError.unsupportedAlgorithm("an RSA key signs with PKCS#1 v1.5 or PSS, not \(algorithm)")
-    }
-}
-
-func generateRSAKey(bitCount: Int) throws -> EVPKey {
-    // EVP_PKEY_CTX_new_from_name returns an owned context (freed below); EVP_PKEY_generate hands back an owned key.
-    guard let context = EVP_PKEY_CTX_new_from_name(nil, "RSA", nil) else {
-        preconditionFailure("OpenSSL has no RSA: \(drainOpenSSLErrors())")
-    }
-    defer { EVP_PKEY_CTX_free(context) }
-    var key: OpaquePointer?
-    guard EVP_PKEY_keygen_init(context) == 1,
-        EVP_PKEY_CTX_set_rsa_keygen_bits(context, Int32(bitCount)) == 1,
-        EVP_PKEY_generate(context, &key) == 1,
-        let key
-    else { preconditionFailure("RSA key generation failed: \(drainOpenSSLErrors())") }
-    return EVPKey(taking: key)
-}
-
 extension EVPKey {
     /// A copy holding only the public half (re-imported from the SPKI), so a public key never carries a secret.
     func publicOnly() -> EVPKey {
-        guard let key = try? importSPKI(spkiDER) else {
+        guard let key = try? OpenSSLBackend.importSPKI(spkiDER) else {
             preconditionFailure("OpenSSL could not re-import its own public key")
         }
         return key

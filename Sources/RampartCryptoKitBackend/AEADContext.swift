@@ -1,0 +1,1 @@
+../RampartCrypto/AEADContext.swift

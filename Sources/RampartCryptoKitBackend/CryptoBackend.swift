@@ -1,0 +1,1 @@
+../RampartCrypto/CryptoBackend.swift

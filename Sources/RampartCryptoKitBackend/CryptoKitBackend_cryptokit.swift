@@ -1,0 +1,1 @@
+../RampartCrypto/CryptoKit/CryptoKitBackend_cryptokit.swift
