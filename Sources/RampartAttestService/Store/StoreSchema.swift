@@ -211,7 +211,11 @@ enum StoreSchema {
                 problems.append("\(name) has columns \(columns.sorted().joined(separator: ", "))")
             }
         }
-        for name in tables.keys.sorted() where expected[name] == nil { problems.append("a leftover \(name) table") }
+        for name in tables.keys.sorted() where expected[name] == nil {
+            // A table of a later version than the database's, or one a later version dropped.
+            let isLater = migrations.prefix(Int(max(version, 0))).allSatisfy { $0.tables[name] == nil }
+            problems.append(isLater ? "already holds a \(name) table" : "a leftover \(name) table")
+        }
         if problems.isEmpty { problems.append("its rampart_schema version does not match its tables") }
         return AttestServiceError.storeFailure(
             "the database holds rampart_ tables that are not Rampart's schema version \(version) ("
