@@ -189,6 +189,7 @@ let package = Package(
                 "RampartCrypto", "RampartX509", "RampartPinning", "RampartChainVerification", "RampartTLS",
                 "RampartAttestService", "RampartAttestClient", "RampartAttestSimulation", "RampartRequestSigning",
                 "RampartSecretStore", "RampartVault", "RampartSeal", "RampartAppAttest", "RampartAudit",
+                "RampartKeyAttestation",
             ],
             swiftSettings: swiftSettings
         ),
@@ -201,6 +202,7 @@ let package = Package(
             dependencies: [
                 "RampartCrypto", "RampartX509", "RampartPinning", "RampartChainVerification", "RampartTLS",
                 "RampartSecretStore", "RampartVault", "RampartSeal", "RampartAppAttest", "RampartAudit",
+                "RampartKeyAttestation",
             ],
             exclude: [
                 "Commands/ServeCommand.swift", "Commands/RoutesCommand.swift", "Commands/DemoCommand.swift",
@@ -476,7 +478,7 @@ let package = Package(
             dependencies: [
                 "RampartCLI", "TestSupport", "RampartX509", "RampartPinning", "RampartChainVerification", "RampartTLS",
                 "RampartAppAttest", "RampartAttestService", "RampartAttestClient", "RampartAttestSimulation",
-                "RampartRequestSigning", "RampartSecretStore", "RampartVault", "RampartSeal",
+                "RampartRequestSigning", "RampartSecretStore", "RampartVault", "RampartSeal", "RampartKeyAttestation",
             ],
             swiftSettings: swiftSettings
         ),

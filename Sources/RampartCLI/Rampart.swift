@@ -20,6 +20,7 @@ public enum Rampart {
         OpenCommand.self,
         RewrapCommand.self,
         AppAttestCommand.self,
+        KeyAttestCommand.self,
         DeviceCommand.self,
         ServeCommand.self,
         RoutesCommand.self,
