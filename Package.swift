@@ -155,7 +155,9 @@ let package = Package(
         ),
         .target(
             name: "RampartAttestSimulation",
-            dependencies: ["RampartAppAttest", "RampartAttestClient"],
+            dependencies: [
+                "RampartAppAttest", "RampartAttestClient", "RampartKeyAttestation", "RampartX509", "RampartCrypto",
+            ],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -452,7 +454,10 @@ let package = Package(
         ),
         .testTarget(
             name: "RampartKeyAttestationTests",
-            dependencies: ["RampartKeyAttestation", "RampartAppAttest", "RampartCrypto", "RampartX509", "TestSupport"],
+            dependencies: [
+                "RampartKeyAttestation", "RampartAppAttest", "RampartCrypto", "RampartX509", "TestSupport",
+                "RampartAttestSimulation",
+            ],
             exclude: ["Vectors"],  // Google's Key Attestation chains with their LICENSE and provenance
             swiftSettings: swiftSettings
         ),
