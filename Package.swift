@@ -224,6 +224,7 @@ let package = Package(
                 "RampartCrypto", "RampartX509", "RampartPinning", "RampartChainVerification", "RampartAttestService",
                 "RampartVault", "RampartSeal", "RampartAppAttest", "RampartAttestClient", "RampartAttestSimulation",
                 "RampartRequestSigning", "RampartSecretStore", "RampartAudit", "RampartLoadReport",
+                "RampartKeyAttestation",
             ],
             swiftSettings: swiftSettings
         ),
