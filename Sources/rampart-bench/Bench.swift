@@ -42,6 +42,12 @@ enum Bench {
         ) { options in
             AppAttestBenchmarks.run(options)
         },
+        Benchmark(
+            name: "keyattest",
+            summary: "Android Key Attestation chains verified/s (real device chains) vs their signature checks"
+        ) { options in
+            KeyAttestationBenchmarks.run(options)
+        },
         Benchmark(name: "audit", summary: "rampart audit over a 100,000-line Swift project, lines/s vs SHA-256") {
             options in
             AuditBenchmarks.run(options)

@@ -100,7 +100,7 @@ struct BenchTests {
         .init(
             arguments: ["servise"],
             message: "unknown benchmark 'servise'; the benchmarks are crypto, pins, trust, seal, vault, appattest, "
-                + "audit, service"),
+                + "keyattest, audit, service"),
     ]
 
     @Test("bad arguments are refused with one line naming the argument and what it takes", arguments: rejections)
