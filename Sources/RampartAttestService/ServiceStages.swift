@@ -32,7 +32,9 @@ package enum ServiceStage: Int, CaseIterable, Sendable {
     }
 }
 
-/// Per-stage CPU accounting, process-wide and always on.
+/// Per-stage CPU accounting, process-wide, on only when asked for: with `RAMPART_STAGE_PROFILE=1` in the service's
+/// environment (as `rampart-bench service` starts it), or ``isEnabled`` set by a test. Off, a section costs one
+/// relaxed atomic load and `/metrics` has no stage lines.
 ///
 /// Stage time is thread CPU time (`CLOCK_THREAD_CPUTIME_ID`), so a thread preempted inside a section is not
 /// charged for the time it did not run. Reading that clock is a system call (about 1 µs on a virtual machine), so
@@ -43,6 +45,14 @@ package enum ServiceStage: Int, CaseIterable, Sendable {
 package enum StageClock {
     /// One section in this many is timed.
     static let sampleInterval: UInt64 = 8
+
+    private static let enabled = Atomic<Bool>(getenv("RAMPART_STAGE_PROFILE").map { String(cString: $0) } == "1")
+
+    /// Whether sections are timed; from `RAMPART_STAGE_PROFILE=1` at start.
+    package static var isEnabled: Bool {
+        get { enabled.load(ordering: .relaxed) }
+        set { enabled.store(newValue, ordering: .relaxed) }
+    }
 
     /// A stage's total and its count of sections.
     private final class Counter: Sendable {
@@ -92,7 +102,9 @@ package enum StageClock {
     /// - Returns: What `body` returned.
     /// - Throws: What `body` threw (its time is counted too).
     package static func measure<T>(_ stage: ServiceStage, _ body: () throws -> T) rethrows -> T {
-        guard isSampled(counters[stage.rawValue].calls.add(1, ordering: .relaxed).newValue) else { return try body() }
+        guard isEnabled, isSampled(counters[stage.rawValue].calls.add(1, ordering: .relaxed).newValue) else {
+            return try body()
+        }
         _ = clockCost
         let start = threadCPU()
         defer { add(elapsed(since: start) &* sampleInterval, to: stage) }
@@ -107,6 +119,7 @@ package enum StageClock {
     /// - Returns: What `body` returned.
     /// - Throws: What `body` threw.
     package static func measureEvery<T>(_ stage: ServiceStage, _ body: () throws -> T) rethrows -> T {
+        guard isEnabled else { return try body() }
         _ = clockCost
         let start = threadCPU()
         defer { add(elapsed(since: start), to: stage) }
@@ -117,9 +130,10 @@ package enum StageClock {
         Double(counters[stage.rawValue].nanoseconds.load(ordering: .relaxed)) / 1e9
     }
 
-    /// The Prometheus lines of the stage counters.
+    /// The Prometheus lines of the stage counters; none when profiling is off.
     static var prometheusLines: [String] {
-        [
+        guard isEnabled else { return [] }
+        return [
             "# HELP rampart_stage_cpu_seconds_total CPU seconds spent in each stage of answering requests "
                 + "(json, cbor, ecdsa, store); the rest of the process's CPU is HTTP, routing and scheduling.",
             "# TYPE rampart_stage_cpu_seconds_total counter",

@@ -278,6 +278,8 @@ final class ServerProcess {
         let process = Process()
         process.executableURL = rampart
         process.arguments = ["serve", "--config", configuration.path, "--json"]
+        // The stage table needs the service's per-stage CPU counters, which are off unless asked for.
+        process.environment = ProcessInfo.processInfo.environment.merging(["RAMPART_STAGE_PROFILE": "1"]) { $1 }
         let output = Pipe()
         process.standardOutput = output
         process.standardError = try FileHandle(forWritingTo: log)
