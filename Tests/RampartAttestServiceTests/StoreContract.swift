@@ -200,12 +200,14 @@ enum StoreContract {
     static func expiredSpentChallengesArePurged(_ store: any AttestationStore) async throws {
         let old = nonce()
         let fresh = nonce()
+        // Expired 30 s ago: within the clock-skew allowance, so a service sharing the database (the tests' other
+        // suites) does not purge it first; this test's own cut-off is later.
         try await store.transaction {
-            _ = try $0.spendChallenge(nonce: old, expiresAt: Date(timeIntervalSince1970: 1000))
+            _ = try $0.spendChallenge(nonce: old, expiresAt: Date(timeIntervalSinceNow: -30))
             _ = try $0.spendChallenge(nonce: fresh, expiresAt: future)
         }
         let purged = try await store.transaction {
-            try $0.purgeSpentChallenges(expiredBefore: Date(timeIntervalSince1970: 2000))
+            try $0.purgeSpentChallenges(expiredBefore: Date(timeIntervalSinceNow: -10))
         }
         #expect(purged >= 1)
         #expect(try await store.transaction { try $0.spendChallenge(nonce: old, expiresAt: future) })
