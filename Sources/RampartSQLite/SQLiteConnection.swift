@@ -166,24 +166,48 @@ package final class SQLiteConnection {
     /// - Throws: ``SQLiteError``: ``SQLiteError/Code/corrupt`` when the file is not a database,
     ///   ``SQLiteError/Code/busy`` when another connection holds the file past the busy timeout.
     package func switchToWAL() throws {
+        let (switched, busy) = try retryingWhileBusy {
+            let mode = try query("PRAGMA journal_mode=WAL").first?.text(0)?.lowercased()
+            return mode == "wal" || mode == "memory"
+        }
+        guard switched else {
+            throw busy
+                ?? SQLiteError(
+                    code: .busy,
+                    reason: "SQLite could not switch to WAL: another connection kept the file in its old journal "
+                        + "mode for \(busyTimeoutMilliseconds) ms; close it and try again",
+                    resultCode: SQLITE_BUSY)
+        }
+    }
+
+    /// Copies every page of the write-ahead log into the main file and empties the log (`PRAGMA
+    /// wal_checkpoint(TRUNCATE)`), waiting up to the connection's busy timeout.
+    ///
+    /// Only one connection checkpoints at a time, and SQLite answers busy at once, without the busy handler, when
+    /// another process holds the checkpoint lock (wal.c, `walLockExclusive(WAL_CKPT_LOCK)`), as it does whenever two
+    /// processes write the file together; so a busy answer is retried like ``switchToWAL()``.
+    ///
+    /// - Returns: Whether the whole log was copied and emptied within the busy timeout.
+    /// - Throws: ``SQLiteError`` when the pragma fails.
+    package func checkpointTruncating() throws -> Bool {
+        try retryingWhileBusy { try query("PRAGMA wal_checkpoint(TRUNCATE)").first?.integer(0) == 0 }.done
+    }
+
+    /// Runs `attempt` every few milliseconds until it reports done or the busy timeout passes: for what SQLite does
+    /// not wait for the way statements wait for a lock. A busy error counts as not done.
+    ///
+    /// - Returns: Whether `attempt` finished, and the last busy error it threw.
+    private func retryingWhileBusy(_ attempt: () throws -> Bool) throws -> (done: Bool, busy: SQLiteError?) {
         let clock = ContinuousClock()
         let deadline = clock.now + .milliseconds(busyTimeoutMilliseconds)
         while true {
             var busy: SQLiteError?
             do {
-                let mode = try query("PRAGMA journal_mode=WAL").first?.text(0)?.lowercased()
-                if mode == "wal" || mode == "memory" { return }
+                if try attempt() { return (true, nil) }
             } catch let error as SQLiteError where error.code == .busy {
                 busy = error
             }
-            guard clock.now < deadline else {
-                throw busy
-                    ?? SQLiteError(
-                        code: .busy,
-                        reason: "SQLite could not switch to WAL: another connection kept the file in its old journal "
-                            + "mode for \(busyTimeoutMilliseconds) ms; close it and try again",
-                        resultCode: SQLITE_BUSY)
-            }
+            guard clock.now < deadline else { return (false, busy) }
             usleep(5_000)
         }
     }

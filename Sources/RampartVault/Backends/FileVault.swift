@@ -317,19 +317,9 @@ public final class FileVault: VaultBackend {
     /// wal_checkpoint(TRUNCATE)`, which waits up to ``busyTimeout`` for other connections' reads to move to the latest
     /// commit). With `secure_delete` on, freed space was zeroed, so afterwards neither the file nor its log holds a
     /// removed or replaced value, or the vault key's previous wrap; a copy of the main file alone is the current
-    /// vault.
-    ///
-    /// Only one connection checkpoints at a time, and SQLite answers busy at once, without its busy handler, when
-    /// another process holds the checkpoint lock (wal.c, `walLockExclusive(WAL_CKPT_LOCK)`) — as it does whenever two
-    /// processes change the vault together. So a busy answer is retried every few milliseconds until ``busyTimeout``.
+    /// vault. A checkpoint another process is running is waited for (``RampartSQLite`` retries it).
     private static func checkpointFully(_ database: SQLiteConnection) throws {
-        let deadline = ContinuousClock.now + busyTimeout
-        var row = try database.query("PRAGMA wal_checkpoint(TRUNCATE)").first
-        while let busy = row, busy.integer(0) != 0, ContinuousClock.now < deadline {
-            usleep(2_000)
-            row = try database.query("PRAGMA wal_checkpoint(TRUNCATE)").first
-        }
-        guard let row, row.integer(0) == 0 else {
+        guard try database.checkpointTruncating() else {
             throw VaultError.ioFailure(
                 "the change is committed, but another process kept reading an older state of the vault for more than "
                     + "\(busyTimeout), so the removed or replaced values are still in the file's write-ahead log "
