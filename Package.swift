@@ -142,6 +142,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "RampartPostgres",
+            dependencies: ["RampartSQLite", .target(name: "CPostgres", condition: linux)],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "RampartAppAttest",
             dependencies: [
                 "RampartCrypto", "RampartX509", "RampartChainVerification", .target(name: "COpenSSL", condition: linux),
@@ -169,8 +174,8 @@ let package = Package(
             name: "RampartAttestService",
             dependencies: [
                 "RampartCrypto", "RampartX509", "RampartAppAttest", "RampartRequestSigning", "RampartSQLite",
-                "RampartHTTP",
-                .target(name: "CPostgres", condition: linux), .target(name: "CNetwork", condition: linux),
+                "RampartHTTP", .target(name: "RampartPostgres", condition: linux),
+                .target(name: "CNetwork", condition: linux),
             ],
             exclude: ["OpenAPI/openapi.json"],
             swiftSettings: swiftSettings
@@ -418,7 +423,7 @@ let package = Package(
             dependencies: [
                 "RampartAttestService", "RampartAttestClient", "RampartAttestSimulation", "RampartAppAttest",
                 "RampartRequestSigning", "RampartSecretStore", "RampartVault", "RampartX509", "RampartSQLite",
-                "RampartCrypto", "RampartCLI", "TestSupport", "RampartHTTP",
+                "RampartCrypto", "RampartCLI", "TestSupport", "RampartHTTP", "RampartPostgres",
             ],
             swiftSettings: swiftSettings
         ),

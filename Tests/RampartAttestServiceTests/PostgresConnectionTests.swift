@@ -1,8 +1,7 @@
 import Foundation
+import RampartPostgres
 import RampartSQLite
 import Testing
-
-@testable import RampartAttestService
 
 /// The PostgreSQL connection's prepared statements: prepared once per session, and prepared again when the server
 /// forgot them (`DEALLOCATE`, a new session) or their result columns changed.
@@ -37,8 +36,8 @@ struct PostgresConnectionTests {
         try connection.execute(unsafeScript: "DEALLOCATE ALL")
         #expect(try connection.query("SELECT \(Int64(2)) * 2").first?.integer(0) == 4)
         try connection.execute(unsafeScript: "BEGIN; DEALLOCATE ALL")
-        let error = #expect(throws: AttestServiceError.self) { try connection.query("SELECT \(Int64(3)) * 2") }
-        #expect(error?.code == .storeFailure)
+        let error = #expect(throws: PostgresError.self) { try connection.query("SELECT \(Int64(3)) * 2") }
+        #expect(error?.sqlState == "26000")
         #expect(error?.description.contains("SQLSTATE 26000") == true)
         connection.rollback()
         #expect(try connection.query("SELECT \(Int64(4)) * 2").first?.integer(0) == 8)
@@ -65,10 +64,10 @@ struct PostgresConnectionTests {
         let pid = try #require(try connection.query("SELECT pg_backend_pid() + \(Int64(0))").first?.integer(0))
         let admin = try PostgresConnection(url: url)
         _ = try admin.query("SELECT pg_terminate_backend(\(pid)::int)")
-        let lost = #expect(throws: AttestServiceError.self) {
+        let lost = #expect(throws: PostgresError.self) {
             try connection.query("SELECT pg_backend_pid() + \(Int64(0))")
         }
-        #expect(lost?.code == .storeFailure)
+        #expect(lost?.reason.contains("nothing was acknowledged") == true)
         connection.resetIfBroken()
         let newPID = try #require(try connection.query("SELECT pg_backend_pid() + \(Int64(0))").first?.integer(0))
         #expect(newPID != pid)

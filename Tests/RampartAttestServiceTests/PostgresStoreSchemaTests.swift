@@ -1,4 +1,5 @@
 import Foundation
+import RampartPostgres
 import RampartSQLite
 import Testing
 

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import RampartCrypto
+import RampartPostgres
 import RampartSQLite
 import Synchronization
 import Testing

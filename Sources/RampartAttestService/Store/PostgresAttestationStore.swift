@@ -1,4 +1,5 @@
 import Foundation
+import RampartPostgres
 import RampartSQLite
 import Synchronization
 
@@ -40,15 +41,19 @@ public final class PostgresAttestationStore: AttestationStore {
     public init(url: String, poolSize: Int = defaultPoolSize) throws {
         guard poolSize >= 1 else { throw AttestServiceError.invalidConfiguration("the pool needs a connection") }
         var slots: [Slot] = []
-        for index in 0..<poolSize {
-            let connection = try PostgresConnection(url: url, roundTrips: roundTrips)
-            if index == 0 {
-                // A session advisory lock keeps two processes starting together from racing on CREATE TABLE.
-                try connection.execute(unsafeScript: "SELECT pg_advisory_lock(727172)")
-                defer { try? connection.execute(unsafeScript: "SELECT pg_advisory_unlock(727172)") }
-                try Self.prepareSchema(on: connection)
+        do {
+            for index in 0..<poolSize {
+                let connection = try PostgresConnection(url: url, roundTrips: roundTrips)
+                if index == 0 {
+                    // A session advisory lock keeps two processes starting together from racing on CREATE TABLE.
+                    try connection.execute(unsafeScript: "SELECT pg_advisory_lock(727172)")
+                    defer { try? connection.execute(unsafeScript: "SELECT pg_advisory_unlock(727172)") }
+                    try Self.prepareSchema(on: connection)
+                }
+                slots.append(Slot(connection))
             }
-            slots.append(Slot(connection))
+        } catch {
+            throw Self.storeFailure(error)
         }
         self.slots = slots
         writers = slots.enumerated().map { index, slot in
@@ -86,7 +91,15 @@ public final class PostgresAttestationStore: AttestationStore {
                 return
             }
             connection.resetIfBroken()
-            let transaction = SQLStoreTransaction(execute: { try connection.query($0) })
+            let transaction = SQLStoreTransaction(execute: { query in
+                // Refused before sending, as the SQLite store refuses it, so both keep one contract.
+                try query.refuseNULInText()
+                do {
+                    return try connection.query(query)
+                } catch {
+                    throw Self.storeFailure(error)
+                }
+            })
             for member in batch where member.readOnly {
                 _ = member.run(transaction)
                 member.complete(failure: nil)
@@ -101,8 +114,15 @@ public final class PostgresAttestationStore: AttestationStore {
                 commit: { try connection.commit() },
                 rollback: { connection.rollback() },
                 isTransactionLost: { connection.hasLostTransaction })
-            statements.run(writes, transaction: transaction) { $0 }
+            statements.run(writes, transaction: transaction) { Self.storeFailure($0) }
         }
+    }
+
+    /// A connection's failure as the store's: ``AttestServiceError`` (`storeFailure`) with the same reason and the
+    /// server's message as its detail; any other error unchanged.
+    private static func storeFailure(_ error: any Error) -> any Error {
+        guard let error = error as? PostgresError else { return error }
+        return AttestServiceError.storeFailure(error.reason, detail: error.detail)
     }
 
     /// How many transactions wait for the pool's writers, plus one for each writer running a batch.

@@ -1,21 +1,23 @@
 internal import CPostgres
 import Foundation
-import RampartSQLite
+package import RampartSQLite
 import Synchronization
 
 /// A count of round trips to PostgreSQL, shared by a pool's connections (for tests: how many a batch took).
-final class RoundTripCount: Sendable {
+package final class RoundTripCount: Sendable {
     private let count = Atomic<Int>(0)
 
-    /// The round trips so far.
-    var value: Int { count.load(ordering: .relaxed) }
+    package init() {}
 
-    func add() { count.add(1, ordering: .relaxed) }
+    /// The round trips so far.
+    package var value: Int { count.load(ordering: .relaxed) }
+
+    package func add() { count.add(1, ordering: .relaxed) }
 }
 
 /// One libpq connection, used by one thread at a time. Parameters and results travel in binary format, so values
 /// are never spliced into SQL text and bytes arrive as sent.
-final class PostgresConnection {
+package final class PostgresConnection {
     private let handle: OpaquePointer
     /// Commands without results (`BEGIN`, `SAVEPOINT`, `RELEASE`) held back to travel in one pipeline with the next
     /// statement that needs an answer, so they cost no round trip of their own.
@@ -41,17 +43,17 @@ final class PostgresConnection {
 
     /// Connects to `url` (`postgres://user:password@host:port/database` or a libpq keyword string), counting its
     /// round trips in `roundTrips`.
-    init(url: String, roundTrips: RoundTripCount = RoundTripCount()) throws {
+    package init(url: String, roundTrips: RoundTripCount = RoundTripCount()) throws {
         self.roundTrips = roundTrips
         // PQconnectdb: "a PGconn pointer is returned … even if the connection attempt fails … PQfinish should be
         // called to free the memory used by the PGconn object".
         guard let connection = PQconnectdb(url) else {
-            throw AttestServiceError.storeFailure("libpq could not allocate a connection")
+            throw PostgresError("libpq could not allocate a connection")
         }
         guard PQstatus(connection) == CONNECTION_OK else {
             let message = Self.message(PQerrorMessage(connection))
             PQfinish(connection)
-            throw AttestServiceError.storeFailure(
+            throw PostgresError(
                 "could not connect to PostgreSQL; check the --db URL, that the server runs and accepts the role",
                 detail: message)
         }
@@ -65,7 +67,7 @@ final class PostgresConnection {
 
     /// Re-establishes a broken connection, or one a failed pipeline left in pipeline mode; a no-op when it is
     /// healthy. Any transaction open on the old connection is rolled back by the server.
-    func resetIfBroken() {
+    package func resetIfBroken() {
         deferred.removeAll()
         if PQstatus(handle) != CONNECTION_OK || PQpipelineStatus(handle) != PQ_PIPELINE_OFF {
             // A new session: the server forgot the old one's prepared statements.
@@ -77,7 +79,7 @@ final class PostgresConnection {
     /// Runs semicolon-separated statements without parameters.
     ///
     /// - Warning: Only for trusted constant SQL (schema, `BEGIN`, `COMMIT`).
-    func execute(unsafeScript script: String) throws {
+    package func execute(unsafeScript script: String) throws {
         // PQexec: "the PGresult … should be freed with PQclear when it is no longer needed".
         roundTrips.add()
         let result = PQexec(handle, script)
@@ -89,17 +91,17 @@ final class PostgresConnection {
     /// the same pipeline (libpq pipeline mode), in order.
     ///
     /// - Warning: Only for trusted constant SQL.
-    func deferCommand(unsafeScript command: String) { deferred.append(command) }
+    package func deferCommand(unsafeScript command: String) { deferred.append(command) }
 
     /// Whether a transaction is open on the server (anything but `PQTRANS_IDLE`; deferred commands not counted).
-    var isInTransaction: Bool { PQtransactionStatus(handle) != PQTRANS_IDLE }
+    package var isInTransaction: Bool { PQtransactionStatus(handle) != PQTRANS_IDLE }
 
     /// Whether `BEGIN` is still held back: no statement has reached the server since it was deferred.
     private var isBeginPending: Bool { deferred.first == "BEGIN" }
 
     /// Whether a transaction whose `BEGIN` reached the server is gone (the connection dropped or was reset, or the
     /// server ended it): then nothing done in it may be acknowledged.
-    var hasLostTransaction: Bool {
+    package var hasLostTransaction: Bool {
         guard !isBeginPending else { return false }
         let status = PQtransactionStatus(handle)
         return status != PQTRANS_INTRANS && status != PQTRANS_INERROR
@@ -109,10 +111,10 @@ final class PostgresConnection {
     ///
     /// When `BEGIN` itself is still deferred, no statement ran in the transaction: nothing is sent.
     ///
-    /// - Throws: ``AttestServiceError`` (`storeFailure`) when the transaction is no longer open on the server (a
+    /// - Throws: ``PostgresError`` when the transaction is no longer open on the server (a
     ///   `COMMIT` outside a transaction would only warn), or when the server answered `ROLLBACK` (it does for a
     ///   transaction that failed).
-    func commit() throws {
+    package func commit() throws {
         if isBeginPending {
             deferred.removeAll()
             return
@@ -122,7 +124,7 @@ final class PostgresConnection {
         let status = PQtransactionStatus(handle)
         guard status == PQTRANS_INTRANS || (status == PQTRANS_INERROR && !deferred.isEmpty) else {
             deferred.removeAll()
-            throw AttestServiceError.storeFailure(
+            throw PostgresError(
                 "the PostgreSQL transaction was lost before COMMIT (connection dropped?); nothing was acknowledged",
                 detail: Self.message(PQerrorMessage(handle)))
         }
@@ -132,7 +134,7 @@ final class PostgresConnection {
             // "COMMIT" on a failed transaction succeeds with the tag ROLLBACK: nothing was committed.
             let tag = PQcmdStatus(result).map { String(cString: $0) } ?? ""
             guard tag == "COMMIT" else {
-                throw AttestServiceError.storeFailure(
+                throw PostgresError(
                     "PostgreSQL rolled the transaction back instead of committing it (\(tag)); nothing was "
                         + "acknowledged")
             }
@@ -141,7 +143,7 @@ final class PostgresConnection {
 
     /// Drops the deferred commands and rolls back the open transaction, if any; errors are ignored (a broken
     /// connection has no transaction left).
-    func rollback() {
+    package func rollback() {
         deferred.removeAll()
         if isInTransaction { try? execute(unsafeScript: "ROLLBACK") }
     }
@@ -152,14 +154,12 @@ final class PostgresConnection {
     /// parameter types): the first use sends its `Parse` in the same pipeline, every later one only `Bind` and
     /// `Execute`, so the server neither parses nor plans it again.
     ///
-    /// - Throws: ``AttestServiceError`` (`storeFailure`), also before sending anything when a text parameter holds a
-    ///   NUL (PostgreSQL `text` cannot hold one).
-    func query(_ query: SQLQuery) throws -> [SQLRow] {
+    /// - Throws: ``PostgresError``.
+    package func query(_ query: SQLQuery) throws -> [SQLRow] {
         try run(query, mayPrepareAgain: true)
     }
 
     private func run(_ query: SQLQuery, mayPrepareAgain: Bool) throws -> [SQLRow] {
-        try query.refuseNULInText()
         let statement = makeStatement(query, key: Self.preparedKey(query))
         let commands = deferred
         deferred.removeAll()
@@ -262,7 +262,7 @@ final class PostgresConnection {
         _ commands: [String], then statements: [Statement], each: (OpaquePointer) throws -> R
     ) throws -> [R] {
         guard PQenterPipelineMode(handle) == 1 else {
-            throw AttestServiceError.storeFailure(
+            throw PostgresError(
                 "libpq could not enter pipeline mode; nothing was acknowledged",
                 detail: Self.message(PQerrorMessage(handle)))
         }
@@ -273,7 +273,7 @@ final class PostgresConnection {
         for command in commands {
             // PQsendQueryParams with no parameters: PQsendQuery is not allowed in pipeline mode.
             guard PQsendQueryParams(handle, command, 0, nil, nil, nil, nil, 1) == 1 else {
-                failure = AttestServiceError.storeFailure(
+                failure = PostgresError(
                     "libpq could not send \(command.prefix(20)); nothing was acknowledged",
                     detail: Self.message(PQerrorMessage(handle)))
                 break
@@ -304,13 +304,13 @@ final class PostgresConnection {
                 }
             }
             if !queued {
-                failure = AttestServiceError.storeFailure(
+                failure = PostgresError(
                     "libpq could not send a statement; nothing was acknowledged",
                     detail: Self.message(PQerrorMessage(handle)))
             }
         }
         guard PQpipelineSync(handle) == 1 else {
-            throw AttestServiceError.storeFailure(
+            throw PostgresError(
                 "libpq could not send the pipeline (connection lost?); nothing was acknowledged",
                 detail: Self.message(PQerrorMessage(handle)))
         }
@@ -350,7 +350,7 @@ final class PostgresConnection {
         }
         if let failure { throw stale ? PreparedStatementFailure(underlying: failure) : failure }
         guard synced else {
-            throw AttestServiceError.storeFailure(
+            throw PostgresError(
                 "PostgreSQL did not finish the pipeline (connection lost?); nothing was acknowledged",
                 detail: Self.message(PQerrorMessage(handle)))
         }
@@ -382,7 +382,7 @@ final class PostgresConnection {
 
     private func check(_ result: OpaquePointer?, doing action: String, abortedIsError: Bool = true) throws {
         guard let result else {
-            throw AttestServiceError.storeFailure(
+            throw PostgresError(
                 "PostgreSQL did not answer (connection lost?); nothing was acknowledged",
                 detail: Self.message(PQerrorMessage(handle)))
         }
@@ -390,9 +390,9 @@ final class PostgresConnection {
         if status == PGRES_PIPELINE_ABORTED && !abortedIsError { return }
         guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
             let state = Self.sqlState(result)
-            throw AttestServiceError.storeFailure(
+            throw PostgresError(
                 "PostgreSQL could not \(action) (SQLSTATE \(state)); nothing was acknowledged",
-                detail: Self.message(PQresultErrorMessage(result)))
+                detail: Self.message(PQresultErrorMessage(result)), sqlState: state)
         }
     }
 
@@ -421,7 +421,7 @@ final class PostgresConnection {
         switch type {
         case int2OID, int4OID, int8OID:
             guard bytes.count == 2 || bytes.count == 4 || bytes.count == 8 else {
-                throw AttestServiceError.storeFailure("PostgreSQL returned an integer of \(bytes.count) bytes")
+                throw PostgresError("PostgreSQL returned an integer of \(bytes.count) bytes")
             }
             var value: Int64 = bytes.first.map { $0 & 0x80 != 0 ? -1 : 0 } ?? 0
             for byte in bytes { value = value << 8 | Int64(byte) }
