@@ -31,6 +31,7 @@ let package = Package(
         .library(name: "RampartTLS", targets: ["RampartTLS"]),
         .library(name: "RampartAppAttest", targets: ["RampartAppAttest"]),
         .library(name: "RampartKeyAttestation", targets: ["RampartKeyAttestation"]),
+        .library(name: "RampartJOSE", targets: ["RampartJOSE"]),
         .library(name: "RampartAttestSimulation", targets: ["RampartAttestSimulation"]),
         .library(name: "RampartHTTP", targets: ["RampartHTTP"]),
         .library(name: "RampartAttestService", targets: ["RampartAttestService"]),
@@ -158,6 +159,12 @@ let package = Package(
             dependencies: ["RampartCrypto", "RampartX509", "RampartAppAttest"],
             swiftSettings: swiftSettings
         ),
+        // JWS, JWK, JWKS and the one strict base64url codec: session JWTs and access tokens.
+        .target(
+            name: "RampartJOSE",
+            dependencies: ["RampartCrypto", "RampartRequestSigning"],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "RampartAttestSimulation",
             dependencies: [
@@ -174,6 +181,7 @@ let package = Package(
             name: "RampartAttestService",
             dependencies: [
                 "RampartCrypto", "RampartX509", "RampartAppAttest", "RampartRequestSigning", "RampartSQLite",
+                "RampartJOSE",
                 "RampartHTTP", .target(name: "RampartPostgres", condition: linux),
                 .target(name: "CNetwork", condition: linux),
             ],
@@ -325,7 +333,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "FuzzJWS",
-            dependencies: ["FuzzSupport", "RampartAttestService", "RampartCrypto"],
+            dependencies: ["FuzzSupport", "RampartAttestService", "RampartCrypto", "RampartJOSE"],
             path: "Fuzz/FuzzJWS",
             exclude: ["Seeds"],
             swiftSettings: swiftSettings
@@ -423,8 +431,13 @@ let package = Package(
             dependencies: [
                 "RampartAttestService", "RampartAttestClient", "RampartAttestSimulation", "RampartAppAttest",
                 "RampartRequestSigning", "RampartSecretStore", "RampartVault", "RampartX509", "RampartSQLite",
-                "RampartCrypto", "RampartCLI", "TestSupport", "RampartHTTP", "RampartPostgres",
+                "RampartCrypto", "RampartCLI", "TestSupport", "RampartHTTP", "RampartPostgres", "RampartJOSE",
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RampartJOSETests",
+            dependencies: ["RampartJOSE", "RampartCrypto"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -2,12 +2,13 @@ import Foundation
 import FuzzSupport
 import RampartAttestService
 import RampartCrypto
+import RampartJOSE
 
 /// The JOSE parsers must never crash on any bytes and must keep their promises. The first byte picks the parser:
 ///
 /// - even: ``JSONWebKeySet/init(jsonEncoded:)``. Whatever it accepts has at least one key, and its canonical JSON
 ///   reads back to the same canonical JSON (the round trip a published JWKS relies on); a refusal is always
-///   `invalidConfiguration`.
+///   `invalidKeySet`.
 /// - odd: ``SessionTokenVerifier/subject(authorization:now:)`` over `Bearer <rest>` with a fixed RS256 + ES256 key
 ///   set. A refusal is always `invalidSession`; nothing without a valid signature is accepted (the fuzzer holds no
 ///   private key, so any accepted token is a forgery).
@@ -38,10 +39,10 @@ func check(_ bytes: [UInt8]) {
             let encoded = set.jsonEncoded
             let reread = try? JSONWebKeySet(jsonEncoded: encoded)
             fuzzInvariant(reread?.jsonEncoded == encoded, "the canonical JWKS does not read back to itself")
-        } catch let error as AttestServiceError {
-            fuzzInvariant(error.code == .invalidConfiguration, "a JWKS refusal that is not invalidConfiguration")
+        } catch let error as JOSEError {
+            fuzzInvariant(error.code == .invalidKeySet, "a JWKS refusal that is not invalidKeySet")
         } catch {
-            fuzzInvariant(false, "a JWKS refusal that is not an AttestServiceError")
+            fuzzInvariant(false, "a JWKS refusal that is not a JOSEError")
         }
     } else {
         let authorization = "Bearer " + String(decoding: rest, as: UTF8.self)

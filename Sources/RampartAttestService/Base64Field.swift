@@ -31,26 +31,4 @@ enum Base64Field {
         }
         return Array(data)
     }
-
-    /// Encodes bytes as unpadded base64url.
-    static func urlEncoded(_ bytes: [UInt8]) -> String {
-        // Byte by byte over the standard encoding's buffer, into the string's own storage: three
-        // `replacingOccurrences` (NSString) calls cost about 30 µs a challenge, and iterating `Data` a call per byte.
-        let standard = Data(bytes).base64EncodedData()
-        return standard.withUnsafeBytes { standard in
-            String(unsafeUninitializedCapacity: standard.count) { encoded in
-                var count = 0
-                for byte in standard where byte != UInt8(ascii: "=") {
-                    encoded[count] =
-                        switch byte {
-                        case UInt8(ascii: "+"): UInt8(ascii: "-")
-                        case UInt8(ascii: "/"): UInt8(ascii: "_")
-                        default: byte
-                        }
-                    count += 1
-                }
-                return count
-            }
-        }
-    }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import RampartAttestService
 import RampartCrypto
+import RampartJOSE
 import Testing
 
 /// ``AccessTokenIssuer``: issue and verify, every refusal by code, rotation with overlap, keys shared through the

@@ -1,6 +1,7 @@
 import Foundation
 @_spi(Testing) import RampartAttestService
 import RampartCrypto
+import RampartJOSE
 import Synchronization
 import TestSupport
 import Testing

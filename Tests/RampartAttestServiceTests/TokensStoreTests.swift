@@ -1,6 +1,7 @@
 import Foundation
 import RampartAttestService
 import RampartCrypto
+import RampartJOSE
 import RampartSQLite
 import Testing
 

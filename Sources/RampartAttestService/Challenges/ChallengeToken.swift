@@ -1,5 +1,6 @@
 import Foundation
 import RampartCrypto
+import RampartJOSE
 
 /// A sealed challenge: what it is for, whom, until when, and a random nonce, under an HMAC-SHA256 of a sealing key.
 ///
@@ -60,7 +61,7 @@ struct ChallengeToken {
         bytes += SecureRandom.bytes(count: nonceByteCount)
         bytes += subjectTag(subject, key: key)
         bytes += mac(bytes, key: key.key)
-        return (Base64Field.urlEncoded(bytes), Date(storeMilliseconds: milliseconds))
+        return (Base64URL.encode(bytes), Date(storeMilliseconds: milliseconds))
     }
 
     /// A presented challenge whose MAC verified: genuine, but not yet judged for expiry, purpose and subject.

@@ -1,5 +1,6 @@
 public import Foundation
 import RampartCrypto
+import RampartJOSE
 import RampartRequestSigning
 
 /// Issues and verifies Rampart's access tokens: short-lived ES256 JWTs for "attest once, then tokens" (see
@@ -159,7 +160,12 @@ public actor AccessTokenIssuer {
     public func verify(_ token: String, now: Date) async throws -> AccessTokenClaims {
         let what = "the access token"
         let invalid = { (reason: String) in AttestServiceError.invalidToken(reason) }
-        let jws = try CompactJWS(token, algorithms: [.es256], what: what, error: invalid)
+        let jws: CompactJWS
+        do {
+            jws = try CompactJWS(token, algorithms: [.es256], what: what)
+        } catch let failure as JOSEError {
+            throw invalid(failure.reason)
+        }
         guard case .string(let type)? = jws.header["typ"], type.hasSameUTF8(as: "JWT") else {
             throw invalid("\(what)'s header has no \"typ\": \"JWT\"; it was not issued by Rampart")
         }
@@ -178,32 +184,38 @@ public actor AccessTokenIssuer {
         guard key.publicKey.isValidSignature(jws.signature, for: jws.signingInput) else {
             throw invalid("\(what)'s signature does not verify; it was altered or not issued by this service")
         }
-        let claims = JWTClaims(claims: jws.claims, what: what, error: invalid)
-        try claims.checkIssuer(configuration.issuer)
-        guard case .string(let audience)? = jws.claims["aud"], audience.hasSameUTF8(as: configuration.audience)
-        else { throw invalid("\(what)'s audience (\"aud\") is not \"\(configuration.audience)\"") }
-        let times = try claims.checkTimes(
-            now: now.timeIntervalSince1970, leeway: Double(configuration.leewaySeconds),
-            expired: { AttestServiceError.tokenExpired($0 + "; fetch a new one with POST /v1/tokens") })
-        guard let issuedAt = times.issuedAt else { throw invalid("\(what) has no \"iat\" claim") }
-        guard times.expiresAt - issuedAt <= Double(configuration.lifetimeSeconds) else {
-            throw invalid("\(what) lives longer than the configured \(configuration.lifetimeSeconds) seconds")
+        let claims = JWTClaims(claims: jws.claims, what: what)
+        do {
+            try claims.checkIssuer(configuration.issuer)
+            guard case .string(let audience)? = jws.claims["aud"], audience.hasSameUTF8(as: configuration.audience)
+            else { throw invalid("\(what)'s audience (\"aud\") is not \"\(configuration.audience)\"") }
+            let times = try claims.checkTimes(
+                now: now.timeIntervalSince1970, leeway: Double(configuration.leewaySeconds))
+            guard let issuedAt = times.issuedAt else { throw invalid("\(what) has no \"iat\" claim") }
+            guard times.expiresAt - issuedAt <= Double(configuration.lifetimeSeconds) else {
+                throw invalid("\(what) lives longer than the configured \(configuration.lifetimeSeconds) seconds")
+            }
+            let subject = try claims.subject()
+            let tokenID = try claims.string("jti")
+            guard Base64URL.decode(tokenID.utf8, maximumByteCount: 64).map({ $0.count >= 16 }) == true else {
+                throw invalid("\(what)'s \"jti\" is not 16 or more random bytes in base64url")
+            }
+            let keyID = try claims.string("keyId")
+            guard Self.isKeyID(keyID) else { throw invalid("\(what)'s \"keyId\" is not an App Attest key id") }
+            let environment = try claims.string("environment")
+            guard Self.environments.contains(environment) else {
+                throw invalid("\(what)'s \"environment\" is not production or development")
+            }
+            return AccessTokenClaims(
+                issuer: configuration.issuer, audience: audience, subject: subject,
+                issuedAt: Date(timeIntervalSince1970: issuedAt),
+                expiresAt: Date(timeIntervalSince1970: times.expiresAt),
+                tokenID: tokenID, keyID: keyID, environment: environment, signingKeyID: kid)
+        } catch let failure as JOSEError where failure.code == .tokenExpired {
+            throw AttestServiceError.tokenExpired(failure.reason + "; fetch a new one with POST /v1/tokens")
+        } catch let failure as JOSEError {
+            throw invalid(failure.reason)
         }
-        let subject = try claims.subject()
-        let tokenID = try claims.string("jti")
-        guard Base64URL.decode(tokenID.utf8, maximumByteCount: 64).map({ $0.count >= 16 }) == true else {
-            throw invalid("\(what)'s \"jti\" is not 16 or more random bytes in base64url")
-        }
-        let keyID = try claims.string("keyId")
-        guard Self.isKeyID(keyID) else { throw invalid("\(what)'s \"keyId\" is not an App Attest key id") }
-        let environment = try claims.string("environment")
-        guard Self.environments.contains(environment) else {
-            throw invalid("\(what)'s \"environment\" is not production or development")
-        }
-        return AccessTokenClaims(
-            issuer: configuration.issuer, audience: audience, subject: subject,
-            issuedAt: Date(timeIntervalSince1970: issuedAt), expiresAt: Date(timeIntervalSince1970: times.expiresAt),
-            tokenID: tokenID, keyID: keyID, environment: environment, signingKeyID: kid)
     }
 
     // MARK: Publishing

@@ -1,4 +1,5 @@
 import Foundation
+import RampartJOSE
 import Synchronization
 
 #if canImport(Glibc)

@@ -1,4 +1,5 @@
 public import Foundation
+public import RampartJOSE
 
 /// The `jwt` subject source: verifies the app's own session JWT from `Authorization: Bearer …` against the
 /// identity provider's JWKS and returns its `sub`, the subject every challenge, registration and check uses.
@@ -160,7 +161,7 @@ public struct SessionTokenVerifier {
         let keySet: JSONWebKeySet
         do {
             keySet = try JSONWebKeySet(jsonEncoded: bytes)
-        } catch let error as AttestServiceError {
+        } catch let error as JOSEError {
             throw AttestServiceError.invalidConfiguration(
                 "the JWKS file \(configuration.jwksPath) (subject.jwt.jwks) is not usable: \(error.reason); export "
                     + "your identity provider's JWKS (the document at its jwks_uri) to that file")
@@ -177,12 +178,13 @@ public struct SessionTokenVerifier {
         let keySet: JSONWebKeySet
         do {
             keySet = try JSONWebKeySet(jsonEncoded: bytes, requiringKeys: false)
-        } catch let error as AttestServiceError {
+        } catch let error as JOSEError {
             throw AttestServiceError.invalidConfiguration(
                 "the JWKS file \(configuration.jwksPath) (subject.jwt.jwks) is not usable: \(error.reason); export "
                     + "your identity provider's JWKS (the document at its jwks_uri) to that file")
         }
         let usable = keySet.keys.filter { algorithms.contains($0.algorithm) }
+        // A subset of a set just read: as few keys, no kid twice.
         return usable.count == keySet.keys.count ? keySet : try JSONWebKeySet(keys: usable)
     }
 
@@ -223,7 +225,12 @@ public struct SessionTokenVerifier {
     /// - Throws: ``AttestServiceError`` (`invalidSession`) naming the failed check.
     public func subject(token: String, now: Date) throws -> String {
         let what = "the session JWT"
-        let jws = try CompactJWS(token, algorithms: algorithms, what: what, error: Self.error)
+        let jws: CompactJWS
+        do {
+            jws = try CompactJWS(token, algorithms: algorithms, what: what)
+        } catch let failure as JOSEError {
+            throw Self.error(failure.reason)
+        }
         var keySet = keys.current(now: now)
         let key: JSONWebKey
         if let keyID = jws.keyID {
@@ -253,12 +260,16 @@ public struct SessionTokenVerifier {
         guard key.isValidSignature(jws.signature, for: jws.signingInput) else {
             throw Self.error("the session JWT's signature does not verify with \(key)")
         }
-        let claims = JWTClaims(claims: jws.claims, what: what, error: Self.error)
-        try claims.checkIssuer(configuration.issuer)
-        try claims.checkAudience(configuration.audience)
-        try claims.checkTimes(
-            now: now.timeIntervalSince1970, leeway: Double(configuration.leewaySeconds), expired: Self.error)
-        return try claims.subject()
+        let claims = JWTClaims(claims: jws.claims, what: what)
+        do {
+            try claims.checkIssuer(configuration.issuer)
+            try claims.checkAudience(configuration.audience)
+            try claims.checkTimes(now: now.timeIntervalSince1970, leeway: Double(configuration.leewaySeconds))
+            return try claims.subject()
+        } catch let failure as JOSEError {
+            // An expired session is refused like any other: the app signs in again either way.
+            throw Self.error(failure.reason)
+        }
     }
 
     /// The token of `Bearer <token>`: the scheme in any case (RFC 7235 section 2.1), then exactly one space.

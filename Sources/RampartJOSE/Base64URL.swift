@@ -3,12 +3,16 @@
 /// Decoding refuses padding, the standard alphabet's `+` and `/`, whitespace, a length of 4k+1, and a last
 /// character whose unused low bits are not zero, so every byte string has exactly one accepted encoding (a token or
 /// a key cannot be re-spelled into a second form that still verifies).
-enum Base64URL {
+///
+/// This is Rampart's one strict base64url codec. The service's request fields are read more leniently on purpose
+/// (standard or URL-safe alphabet, padding optional: the API's documented contract), and nothing else encodes
+/// base64url.
+public enum Base64URL {
     /// Encodes `bytes` as unpadded base64url.
     ///
     /// - Parameter bytes: The bytes.
     /// - Returns: The text.
-    static func encode(_ bytes: some Collection<UInt8>) -> String {
+    public static func encode(_ bytes: some Collection<UInt8>) -> String {
         let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
         var output: [UInt8] = []
         output.reserveCapacity((bytes.count * 4 + 2) / 3)
@@ -34,7 +38,7 @@ enum Base64URL {
     ///   - maximumByteCount: The largest decoded size accepted (checked before any work; a DoS bound).
     /// - Returns: The bytes, or nil when `text` is not the one canonical unpadded base64url encoding of some bytes
     ///   of at most `maximumByteCount`.
-    static func decode(_ text: some Collection<UInt8>, maximumByteCount: Int) -> [UInt8]? {
+    public static func decode(_ text: some Collection<UInt8>, maximumByteCount: Int) -> [UInt8]? {
         let count = text.count
         guard count % 4 != 1, count / 4 * 3 + max(count % 4 - 1, 0) <= maximumByteCount else { return nil }
         var output: [UInt8] = []
@@ -74,7 +78,7 @@ enum Base64URL {
     /// - Returns: The bytes.
     /// - Throws: What `error` makes.
     static func decode(
-        _ text: String, what: String, maximumByteCount: Int, error: (String) -> AttestServiceError
+        _ text: String, what: String, maximumByteCount: Int, error: (String) -> JOSEError
     ) throws -> [UInt8] {
         guard let bytes = decode(text.utf8, maximumByteCount: maximumByteCount) else {
             throw error(

@@ -41,15 +41,14 @@ public struct JSONWebKey {
     /// - Parameters:
     ///   - key: The public key; it must be on P-256.
     ///   - keyID: Its `kid`; nil for none.
-    /// - Throws: ``AttestServiceError`` (`invalidConfiguration`) for a key on another curve.
+    /// - Throws: ``JOSEError`` (`invalidKey`) for a key on another curve.
     public init(_ key: ECPublicKey, keyID: String?) throws {
         guard key.curve == .p256 else {
-            throw AttestServiceError.invalidConfiguration(
-                "ES256 needs a P-256 key; this one is on \(key.curve.rawValue)")
+            throw JOSEError.invalidKey("ES256 needs a P-256 key; this one is on \(key.curve.rawValue)")
         }
         let point = key.x963Representation
         guard point.count == 65 else {
-            throw AttestServiceError.invalidConfiguration("the P-256 point is not 65 bytes uncompressed")
+            throw JOSEError.invalidKey("the P-256 point is not 65 bytes uncompressed")
         }
         self.init(
             keyID: keyID, algorithm: .es256, declaresAlgorithm: true, declaresSignatureUse: true,

@@ -1,5 +1,5 @@
 import RampartCrypto
-import RampartRequestSigning
+public import RampartRequestSigning
 
 /// A JWS in the compact serialization (RFC 7515 section 7.1) carrying a JWT (RFC 7519), split and decoded but not
 /// yet verified:
@@ -12,23 +12,23 @@ import RampartRequestSigning
 /// the header's `alg` must be one of the caller's algorithms (never `none` or an HMAC), and a `crit` header is
 /// refused (RFC 7515 section 4.1.11: Rampart understands no extension). The signature is checked later over
 /// ``signingInput``, the first two parts exactly as received.
-struct CompactJWS {
+public struct CompactJWS {
     /// The longest token accepted, in bytes (DoS bound; an RS256 JWT with a 8,192-bit key and a generous payload
     /// fits).
-    static let maximumByteCount = 8 * 1024
+    public static let maximumByteCount = 8 * 1024
 
     /// The `alg` header.
-    let algorithm: JSONWebAlgorithm
+    public let algorithm: JSONWebAlgorithm
     /// The `kid` header, when present.
-    let keyID: String?
+    public let keyID: String?
     /// The whole protected header.
-    let header: [String: JSONValue]
+    public let header: [String: JSONValue]
     /// The JWT claims set.
-    let claims: [String: JSONValue]
+    public let claims: [String: JSONValue]
     /// `BASE64URL(header) '.' BASE64URL(payload)`, as received: what the signature covers.
-    let signingInput: [UInt8]
+    public let signingInput: [UInt8]
     /// The decoded signature.
-    let signature: [UInt8]
+    public let signature: [UInt8]
 
     /// Splits and decodes `token`.
     ///
@@ -36,11 +36,9 @@ struct CompactJWS {
     ///   - token: The compact JWS.
     ///   - algorithms: The algorithms the caller accepts.
     ///   - what: The token's name in messages (`the session JWT`).
-    ///   - error: Makes the error to throw from a reason.
-    /// - Throws: What `error` makes, for anything malformed or an algorithm outside `algorithms`.
-    init(
-        _ token: String, algorithms: [JSONWebAlgorithm], what: String, error: (String) -> AttestServiceError
-    ) throws {
+    /// - Throws: ``JOSEError`` (`invalidToken`) for anything malformed or an algorithm outside `algorithms`.
+    public init(_ token: String, algorithms: [JSONWebAlgorithm], what: String) throws {
+        let error = { (reason: String) in JOSEError.invalidToken(reason) }
         let bytes = Array(token.utf8)
         guard bytes.count <= Self.maximumByteCount else {
             throw error("\(what) is \(bytes.count) bytes; at most \(Self.maximumByteCount) are accepted")
@@ -105,17 +103,37 @@ struct CompactJWS {
 }
 
 /// The registered claims (RFC 7519 section 4.1) as Rampart checks them, over a decoded claims set.
-struct JWTClaims {
-    let claims: [String: JSONValue]
-    let what: String
-    let error: (String) -> AttestServiceError
+///
+/// Every check throws ``JOSEError`` (`invalidToken`), except a past `exp`, which is `tokenExpired`.
+public struct JWTClaims {
+    /// The claims set.
+    public let claims: [String: JSONValue]
+    /// The token's name in messages (`the session JWT`).
+    public let what: String
 
     /// The longest `sub` accepted, in UTF-8 bytes.
-    static let maximumSubjectByteCount = 256
+    public static let maximumSubjectByteCount = 256
     /// The most entries of an `aud` array.
-    static let maximumAudienceCount = 32
+    public static let maximumAudienceCount = 32
 
-    func string(_ name: String) throws -> String {
+    /// Checks over `claims`.
+    ///
+    /// - Parameters:
+    ///   - claims: The decoded claims set (``CompactJWS/claims``).
+    ///   - what: The token's name in messages.
+    public init(claims: [String: JSONValue], what: String) {
+        self.claims = claims
+        self.what = what
+    }
+
+    func error(_ reason: String) -> JOSEError { .invalidToken(reason) }
+
+    /// The string claim `name`, which must be present.
+    ///
+    /// - Parameter name: The claim.
+    /// - Returns: Its value.
+    /// - Throws: ``JOSEError`` (`invalidToken`) when it is absent or not a string.
+    public func string(_ name: String) throws -> String {
         guard let value = claims[name] else { throw error("\(what) has no \"\(name)\" claim") }
         guard case .string(let text) = value else { throw error("\(what)'s \"\(name)\" claim is not a string") }
         return text
@@ -130,14 +148,20 @@ struct JWTClaims {
     }
 
     /// `iss` equal to `issuer`, as bytes.
-    func checkIssuer(_ issuer: String) throws {
+    ///
+    /// - Parameter issuer: The expected issuer.
+    /// - Throws: ``JOSEError`` (`invalidToken`).
+    public func checkIssuer(_ issuer: String) throws {
         guard try string("iss").hasSameUTF8(as: issuer) else {
             throw error("\(what)'s issuer (\"iss\") is not the configured \"\(issuer)\"")
         }
     }
 
     /// `aud` a string equal to `audience`, or an array of strings containing it.
-    func checkAudience(_ audience: String) throws {
+    ///
+    /// - Parameter audience: The expected audience.
+    /// - Throws: ``JOSEError`` (`invalidToken`).
+    public func checkAudience(_ audience: String) throws {
         let values: [JSONValue]
         switch claims["aud"] {
         case nil: throw error("\(what) has no audience (\"aud\") claim; it must include \"\(audience)\"")
@@ -161,18 +185,20 @@ struct JWTClaims {
 
     /// `exp` (required), `nbf` and `iat` (when present) against `now`, each with `leeway` seconds of clock skew.
     ///
+    /// - Parameters:
+    ///   - now: The current time, in seconds since 1970.
+    ///   - leeway: The clock skew allowed, in seconds.
     /// - Returns: `exp` and `iat` (nil when absent).
-    /// - Throws: `expired(reason)` for a past `exp`, `error(reason)` for anything else.
+    /// - Throws: ``JOSEError`` `tokenExpired` for a past `exp`, `invalidToken` for anything else.
     @discardableResult
-    func checkTimes(
-        now: Double, leeway: Double, expired: (String) -> AttestServiceError
-    ) throws -> (expiresAt: Double, issuedAt: Double?) {
+    public func checkTimes(now: Double, leeway: Double) throws -> (expiresAt: Double, issuedAt: Double?) {
         guard let expiresAt = try number("exp") else {
             throw error("\(what) has no expiry (\"exp\") claim; Rampart accepts only tokens that expire")
         }
         // RFC 7519 section 4.1.4: the current time MUST be before the expiry.
         guard now < expiresAt + leeway else {
-            throw expired("\(what) expired \(Int(now - expiresAt)) seconds ago (leeway \(Int(leeway)) s)")
+            throw JOSEError.tokenExpired(
+                "\(what) expired \(Int(now - expiresAt)) seconds ago (leeway \(Int(leeway)) s)")
         }
         if let notBefore = try number("nbf"), now + leeway < notBefore {
             throw error("\(what) is not valid yet (\"nbf\" is \(Int(notBefore - now)) seconds ahead)")
@@ -186,7 +212,10 @@ struct JWTClaims {
     }
 
     /// `sub`: a non-empty string of at most ``maximumSubjectByteCount`` bytes without NUL.
-    func subject() throws -> String {
+    ///
+    /// - Returns: The subject.
+    /// - Throws: ``JOSEError`` (`invalidToken`).
+    public func subject() throws -> String {
         let subject = try string("sub")
         guard !subject.isEmpty, subject.utf8.count <= Self.maximumSubjectByteCount, !subject.utf8.contains(0) else {
             throw error(
@@ -195,3 +224,7 @@ struct JWTClaims {
         return subject
     }
 }
+
+extension CompactJWS: Sendable {}
+
+extension JWTClaims: Sendable {}

@@ -1,12 +1,12 @@
 import Foundation
-import RampartAttestService
 import RampartCrypto
+import RampartJOSE
 import Testing
 
 /// ``JSONWebKeySet``: RFC 7517 documents with RS256 and ES256 keys, the skip rules, every refusal and limit, and the
 /// round trip to JSON.
-struct TokensJWKSTests {
-    typealias F = TokensFixtures
+struct JSONWebKeySetTests {
+    typealias F = JOSEFixtures
 
     @Test("an RSA and a P-256 key are read with kid, use and alg, and verify their own signatures")
     func readsBothTypes() throws {
@@ -157,19 +157,20 @@ struct TokensJWKSTests {
         ]
     }
 
-    @Test("a malformed or unsafe document is invalidConfiguration naming what is wrong", arguments: badDocuments)
+    @Test("a malformed or unsafe document is invalidKeySet naming what is wrong", arguments: badDocuments)
     func refusals(_ bad: Bad) {
-        let error = #expect(throws: AttestServiceError.self) { try JSONWebKeySet(jsonEncoded: bad.document) }
-        #expect(error?.code == .invalidConfiguration)
+        let error = #expect(throws: JOSEError.self) { try JSONWebKeySet(jsonEncoded: bad.document) }
+        #expect(error?.code == .invalidKeySet)
         #expect(error?.reason.contains(bad.expected) == true, "\(error?.reason ?? "no error")")
     }
 
     @Test("a publication set refuses repeated kids")
     func publicationDuplicates() throws {
         let key = try JSONWebKey(F.ecKey.publicKey, keyID: "same")
-        let error = #expect(throws: AttestServiceError.self) { try JSONWebKeySet(keys: [key, key]) }
-        #expect(error?.code == .invalidConfiguration)
+        let error = #expect(throws: JOSEError.self) { try JSONWebKeySet(keys: [key, key]) }
+        #expect(error?.code == .invalidKeySet)
         let p384 = ECPrivateKey(curve: .p384).publicKey
-        #expect(throws: AttestServiceError.self) { try JSONWebKey(p384, keyID: nil) }
+        let keyError = #expect(throws: JOSEError.self) { try JSONWebKey(p384, keyID: nil) }
+        #expect(keyError?.code == .invalidKey)
     }
 }

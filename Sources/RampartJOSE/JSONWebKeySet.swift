@@ -49,10 +49,10 @@ public struct JSONWebKeySet {
     /// A set of keys, for publication.
     ///
     /// - Parameter keys: The keys; no two may share a `kid`, and there may be at most ``Limits/maximumKeyCount``.
-    /// - Throws: ``AttestServiceError`` (`invalidConfiguration`) for a repeated `kid` or too many keys.
+    /// - Throws: ``JOSEError`` (`invalidKeySet`) for a repeated `kid` or too many keys.
     public init(keys: [JSONWebKey]) throws {
         guard keys.count <= Limits.maximumKeyCount else {
-            throw AttestServiceError.invalidConfiguration(
+            throw JOSEError.invalidKeySet(
                 "a JWKS holds at most \(Limits.maximumKeyCount) keys; this one has \(keys.count)")
         }
         try Self.refuseDuplicateKeyIDs(keys.compactMap(\.keyID))
@@ -63,14 +63,14 @@ public struct JSONWebKeySet {
     /// Reads a JWKS document.
     ///
     /// - Parameter jsonEncoded: The document's bytes.
-    /// - Throws: ``AttestServiceError`` (`invalidConfiguration`) naming the key and member at fault, for anything
-    ///   the rules above refuse.
+    /// - Throws: ``JOSEError`` (`invalidKeySet`) naming the key and member at fault, for anything the rules above
+    ///   refuse.
     public init(jsonEncoded: [UInt8]) throws {
         try self.init(jsonEncoded: jsonEncoded, requiringKeys: true)
     }
 
     /// The set with no keys: what a session-key file that holds none, or stayed unreadable too long, leaves in use.
-    static let empty = JSONWebKeySet(checkedKeys: [])
+    public static let empty = JSONWebKeySet(checkedKeys: [])
 
     private init(checkedKeys: [JSONWebKey]) {
         keys = checkedKeys
@@ -79,7 +79,12 @@ public struct JSONWebKeySet {
 
     /// Reads a JWKS document; with `requiringKeys` false, a well-formed document without a usable key is an empty
     /// set instead of an error (an identity provider that withdrew every key).
-    init(jsonEncoded: [UInt8], requiringKeys: Bool) throws {
+    ///
+    /// - Parameters:
+    ///   - jsonEncoded: The document's bytes.
+    ///   - requiringKeys: Whether a document without a usable key is refused.
+    /// - Throws: ``JOSEError`` (`invalidKeySet`), as ``init(jsonEncoded:)``.
+    public init(jsonEncoded: [UInt8], requiringKeys: Bool) throws {
         guard jsonEncoded.count <= Limits.maximumByteCount else {
             throw Self.error(
                 "the JWKS is \(jsonEncoded.count) bytes; at most \(Limits.maximumByteCount) are accepted")
@@ -134,7 +139,7 @@ public struct JSONWebKeySet {
         keys.first { $0.keyID?.hasSameUTF8(as: keyID) == true }
     }
 
-    static func error(_ reason: String) -> AttestServiceError { .invalidConfiguration(reason) }
+    static func error(_ reason: String) -> JOSEError { .invalidKeySet(reason) }
 
     private static func refuseDuplicateKeyIDs(_ keyIDs: [String]) throws {
         var seen: Set<[UInt8]> = []
@@ -165,7 +170,7 @@ private struct MemberReader {
         return "key \(index + 1)"
     }
 
-    func error(_ reason: String) -> AttestServiceError { JSONWebKeySet.error("\(name): \(reason)") }
+    func error(_ reason: String) -> JOSEError { JSONWebKeySet.error("\(name): \(reason)") }
 
     /// A short string member, or nil when absent.
     func string(
