@@ -15,7 +15,7 @@ APP_SIDE = ["RampartCrypto", "RampartX509", "RampartPinning", "RampartRequestSig
 SERVER_SIDE = {"RampartChainVerification", "RampartTLS", "RampartAppAttest", "RampartKeyAttestation",
                "RampartAttestSimulation",
                "RampartAttestService", "RampartVault", "RampartSQLite", "RampartAppleSimulation", "RampartCLI",
-               "RampartCryptoKitBackend", "RampartAudit", "RampartCLICore"}
+               "RampartCryptoKitBackend", "RampartAudit", "RampartServiceCLI"}
 PLATFORMS = ["ios", "macos", "tvos", "watchos", "visionos"]
 
 

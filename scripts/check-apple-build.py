@@ -20,7 +20,7 @@ would refuse compiles here. This script reads each app-side module's Swift files
 `#if` is evaluated as the platform's compiler would: `canImport` of Apple frameworks and of the app-side modules is
 true, of Glibc, Musl, FoundationNetworking, the C targets, RampartAppleSimulation and the server modules false;
 `os(…)` is the platform; `targetEnvironment(simulator)` is tried both ways (device and simulator), as is `DEBUG`; the
-package's `-D` flags (RAMPART_CRYPTOKIT_BACKEND, RAMPART_CLI_CORE) are not set for the app-side modules. A condition
+package's `-D` flag (RAMPART_CRYPTOKIT_BACKEND) is not set for the app-side modules. A condition
 it cannot evaluate is an error, never a guess.
 
 Run with no arguments from anywhere: it first runs its self-test (fixtures that must fail for each reason, and one that

@@ -6,7 +6,8 @@ public enum Rampart {
     /// `rampart --version`.
     public static let version = "0.9.0"
 
-    /// Every subcommand, in the order `rampart --help` lists them.
+    /// Every subcommand, in the order `rampart --help` lists them. The service's commands are forwarders here
+    /// (``ForwardedCommand``); `rampart-service` runs the same list with the real ones (RampartServiceCLI).
     public static let commands: [any Command.Type] = [
         PinsCommand.self,
         VerifyChainCommand.self,
@@ -21,13 +22,13 @@ public enum Rampart {
         RewrapCommand.self,
         AppAttestCommand.self,
         KeyAttestCommand.self,
-        DeviceCommand.self,
-        ServeCommand.self,
-        RoutesCommand.self,
-        DemoCommand.self,
+        DeviceForwarder.self,
+        ServeForwarder.self,
+        RoutesForwarder.self,
+        DemoForwarder.self,
     ]
 
-    /// The top-level help text.
+    /// The top-level help text (the forwarders carry the service commands' names and abstracts).
     public static var help: String {
         var lines = [
             "rampart: security tooling for iOS apps and their servers",
@@ -54,17 +55,19 @@ public enum Rampart {
     ///
     /// - Parameters:
     ///   - arguments: The command line after `rampart`.
+    ///   - commands: The subcommands; a ``ForwardedCommand`` among them runs in `rampart-service`.
     ///   - context: The streams and clock to use.
     /// - Returns: The process exit status.
-    public static func main(_ arguments: [String], context: CommandContext = .process) async -> Int32 {
+    public static func main(
+        _ arguments: [String], commands: [any Command.Type] = commands, context: CommandContext = .process
+    ) async -> Int32 {
         // Help that was asked for goes to standard output with exit 0; help shown because no subcommand was given
         // is a usage error: standard error, exit 2.
         guard let name = arguments.first else {
             context.printError(help)
             return ExitCode.usage.rawValue
         }
-        #if RAMPART_CLI_CORE
-        // `rampart` without the service's libraries: serve and demo (and their help) run in rampart-service.
+        // The service's commands (and their help) run in rampart-service.
         if let command = commands.first(where: { $0.name == name }), command is any ForwardedCommand.Type {
             return Forwarding.exec(name, Array(arguments.dropFirst()), context: context)
         }
@@ -73,7 +76,6 @@ public enum Rampart {
         {
             return Forwarding.exec(arguments[1], ["--help"], context: context)
         }
-        #endif
         if name == "--version" || name == "version" {
             context.print("rampart \(version)")
             return ExitCode.success.rawValue

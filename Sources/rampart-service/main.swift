@@ -1,5 +1,5 @@
 import Foundation
-import RampartCLI
+import RampartServiceCLI
 
-let status = await Rampart.main(Array(CommandLine.arguments.dropFirst()))
+let status = await RampartService.main(Array(CommandLine.arguments.dropFirst()))
 exit(status)

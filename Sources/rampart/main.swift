@@ -1,5 +1,5 @@
 import Foundation
-import RampartCLICore
+import RampartCLI
 
 let status = await Rampart.main(Array(CommandLine.arguments.dropFirst()))
 exit(status)

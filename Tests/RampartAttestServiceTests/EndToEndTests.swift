@@ -2,7 +2,7 @@ import Foundation
 import RampartAppAttest
 import RampartAttestService
 import RampartAttestSimulation
-import RampartCLI
+import RampartServiceCLI
 import RampartCrypto
 import RampartRequestSigning
 import Synchronization

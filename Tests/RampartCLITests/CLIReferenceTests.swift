@@ -1,5 +1,6 @@
 import Foundation
 import RampartCLI
+import RampartServiceCLI
 import Testing
 
 /// `docs/cli.md` holds every subcommand's `--help` text below its marker, generated from the commands themselves, so
@@ -11,7 +12,7 @@ struct CLIReferenceTests {
     /// The generated part: `rampart --help`, then each subcommand's help, each in a plain block.
     static var generated: String {
         var text = "\n## `rampart`\n\n```\n\(Rampart.help)\n```\n"
-        for command in Rampart.commands {
+        for command in RampartService.commands {
             text += "\n## `rampart \(command.name)`\n\n\(command.abstract)\n\n```\n\(command.help)\n```\n"
         }
         return text

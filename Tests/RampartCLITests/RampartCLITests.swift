@@ -1,8 +1,10 @@
 import Foundation
 import RampartCLI
+import RampartServiceCLI
 import Testing
 
-/// Runs `rampart` in-process and captures what it prints.
+/// Runs `rampart` in-process, with the whole command set (as `rampart-service` has it), and captures what it
+/// prints.
 func runRampart(
     _ arguments: [String], stdin: Data = Data(), environment: [String: String] = [:],
     now: @escaping @Sendable () -> Date = { Date(timeIntervalSince1970: 1_790_000_000) }
@@ -16,7 +18,7 @@ func runRampart(
         environment: environment,
         now: now
     )
-    let status = await Rampart.main(arguments, context: context)
+    let status = await RampartService.main(arguments, context: context)
     return (status, output.text, error.text)
 }
 

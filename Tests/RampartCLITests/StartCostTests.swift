@@ -1,9 +1,10 @@
 import Foundation
 import RampartCLI
+import RampartServiceCLI
 import Testing
 
-/// Issue 14 item 6: the `rampart` users run maps only the libraries its light commands use, and hands serve and demo
-/// to `rampart-service` with the command line unchanged.
+/// The `rampart` users run maps only the libraries its light commands use, and hands serve, routes, demo and device to
+/// `rampart-service` with the command line unchanged.
 struct StartCostTests {
     /// The built `rampart` and `rampart-service`, or nil when the tests run without them.
     static let binaries: (rampart: String, service: String)? = {
@@ -33,6 +34,15 @@ struct StartCostTests {
         let binaries = try #require(Self.binaries, "build rampart and rampart-service first")
         let help = try Shell.run("\(Shell.quote(binaries.rampart)) --help").output
         #expect(help == Rampart.help + "\n")
+    }
+
+    @Test("each forwarder in rampart has the name, abstract and place of the command rampart-service runs")
+    func forwardersMatch() {
+        #expect(Rampart.commands.map { $0.name } == RampartService.commands.map { $0.name })
+        #expect(Rampart.commands.map { $0.abstract } == RampartService.commands.map { $0.abstract })
+        let forwarded = Rampart.commands.filter { $0 is any ForwardedCommand.Type }.map { $0.name }
+        #expect(forwarded == ["device", "serve", "routes", "demo"])
+        #expect(!RampartService.commands.contains { $0 is any ForwardedCommand.Type })
     }
 
     @Test("rampart serve and demo run in rampart-service: same help, same errors, same exit codes")

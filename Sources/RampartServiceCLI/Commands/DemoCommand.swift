@@ -1,5 +1,6 @@
 import Foundation
 import RampartAttestService
+public import RampartCLI
 
 /// `rampart demo`: the App Attest guide's story against a real service, step by step.
 public enum DemoCommand: Command {

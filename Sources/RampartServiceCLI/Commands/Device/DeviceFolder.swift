@@ -1,5 +1,6 @@
 import Foundation
 import RampartAppAttest
+import RampartCLI
 
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,6 @@
 import Foundation
 import RampartAttestService
+public import RampartCLI
 
 /// `rampart serve`: the App Attest service (challenges, key registration, protected requests) over HTTP.
 public enum ServeCommand: Command {

@@ -1,5 +1,6 @@
 import Foundation
 import RampartAttestService
+public import RampartCLI
 
 /// `rampart routes --config FILE METHOD TARGET [--header NAME:VALUE]... [--json]`: which policy a request gets.
 public enum RoutesCommand: Command {

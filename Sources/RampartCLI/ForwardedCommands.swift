@@ -2,13 +2,12 @@ import Foundation
 
 /// A subcommand that `rampart` hands to `rampart-service`, the executable that links the service's libraries.
 ///
-/// Issue 14 item 6: `rampart serve`, `rampart demo` and `rampart device` need libpq and (for the demo's client)
-/// libcurl; linked into one executable, every command — `pins`, `seal`, `open` — mapped them and their dependencies
-/// (GnuTLS, Kerberos, LDAP) at start, for about 7 MB of resident memory and the loader's time. `rampart` is built
-/// without them (this module, RampartCLICore, is RampartCLI's sources minus those commands) and replaces itself
-/// with `rampart-service` (installed next to it, or on `PATH`) for the commands that need them, with the same
-/// arguments, so the command line users see is unchanged. `rampart-service` is the whole command set (RampartCLI).
-protocol ForwardedCommand: Command {}
+/// `rampart serve`, `routes`, `demo` and `device` need the service's libraries: libpq and (for URLSession) libcurl.
+/// Linked into `rampart`, every command — `pins`, `seal`, `open` — would map them and their dependencies (GnuTLS,
+/// Kerberos, LDAP) at start. So those commands live in RampartServiceCLI, which only `rampart-service` links; in
+/// `rampart` each is a forwarder that replaces the process with `rampart-service` (installed next to it, or on
+/// `PATH`) with the same arguments, so the command line users see is unchanged.
+public protocol ForwardedCommand: Command {}
 
 extension ForwardedCommand {
     /// Shown only if forwarding fails before `--help` could be answered by `rampart-service`.
@@ -60,10 +59,10 @@ enum Forwarding {
 }
 
 /// `rampart serve`, run by `rampart-service`.
-public enum ServeCommand: ForwardedCommand {
+public enum ServeForwarder: ForwardedCommand {
     /// `serve`.
     public static let name = "serve"
-    /// One line for `rampart --help` (RampartCLI's ServeCommand.abstract; a test compares them).
+    /// One line for `rampart --help` (RampartServiceCLI's ServeCommand.abstract; a test compares them).
     public static let abstract = "run the App Attest service (SQLite by default, PostgreSQL for several processes)"
     /// See ``ForwardedCommand``.
     public static var help: String { forwardedHelp }
@@ -74,10 +73,10 @@ public enum ServeCommand: ForwardedCommand {
 }
 
 /// `rampart routes`, run by `rampart-service` (it reads the serve configuration with the service's libraries).
-public enum RoutesCommand: ForwardedCommand {
+public enum RoutesForwarder: ForwardedCommand {
     /// `routes`.
     public static let name = "routes"
-    /// One line for `rampart --help` (RampartCLI's RoutesCommand.abstract; a test compares them).
+    /// One line for `rampart --help` (RampartServiceCLI's RoutesCommand.abstract; a test compares them).
     public static let abstract = "say which route policy a request gets under a serve configuration (and why)"
     /// See ``ForwardedCommand``.
     public static var help: String { forwardedHelp }
@@ -88,10 +87,10 @@ public enum RoutesCommand: ForwardedCommand {
 }
 
 /// `rampart demo`, run by `rampart-service`.
-public enum DemoCommand: ForwardedCommand {
+public enum DemoForwarder: ForwardedCommand {
     /// `demo`.
     public static let name = "demo"
-    /// One line for `rampart --help` (RampartCLI's DemoCommand.abstract; a test compares them).
+    /// One line for `rampart --help` (RampartServiceCLI's DemoCommand.abstract; a test compares them).
     public static let abstract = "play the App Attest story: register, protected request, replay and tampering refused"
     /// See ``ForwardedCommand``.
     public static var help: String { forwardedHelp }
@@ -102,15 +101,15 @@ public enum DemoCommand: ForwardedCommand {
 }
 
 /// `rampart device`, run by `rampart-service` (its client sends HTTP through URLSession, which maps libcurl).
-enum DeviceCommand: ForwardedCommand {
+public enum DeviceForwarder: ForwardedCommand {
     /// `device`.
-    static let name = "device"
-    /// One line for `rampart --help` (RampartCLI's DeviceCommand.abstract; a test compares them).
-    static let abstract = "a simulated App Attest device: register a key with a server and send signed requests"
+    public static let name = "device"
+    /// One line for `rampart --help` (RampartServiceCLI's DeviceCommand.abstract; a test compares them).
+    public static let abstract = "a simulated App Attest or Android device: register a key with a server and send signed requests"
     /// See ``ForwardedCommand``.
-    static var help: String { forwardedHelp }
+    public static var help: String { forwardedHelp }
     /// See ``ForwardedCommand``.
-    static func run(_ arguments: inout Arguments, context: CommandContext) async throws -> ExitCode {
+    public static func run(_ arguments: inout Arguments, context: CommandContext) async throws -> ExitCode {
         forward(&arguments, context: context)
     }
 }

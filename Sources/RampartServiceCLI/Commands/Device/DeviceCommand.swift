@@ -2,6 +2,7 @@ import Foundation
 import RampartAppAttest
 import RampartAttestClient
 import RampartAttestSimulation
+import RampartCLI
 import RampartSecretStore
 import RampartX509
 

@@ -1,1 +1,0 @@
-../RampartCLI/Rampart.swift
