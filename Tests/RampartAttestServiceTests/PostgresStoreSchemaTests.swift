@@ -50,16 +50,30 @@ struct PostgresStoreSchemaTests {
                 kid TEXT PRIMARY KEY, created_at BIGINT NOT NULL, slot BIGINT NOT NULL UNIQUE, private_key BYTEA NOT NULL);
             """
 
+    /// Version 5: the spent set keyed by (expiry, nonce), without its own index.
+    static let version5 =
+        """
+        CREATE TABLE rampart_schema (version BIGINT NOT NULL);
+        INSERT INTO rampart_schema (version) VALUES (5);
+        CREATE TABLE rampart_spent_challenges (
+            nonce BYTEA NOT NULL, expires_at BIGINT NOT NULL, PRIMARY KEY (expires_at, nonce));
+        INSERT INTO rampart_spent_challenges (nonce, expires_at) VALUES ('\\x0102', 4102444800000);
+        CREATE TABLE rampart_challenge_keys (
+            id BIGINT PRIMARY KEY CHECK (id = 1), secret BYTEA NOT NULL, created_at BIGINT NOT NULL);
+        CREATE TABLE rampart_token_keys (
+            kid TEXT PRIMARY KEY, created_at BIGINT NOT NULL, slot BIGINT NOT NULL UNIQUE, private_key BYTEA NOT NULL);
+        """ + keys + ", risk_updated_at BIGINT);"
+
     @Test(
         "a database at an earlier version migrates to the current one, keeping its keys and spent challenges",
-        arguments: [1, 2, 3, 4])
+        arguments: [1, 2, 3, 4, 5])
     func migrates(from version: Int) async throws {
         let url = testPostgresURL ?? ""
         let schema = "h4_migration_" + String(UInt32.random(in: 0...UInt32.max), radix: 16)
         let admin = try PostgresConnection(url: url)
         try admin.execute(unsafeScript: "CREATE SCHEMA \(schema)")
         defer { try? admin.execute(unsafeScript: "DROP SCHEMA \(schema) CASCADE") }
-        let script = [Self.version1, Self.version2, Self.version3, Self.version4][version - 1]
+        let script = [Self.version1, Self.version2, Self.version3, Self.version4, Self.version5][version - 1]
         try admin.execute(
             unsafeScript: """
                 SET search_path TO \(schema);
@@ -70,14 +84,17 @@ struct PostgresStoreSchemaTests {
                 """)
         let scoped = url + (url.contains("?") ? "&" : "?") + "options=-csearch_path%3D\(schema)"
         let store = try PostgresAttestationStore(url: scoped, poolSize: 1)
-        #expect(try await store.transaction { try $0.key(id: "a2V5") }?.counter == 11)
+        let migrated = try await store.transaction { try $0.key(id: "a2V5") }
+        #expect(migrated?.counter == 11)
+        #expect(migrated?.platform == .ios, "every key of an earlier version is an App Attest key")
+        #expect(migrated?.publicKeyInfo == nil)
         let expiry = Date(timeIntervalSince1970: 4_102_444_800)
         let spentBefore = try await store.transaction { try $0.spendChallenge(nonce: [1, 2], expiresAt: expiry) }
         #expect(spentBefore == (version < 3), "a challenge spent before the migration stays spent")
         #expect(try await store.transaction { try $0.tokenSigningKeys() }.isEmpty)
         await store.close()
         let stored = try admin.query(SQLQuery(unsafeSQL: "SELECT version FROM \(schema).rampart_schema"))
-        #expect(stored.first?.integer(0) == 5)
+        #expect(stored.first?.integer(0) == 6)
         await (try PostgresAttestationStore(url: scoped, poolSize: 1)).close()  // opens as the current version
     }
 }

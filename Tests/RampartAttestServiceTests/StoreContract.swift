@@ -112,6 +112,30 @@ enum StoreContract {
         #expect(try await store.transaction { try $0.key(id: "missing") } == nil)
     }
 
+    /// An Android key keeps its platform and SubjectPublicKeyInfo; an App Attest key reads back as `ios` without one.
+    static func androidKeysRoundTrip(_ store: any AttestationStore) async throws {
+        var android = key()
+        android.platform = .android
+        android.publicKeyInfo = [0x30, 0x59, 0x30, 0x13] + SecureRandom.bytes(count: 87)
+        let stored = android
+        #expect(try await store.transaction { try $0.insertKey(stored) })
+        let loaded = try await store.read { try $0.key(id: stored.keyID) }
+        #expect(loaded == stored)
+        #expect(loaded?.platform == .android)
+        #expect(loaded?.publicKeyInfo == stored.publicKeyInfo)
+        let ios = key()
+        #expect(try await store.transaction { try $0.insertKey(ios) })
+        let loadedIOS = try await store.transaction {
+            try $0.spendChallenge(nonce: nonce(), expiresAt: future, readingKey: ios.keyID)
+        }
+        #expect(loadedIOS.key?.platform == .ios)
+        #expect(loadedIOS.key?.publicKeyInfo == nil)
+        let spentAndroid = try await store.transaction {
+            try $0.spendChallenge(nonce: nonce(), expiresAt: future, readingKey: stored.keyID)
+        }
+        #expect(spentAndroid.key == stored, "the one-statement spend-and-read reads the new columns too")
+    }
+
     static func countersOnlyMoveForward(_ store: any AttestationStore) async throws {
         let key = key()
         _ = try await store.transaction { try $0.insertKey(key) }

@@ -41,6 +41,10 @@ struct SQLiteStoreContractTests {
         try await StoreContract.keysRoundTripAndAreUnique(store())
     }
 
+    @Test("Android keys keep their platform and SubjectPublicKeyInfo") func androidKeys() async throws {
+        try await StoreContract.androidKeysRoundTrip(store())
+    }
+
     @Test("counters only move forward") func counters() async throws {
         try await StoreContract.countersOnlyMoveForward(store())
     }
@@ -143,6 +147,10 @@ struct PostgresStoreContractTests {
 
     @Test("keys round-trip and ids are unique") func keys() async throws {
         try await StoreContract.keysRoundTripAndAreUnique(store())
+    }
+
+    @Test("Android keys keep their platform and SubjectPublicKeyInfo") func androidKeys() async throws {
+        try await StoreContract.androidKeysRoundTrip(store())
     }
 
     @Test("counters only move forward") func counters() async throws {

@@ -127,25 +127,25 @@ struct TokensStoreTests {
         return path
     }
 
-    @Test("a version 2 database migrates to version 5, keeps its keys and gains rampart_token_keys")
+    @Test("a version 2 database migrates to version 6, keeps its keys and gains rampart_token_keys")
     func migrationFrom2() async throws {
         let path = try database(Self.version2)
         let store = try SQLiteAttestationStore(path: path)
         #expect(try await store.transaction { try $0.key(id: "a2V5") }?.counter == 7)
         try await TokenKeyContract.keysRoundTripAndSlotsAreUnique(store)
         await store.close()
-        #expect(try SQLiteConnection(path: path).query("SELECT version FROM rampart_schema").first?.integer(0) == 5)
-        let reopened = try SQLiteAttestationStore(path: path)  // the migrated file opens as version 5
+        #expect(try SQLiteConnection(path: path).query("SELECT version FROM rampart_schema").first?.integer(0) == 6)
+        let reopened = try SQLiteAttestationStore(path: path)  // the migrated file opens as version 6
         await reopened.close()
     }
 
-    @Test("a version 1 database migrates straight to version 5")
+    @Test("a version 1 database migrates straight to version 6")
     func migrationFrom1() async throws {
         let path = try database(StoreSchemaTests.version1)
         let store = try SQLiteAttestationStore(path: path)
         #expect(try await store.transaction { try $0.tokenSigningKeys() }.isEmpty)
         await store.close()
-        #expect(try SQLiteConnection(path: path).query("SELECT version FROM rampart_schema").first?.integer(0) == 5)
+        #expect(try SQLiteConnection(path: path).query("SELECT version FROM rampart_schema").first?.integer(0) == 6)
     }
 
     @Test("a version 2 database that already has a rampart_token_keys table is refused")

@@ -205,19 +205,22 @@ public enum ChallengePurpose: String, Hashable, Codable, CaseIterable {
     case assertion
 }
 
-/// An attested App Attest key as the service keeps it.
+/// An attested key as the service keeps it: an App Attest key, or an Android Keystore key.
 public struct RegisteredKey: Hashable {
-    /// The key id (SHA-256 of the public key) in standard base64.
+    /// The key id in standard base64: SHA-256 of the X9.63 public key (App Attest), or of the leaf certificate's
+    /// SubjectPublicKeyInfo (Android).
     public var keyID: String
     /// The user or session that registered it.
     public var subject: String
-    /// The P-256 public key, X9.63 uncompressed.
+    /// The P-256 public key, X9.63 uncompressed (for both platforms).
     public var publicKey: [UInt8]
-    /// `production` or `development`.
+    /// `production` or `development`: the App Attest environment, or for an Android key the environment of the
+    /// service that registered it.
     public var environment: String
-    /// The last accepted assertion counter (0 right after attestation).
+    /// The last accepted assertion counter (0 right after attestation; always 0 for Android keys).
     public var counter: UInt32
-    /// Apple's receipt from the attestation, for later fraud-metric refreshes.
+    /// Apple's receipt from the attestation, for later fraud-metric refreshes; for an Android key, its attestation
+    /// certificate (the chain's leaf, DER).
     public var receipt: [UInt8]
     /// When the key was registered.
     public var registeredAt: Date
@@ -227,6 +230,11 @@ public struct RegisteredKey: Hashable {
     public var lastUsedAt: Date?
     /// When ``riskScore`` last changed (decay counts from here); nil when it never did.
     public var riskUpdatedAt: Date?
+    /// Which platform attested the key, and so which request signature it makes.
+    public var platform: KeyPlatform
+    /// For an Android key, the attestation leaf's SubjectPublicKeyInfo (DER), whose SHA-256 is ``keyID``; nil for
+    /// App Attest keys.
+    public var publicKeyInfo: [UInt8]?
 
     /// Creates a record.
     ///
@@ -241,9 +249,12 @@ public struct RegisteredKey: Hashable {
     ///   - riskScore: The risk score.
     ///   - lastUsedAt: Last use.
     ///   - riskUpdatedAt: When the risk score last changed.
+    ///   - platform: The attesting platform.
+    ///   - publicKeyInfo: An Android key's SubjectPublicKeyInfo.
     public init(
         keyID: String, subject: String, publicKey: [UInt8], environment: String, counter: UInt32 = 0,
-        receipt: [UInt8], registeredAt: Date, riskScore: Int = 0, lastUsedAt: Date? = nil, riskUpdatedAt: Date? = nil
+        receipt: [UInt8], registeredAt: Date, riskScore: Int = 0, lastUsedAt: Date? = nil, riskUpdatedAt: Date? = nil,
+        platform: KeyPlatform = .ios, publicKeyInfo: [UInt8]? = nil
     ) {
         self.keyID = keyID
         self.subject = subject
@@ -255,6 +266,8 @@ public struct RegisteredKey: Hashable {
         self.riskScore = riskScore
         self.lastUsedAt = lastUsedAt
         self.riskUpdatedAt = riskUpdatedAt
+        self.platform = platform
+        self.publicKeyInfo = publicKeyInfo
     }
 
     /// The risk score after decay: one point less per whole `decayInterval` since ``riskUpdatedAt``, never below 0.

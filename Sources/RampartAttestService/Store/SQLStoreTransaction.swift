@@ -53,9 +53,9 @@ struct SQLStoreTransaction: AttestationStoreTransaction {
         try changedOneRow(
             """
             INSERT INTO rampart_keys (key_id, subject, public_key, environment, counter, receipt, registered_at, \
-            risk_score) VALUES (\(key.keyID), \(key.subject), \(key.publicKey), \(key.environment), \
-            \(Int64(key.counter)), \(key.receipt), \(key.registeredAt.storeMilliseconds), \(key.riskScore)) \
-            ON CONFLICT (key_id) DO NOTHING
+            risk_score, platform, public_key_info) VALUES (\(key.keyID), \(key.subject), \(key.publicKey), \
+            \(key.environment), \(Int64(key.counter)), \(key.receipt), \(key.registeredAt.storeMilliseconds), \
+            \(key.riskScore), \(key.platform.rawValue), \(key.publicKeyInfo)) ON CONFLICT (key_id) DO NOTHING
             """)
     }
 
@@ -91,7 +91,10 @@ struct SQLStoreTransaction: AttestationStoreTransaction {
 
     /// The columns of a `rampart_keys` row that ``key(_:from:at:)`` reads, in its order.
     private static let keyColumns: SQLQuery =
-        "subject, public_key, environment, counter, receipt, registered_at, risk_score, last_used_at, risk_updated_at"
+        """
+        subject, public_key, environment, counter, receipt, registered_at, risk_score, last_used_at, risk_updated_at, \
+        platform, public_key_info
+        """
 
     /// The key `keyID` from ``keyColumns`` starting at column `offset` of `row`.
     private static func key(_ keyID: String, from row: SQLRow, at offset: Int) throws -> RegisteredKey {
@@ -99,13 +102,15 @@ struct SQLStoreTransaction: AttestationStoreTransaction {
             let environment = row.text(offset + 2), let counterValue = row.integer(offset + 3),
             let counter = UInt32(exactly: counterValue), let receipt = row.blob(offset + 4),
             let registered = row.integer(offset + 5), let risk = row.integer(offset + 6),
-            let riskScore = Int(exactly: risk)
+            let riskScore = Int(exactly: risk), let platformName = row.text(offset + 9),
+            let platform = KeyPlatform(rawValue: platformName)
         else { throw AttestServiceError.storeFailure("a stored key row is malformed; the schema is not Rampart's") }
         return RegisteredKey(
             keyID: keyID, subject: subject, publicKey: publicKey, environment: environment, counter: counter,
             receipt: receipt, registeredAt: Date(storeMilliseconds: registered), riskScore: riskScore,
             lastUsedAt: row.integer(offset + 7).map { Date(storeMilliseconds: $0) },
-            riskUpdatedAt: row.integer(offset + 8).map { Date(storeMilliseconds: $0) })
+            riskUpdatedAt: row.integer(offset + 8).map { Date(storeMilliseconds: $0) }, platform: platform,
+            publicKeyInfo: row.blob(offset + 10))
     }
 
     func advanceCounter(keyID: String, to counter: UInt32, usedAt date: Date) throws -> Bool {

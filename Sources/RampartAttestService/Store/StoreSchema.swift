@@ -128,6 +128,21 @@ enum StoreSchema {
                 DROP TABLE rampart_spent_challenges_4;
                 """,
             tables: version3Tables.merging(["rampart_token_keys": tokenKeyColumns]) { $1 }),
+        // Android keys beside App Attest ones: every existing key is an App Attest key. An Android key keeps its
+        // attestation leaf's SubjectPublicKeyInfo, whose SHA-256 is its key id.
+        Migration(
+            name: "key platforms: Android Key Attestation keys",
+            sqlite: """
+                ALTER TABLE rampart_keys ADD COLUMN platform TEXT NOT NULL DEFAULT 'ios';
+                ALTER TABLE rampart_keys ADD COLUMN public_key_info BLOB;
+                """,
+            postgres: """
+                ALTER TABLE rampart_keys ADD COLUMN platform TEXT NOT NULL DEFAULT 'ios';
+                ALTER TABLE rampart_keys ADD COLUMN public_key_info BYTEA;
+                """,
+            tables: version3Tables.merging([
+                "rampart_token_keys": tokenKeyColumns, "rampart_keys": keyColumnsVersion6,
+            ]) { $1 }),
     ]
 
     /// The version this build makes and reads: every migration run.
@@ -139,6 +154,7 @@ enum StoreSchema {
         "last_used_at",
     ]
     static let keyColumns = keyColumnsVersion1.union(["risk_updated_at"])
+    static let keyColumnsVersion6 = keyColumns.union(["platform", "public_key_info"])
     static let tokenKeyColumns: Set<String> = ["kid", "created_at", "slot", "private_key"]
     static let version3Tables: [String: Set<String>] = [
         "rampart_schema": ["version"], "rampart_keys": keyColumns,
