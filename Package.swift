@@ -385,6 +385,7 @@ let package = Package(
 
         // MARK: Tests
         .target(name: "TestSupport", dependencies: ["RampartCrypto"], swiftSettings: swiftSettings),
+        .testTarget(name: "RampartHTTPTests", dependencies: ["RampartHTTP"], swiftSettings: swiftSettings),
         .testTarget(
             name: "RampartCryptoTests",
             dependencies: ["RampartCrypto", "TestSupport"],
