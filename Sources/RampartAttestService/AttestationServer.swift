@@ -42,10 +42,12 @@ public final class AttestationServer {
         let (subjectSource, isDemoDefault) = try configuration.effectiveSubjectSource()
         let routes = try configuration.routeTable()
         let sealingKeys = try configuration.challengeSealingKeys()
+        let keyAttestation = try configuration.makeKeyAttestationVerifier(clock: clock)
         let store = try configuration.openStore()
         let service = AttestationService(
             store: store, verifier: verifier,
-            configuration: configuration.serviceConfiguration, sealingKeys: sealingKeys, clock: clock)
+            configuration: configuration.serviceConfiguration, sealingKeys: sealingKeys, keyAttestation: keyAttestation,
+            clock: clock)
         let tokens = try configuration.tokenConfiguration().map {
             try AccessTokenIssuer(configuration: $0, store: store, sealingKeys: sealingKeys, clock: clock)
         }

@@ -1,5 +1,7 @@
 public import Foundation
 import RampartCrypto
+public import RampartKeyAttestation
+import RampartX509
 import Synchronization
 
 /// The App Attest server of the guide: one-time challenges, key registration, and checks of protected requests.
@@ -71,6 +73,10 @@ public final class AttestationService {
 
     let store: any AttestationStore
     let verifier: any AppAttestVerifying
+    /// The Android Key Attestation verifier and policy; nil: Android keys are refused (`androidNotConfigured`).
+    let keyAttestation: KeyAttestationVerifier?
+    /// Android keys' public keys, imported once (their signatures are checked here, not by ``verifier``).
+    private let androidKeys = PublicKeyCache()
     let configuration: Configuration
     let clock: @Sendable () -> Date
     /// The service's metrics, also rendered at `GET /metrics`.
@@ -92,15 +98,18 @@ public final class AttestationService {
     ///   - sealingKeys: The keys that seal challenges; nil: the key kept in the store (generated on first use and
     ///     shared by every instance on the database).
     ///   - metrics: Where verdicts are counted.
+    ///   - keyAttestation: The Android Key Attestation verifier (roots, policy, revocations); nil: the service
+    ///     refuses Android keys with `androidNotConfigured`.
     ///   - clock: The current time; tests fix it.
     public init(
         store: any AttestationStore, verifier: any AppAttestVerifying, configuration: Configuration = Configuration(),
         sealingKeys: ChallengeSealingKeys? = nil, metrics: ServiceMetrics = ServiceMetrics(),
-        clock: @escaping @Sendable () -> Date = { Date() }
+        keyAttestation: KeyAttestationVerifier? = nil, clock: @escaping @Sendable () -> Date = { Date() }
     ) {
         configuredSealingKeys = sealingKeys
         self.store = store
         self.verifier = verifier
+        self.keyAttestation = keyAttestation
         self.configuration = configuration
         self.metrics = metrics
         self.clock = clock
@@ -257,39 +266,126 @@ public final class AttestationService {
     ///   empty, too long or holds a NUL (`invalidField`), too many failures from the address (`rateLimited`), or a
     ///   store failure.
     public func register(_ submission: AttestationSubmission) async throws -> RegistrationOutcome {
-        try Self.checkSubject(submission.subject)
+        try await register(
+            subject: submission.subject, challenge: submission.challenge, clientAddress: submission.clientAddress
+        ) { now in
+            let check: AttestationCheck
+            do {
+                check = try verifier.verifyAttestation(
+                    submission.attestationObject, keyID: submission.keyID,
+                    clientDataHash: SHA256.hash(Array(submission.challenge.utf8)))
+            } catch let error as AttestServiceError {
+                return .malformed(error)
+            }
+            switch check {
+            case .invalid(let refusal):
+                return .refused(refusal)
+            case .valid(let publicKey, let environment, let receipt):
+                return .key(
+                    RegisteredKey(
+                        keyID: Data(submission.keyID).base64EncodedString(), subject: submission.subject,
+                        publicKey: publicKey, environment: environment, receipt: receipt, registeredAt: now))
+            }
+        }
+    }
+
+    /// Verifies an Android Key Attestation chain and registers its key.
+    ///
+    /// The same steps as an App Attest registration: the challenge must be an unexpired `attestation` challenge for
+    /// the same subject, and the chain is verified (to Google's roots or the configured extra roots, then the
+    /// policy) holding no lock, with the challenge string's UTF-8 bytes as the attestation challenge the key was
+    /// generated with; one short transaction then spends the challenge and stores the key, under the id SHA-256 of
+    /// the leaf's SubjectPublicKeyInfo. Only ECDSA P-256 keys can sign requests, so any other attested key is
+    /// refused (`keyAttestation.unsupportedKeyType`). The key is stored with this service's environment.
+    ///
+    /// - Parameter submission: The decoded request.
+    /// - Returns: The registered key, or a refusal: `androidNotConfigured` when the service has no Key Attestation
+    ///   verifier, `keyAttestation.<reason>` when the chain or the policy refused the key.
+    /// - Throws: ``AttestServiceError`` as the App Attest `register(_:)`; `invalidField` for a chain
+    ///   that is not DER certificates (after burning the challenge).
+    public func register(_ submission: KeyAttestationSubmission) async throws -> RegistrationOutcome {
+        try await register(
+            subject: submission.subject, challenge: submission.challenge, clientAddress: submission.clientAddress
+        ) { now in
+            guard let keyAttestation else { return .refused(Self.androidNotConfigured) }
+            let verdict: KeyAttestationVerdict
+            do {
+                verdict = try keyAttestation.verify(
+                    certificateChainDER: submission.certificateChain, challenge: Array(submission.challenge.utf8))
+            } catch let error as KeyAttestationError {
+                return .malformed(AttestServiceError.invalidField("'certificateChain': \(error.reason)"))
+            } catch {
+                return .malformed(
+                    AttestServiceError.invalidField(
+                        "'certificateChain' could not be read; send the DER certificates, leaf first, in base64"))
+            }
+            let attestation: VerifiedKeyAttestation
+            switch verdict {
+            case .invalid(let failure): return .refused(Self.refusal(failure))
+            case .valid(let verified): attestation = verified
+            }
+            switch attestation.requestSigningKey {
+            case .refused(let failure):
+                return .refused(Self.refusal(failure))
+            case .usable(let key):
+                return .key(
+                    RegisteredKey(
+                        keyID: Data(attestation.keyID).base64EncodedString(), subject: submission.subject,
+                        publicKey: key.x963Representation, environment: configuration.environment,
+                        receipt: attestation.certificateChain[0].derBytes, registeredAt: now, platform: .android,
+                        publicKeyInfo: attestation.publicKeyInfo))
+            }
+        }
+    }
+
+    /// The refusal of an Android key whose Key Attestation failed: `keyAttestation.<reason>`, with the verifier's
+    /// message (what failed, what was expected, what to do).
+    static func refusal(_ failure: KeyAttestationFailure) -> Refusal {
+        Refusal(.keyAttestation(failure.reason), "the Android Key Attestation was refused: \(failure.message)")
+    }
+
+    static let androidNotConfigured = Refusal(
+        .androidNotConfigured,
+        "this service does not accept Android keys: its configuration has no \"android\" policy; add one "
+            + "(packageNames, signingCertificateDigests, …; docs/android.md) to register and verify Android keys")
+
+    /// What the checks before a registration's transaction made of the submitted key.
+    private enum NewKey: Sendable {
+        /// Store this key.
+        case key(RegisteredKey)
+        /// Do not store it.
+        case refused(Refusal)
+        /// The object could not be parsed.
+        case malformed(AttestServiceError)
+    }
+
+    /// A registration of either platform: opens the challenge, runs `verify` outside any lock, then one
+    /// transaction spends the challenge and stores the key.
+    private func register(
+        subject: String, challenge: String, clientAddress: String?, verify: (Date) throws -> NewKey
+    ) async throws -> RegistrationOutcome {
+        try Self.checkSubject(subject)
         let now = clock()
-        try checkFailureBudget(submission.clientAddress, now: now)
+        try checkFailureBudget(clientAddress, now: now)
         let verdict: Verdict
-        switch try await present(submission.challenge, purpose: .attestation, subject: submission.subject, now: now) {
+        switch try await present(challenge, purpose: .attestation, subject: subject, now: now) {
         case .refused(let refusal):
             verdict = .unauthenticated(refusal)
         case .genuine(let token, let mismatch?):
             verdict = try await spend(token, refusing: mismatch, now: now)
         case .genuine(let token, nil):
-            let check: Result<AttestationCheck, AttestServiceError>
-            do {
-                check = .success(
-                    try verifier.verifyAttestation(
-                        submission.attestationObject, keyID: submission.keyID,
-                        clientDataHash: SHA256.hash(Array(submission.challenge.utf8))))
-            } catch let error as AttestServiceError {
-                check = .failure(error)
-            }
+            let checked = try verify(now)
             let cutoff = purgeCutoff(now: now)
             verdict = try await store.transaction { transaction -> Verdict in
                 guard try Self.spend(token, purgingBefore: cutoff, in: transaction) else {
                     return .unauthenticated(Self.challengeUsed)
                 }
-                switch check {
-                case .failure(let error):
+                switch checked {
+                case .malformed(let error):
                     return .malformed(error)  // committed: the challenge stays burnt
-                case .success(.invalid(let refusal)):
+                case .refused(let refusal):
                     return .unauthenticated(refusal)
-                case .success(.valid(let publicKey, let environment, let receipt)):
-                    let key = RegisteredKey(
-                        keyID: Data(submission.keyID).base64EncodedString(), subject: submission.subject,
-                        publicKey: publicKey, environment: environment, receipt: receipt, registeredAt: now)
+                case .key(let key):
                     guard try transaction.insertKey(key) else {
                         return .unauthenticated(
                             Refusal(.keyExists, "this key id is already registered; generate a new key and attest it"))
@@ -298,7 +394,7 @@ public final class AttestationService {
                 }
             }
         }
-        switch try settle(verdict, kind: "attestation", clientAddress: submission.clientAddress, now: now) {
+        switch try settle(verdict, kind: "attestation", clientAddress: clientAddress, now: now) {
         case .accepted(let key): return .registered(key)
         case .refused(let refusal): return .refused(refusal)
         }
@@ -319,6 +415,7 @@ public final class AttestationService {
         switch verdict {
         case .accepted(let key):
             metrics.recordVerdict(kind: kind, reason: "accepted")
+            metrics.recordAccepted(kind: kind, platform: key.platform)
             return .accepted(key)
         case .refused(let refusal, let chargesRequester, let reason):
             if chargesRequester { chargeFailure(clientAddress, now: now) }
@@ -377,6 +474,8 @@ public final class AttestationService {
                 case .decided(let verdict): return verdict
                 case .verified(let check, let key):
                     return try self.judge(check, verifiedWith: key, stored: stored, now: now, in: transaction)
+                case .signed(let key):
+                    return try self.judge(nil, verifiedWith: key, stored: stored, now: now, in: transaction)
                 }
             }
         }
@@ -389,6 +488,8 @@ public final class AttestationService {
         case decided(Verdict)
         /// The verifier's answer, against this key as read.
         case verified(AssertionCheck, RegisteredKey)
+        /// An Android key's signature verified, against this key as read (no counter to judge).
+        case signed(RegisteredKey)
     }
 
     /// Reads the key and verifies the assertion against it, outside any transaction.
@@ -404,6 +505,26 @@ public final class AttestationService {
         if let refusal = Self.environmentRefusal(key, configuration: configuration) {
             return .decided(.unauthenticated(refusal))
         }
+        guard key.platform == submission.platform else {
+            return .decided(.unauthenticated(Self.wrongPlatform(key: key.platform)))
+        }
+        if key.platform == .android {
+            guard keyAttestation != nil else { return .decided(.unauthenticated(Self.androidNotConfigured)) }
+            // ECDSA P-256 with SHA-256 over the client data, DER (`Signature.getInstance("SHA256withECDSA")`). A
+            // stored point that does not import fails closed, as a signature that does not verify.
+            guard let publicKey = try? androidKeys.p256Key(key.publicKey),
+                publicKey.isValidSignature(submission.assertion, for: submission.clientData, digest: .sha256)
+            else {
+                return .decided(
+                    .unauthenticated(
+                        Refusal(
+                            .invalidSignature,
+                            "Rampart-Signature does not verify under this Android key over the request's client data "
+                                + "(rampart-request-v1: method, target, challenge and body digest); sign exactly the "
+                                + "request sent, with SHA256withECDSA, and send the DER signature in base64")))
+            }
+            return .signed(key)
+        }
         do {
             let check = try verifier.verifyAssertion(
                 submission.assertion, clientDataHash: SHA256.hash(submission.clientData), publicKey: key.publicKey,
@@ -416,9 +537,10 @@ public final class AttestationService {
 
     /// Judges a verified assertion against the key as `transaction` read it (`stored`): deleted or replaced since it
     /// was verified (another public key or subject) is `unknownKey`, blocked meanwhile is `keyBlocked`; then the
-    /// check decides, and a valid counter is judged against the stored one.
+    /// check decides, and a valid counter is judged against the stored one. A nil `check` is an Android key's
+    /// verified signature: it has no counter, and the challenge this transaction spent is its replay guard.
     private func judge(
-        _ check: AssertionCheck, verifiedWith verifiedKey: RegisteredKey, stored: RegisteredKey?, now: Date,
+        _ check: AssertionCheck?, verifiedWith verifiedKey: RegisteredKey, stored: RegisteredKey?, now: Date,
         in transaction: any AttestationStoreTransaction
     ) throws -> Verdict {
         guard let key = stored, key.publicKey == verifiedKey.publicKey,
@@ -434,6 +556,7 @@ public final class AttestationService {
         if let refusal = Self.environmentRefusal(key, configuration: configuration) {
             return .unauthenticated(refusal)
         }
+        guard let check else { return .accepted(key) }
         switch check {
         case .invalid(let refusal):
             return .unauthenticated(refusal)
@@ -482,13 +605,37 @@ public final class AttestationService {
             Refusal(.counterReplay, "the assertion's counter \(counter) \(what); refused as a replay or a cloned key"))
     }
 
+    /// `wrongPlatform`: the request's signature header is not the one the key's platform makes.
+    static func wrongPlatform(key platform: KeyPlatform) -> Refusal {
+        switch platform {
+        case .ios:
+            Refusal(
+                .wrongPlatform,
+                "this key is an App Attest key, which signs with Rampart-Assertion; the request carries "
+                    + "Rampart-Signature (Android keys only); send the assertion from generateAssertion instead")
+        case .android:
+            Refusal(
+                .wrongPlatform,
+                "this key is an Android Keystore key, which signs with Rampart-Signature; the request carries "
+                    + "Rampart-Assertion (App Attest keys only); send the ECDSA signature over the client data instead")
+        }
+    }
+
     private static let unknownKey = Refusal(
         .unknownKey,
-        "no key with this id is registered; generate a new App Attest key and register it with POST /v1/attestations")
+        "no key with this id is registered; generate a new App Attest (or Android Keystore) key and register it with "
+            + "POST /v1/attestations")
 
     /// `wrongEnvironment` for a key another environment's service registered (they may share a database).
     static func environmentRefusal(_ key: RegisteredKey, configuration: Configuration) -> Refusal? {
         guard !key.environment.hasSameUTF8(as: configuration.environment) else { return nil }
+        if key.platform == .android {
+            return Refusal(
+                .wrongEnvironment,
+                "this Android key was registered by a \(key.environment) service and this service accepts "
+                    + "\(configuration.environment) keys only (its Android policy may differ); register the key with "
+                    + "this service, or use the \(key.environment) server")
+        }
         return Refusal(
             .wrongEnvironment,
             "this key was attested in the \(key.environment) App Attest environment and this service accepts "
@@ -674,14 +821,43 @@ public struct AttestationSubmission: Hashable {
     }
 }
 
+/// A decoded Android registration: `POST /v1/attestations` with `"platform": "android"`.
+public struct KeyAttestationSubmission: Hashable {
+    /// The user or session id.
+    public var subject: String
+    /// The key's certificate chain as DER certificates, leaf first (`KeyStore.getCertificateChain`).
+    public var certificateChain: [[UInt8]]
+    /// The challenge string the server issued; its UTF-8 bytes are the key's attestation challenge.
+    public var challenge: String
+    /// The requester's IP address, when known: failures are charged to it (``RequestLimits``).
+    public var clientAddress: String?
+
+    /// Creates a submission.
+    ///
+    /// - Parameters:
+    ///   - subject: The subject.
+    ///   - certificateChain: The chain, leaf first.
+    ///   - challenge: The challenge.
+    ///   - clientAddress: The requester's address.
+    public init(subject: String, certificateChain: [[UInt8]], challenge: String, clientAddress: String? = nil) {
+        self.subject = subject
+        self.certificateChain = certificateChain
+        self.challenge = challenge
+        self.clientAddress = clientAddress
+    }
+}
+
 /// A decoded protected request: the assertion and the signed text it should sign.
 public struct AssertionSubmission: Hashable {
     /// The user or session id.
     public var subject: String
     /// The key id bytes.
     public var keyID: [UInt8]
-    /// The CBOR assertion.
+    /// The CBOR assertion (`Rampart-Assertion`) of an App Attest key, or an Android key's DER ECDSA signature
+    /// (`Rampart-Signature`), as ``platform`` says.
     public var assertion: [UInt8]
+    /// Which signature ``assertion`` holds: the key must be of this platform, else `wrongPlatform`.
+    public var platform: KeyPlatform
     /// The challenge string the server issued.
     public var challenge: String
     /// The signed text whose SHA-256 is the assertion's clientDataHash: for a signed HTTP request,
@@ -700,13 +876,15 @@ public struct AssertionSubmission: Hashable {
     ///   - challenge: The challenge.
     ///   - clientData: The signed text.
     ///   - clientAddress: The requester's address.
+    ///   - platform: `ios` for an assertion, `android` for a signature.
     public init(
         subject: String, keyID: [UInt8], assertion: [UInt8], challenge: String, clientData: [UInt8],
-        clientAddress: String? = nil
+        clientAddress: String? = nil, platform: KeyPlatform = .ios
     ) {
         self.subject = subject
         self.keyID = keyID
         self.assertion = assertion
+        self.platform = platform
         self.challenge = challenge
         self.clientData = clientData
         self.clientAddress = clientAddress
@@ -748,6 +926,8 @@ extension AttestationService: Sendable {}
 extension IssuedChallenge: Sendable {}
 
 extension AttestationSubmission: Sendable {}
+
+extension KeyAttestationSubmission: Sendable {}
 
 extension AssertionSubmission: Sendable {}
 

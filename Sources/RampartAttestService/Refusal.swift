@@ -1,3 +1,5 @@
+public import RampartKeyAttestation
+
 /// Why the service refused a well-formed request: the verdict for input it does not trust.
 ///
 /// Refusals are values, not errors: the request parsed, and the answer is "no". ``reason``'s
@@ -22,9 +24,26 @@ public struct Refusal: Hashable, CustomStringConvertible {
             case subjectRequired
             case malformedSignature
             case digestMismatch
+            case wrongPlatform
+            case invalidSignature
+            case androidNotConfigured
+            /// Carries a ``KeyAttestationFailure/Reason``; its code is `keyAttestation.<reason>`.
+            case keyAttestation
         }
 
         let backing: Backing
+        /// The Key Attestation check that failed, for ``keyAttestation(_:)`` reasons.
+        let attestationFailure: KeyAttestationFailure.Reason?
+
+        init(backing: Backing) {
+            self.backing = backing
+            attestationFailure = nil
+        }
+
+        private init(attestationFailure: KeyAttestationFailure.Reason) {
+            backing = .keyAttestation
+            self.attestationFailure = attestationFailure
+        }
 
         /// The challenge was never issued or was already consumed (one-time); request a new one.
         public static let challengeUsed = Reason(backing: .challengeUsed)
@@ -59,11 +78,34 @@ public struct Refusal: Hashable, CustomStringConvertible {
         /// The body's SHA-256 is not the one in `Content-Digest`: the body was changed after signing.
         public static let digestMismatch = Reason(backing: .digestMismatch)
 
-        /// The code's stable name, e.g. `counterReplay`.
-        public var description: String { backing.rawValue }
+        /// The signature header does not fit the key's platform: `Rampart-Assertion` for an Android key, or
+        /// `Rampart-Signature` for an App Attest key.
+        public static let wrongPlatform = Reason(backing: .wrongPlatform)
+        /// An Android key's `Rampart-Signature` does not verify over the request's client data.
+        public static let invalidSignature = Reason(backing: .invalidSignature)
+        /// The service has no `"android"` configuration, so it neither registers Android keys nor accepts their
+        /// signatures.
+        public static let androidNotConfigured = Reason(backing: .androidNotConfigured)
+
+        /// An Android registration whose Key Attestation chain failed `reason` (the codes of `rampart keyattest
+        /// verify`): `keyAttestation.packageMismatch`, `keyAttestation.challengeMismatch`, ….
+        ///
+        /// - Parameter reason: The failed check.
+        /// - Returns: The refusal reason.
+        public static func keyAttestation(_ reason: KeyAttestationFailure.Reason) -> Reason {
+            Reason(attestationFailure: reason)
+        }
+
+        /// The code's stable name, e.g. `counterReplay` or `keyAttestation.deviceUnlocked`.
+        public var description: String {
+            attestationFailure.map { "keyAttestation.\($0)" } ?? backing.rawValue
+        }
 
         /// Every reason, for the OpenAPI check.
-        static var allCases: [Reason] { Backing.allCases.map { Reason(backing: $0) } }
+        static var allCases: [Reason] {
+            Backing.allCases.filter { $0 != .keyAttestation }.map { Reason(backing: $0) }
+                + KeyAttestationFailure.Reason.allReasons.map(Reason.keyAttestation)
+        }
 
         /// Whether the client should generate and attest a new key (the re-registration path).
         public var requiresReattestation: Bool { self == .unknownKey || self == .keyBlocked }

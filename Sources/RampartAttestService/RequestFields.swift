@@ -1,4 +1,5 @@
 import RampartCrypto
+import RampartKeyAttestation
 import RampartRequestSigning
 
 /// The fields of a JSON request body, parsed once with RampartAppAttest's strict I-JSON reader (bounded depth, no
@@ -90,6 +91,40 @@ struct RequestFields {
                 "'challenge' must be the 1...\(Self.maximumChallengeLength)-character string POST /v1/challenges gave")
         }
         return text
+    }
+
+    /// `platform`: absent or `ios` for App Attest, `android` for Key Attestation.
+    func platform() throws -> KeyPlatform {
+        guard values["platform"] != nil else { return .ios }
+        guard let platform = KeyPlatform(rawValue: try string("platform")) else {
+            throw AttestServiceError.invalidField(
+                "'platform' must be \"ios\" (App Attest, the default) or \"android\" (Key Attestation)")
+        }
+        return platform
+    }
+
+    /// The largest accepted certificate of an Android chain (real ones are under 2 KiB).
+    static let maximumCertificateByteCount = 16 * 1024
+
+    /// `certificateChain`: the DER certificates of an Android key, leaf first, each in base64.
+    func certificateChain() throws -> [[UInt8]] {
+        guard let value = values["certificateChain"] else {
+            throw AttestServiceError.missingField(
+                "'certificateChain' is required for an Android key: the base64 DER certificates of "
+                    + "KeyStore.getCertificateChain, leaf first")
+        }
+        let limit = KeyAttestationVerifier.maximumChainLength
+        guard case .array(let entries) = value, (1...limit).contains(entries.count) else {
+            throw AttestServiceError.invalidField(
+                "'certificateChain' must be an array of 1...\(limit) base64 DER certificates, leaf first")
+        }
+        return try entries.enumerated().map { index, entry in
+            guard case .string(let text) = entry else {
+                throw AttestServiceError.invalidField("'certificateChain'[\(index)] must be a base64 string")
+            }
+            return try Base64Field.decode(
+                text, field: "'certificateChain'[\(index)]", maximumByteCount: Self.maximumCertificateByteCount)
+        }
     }
 
     func purpose() throws -> ChallengePurpose {

@@ -86,6 +86,8 @@ public struct ServiceConfiguration: Hashable, Decodable {
     public var defaultPolicy: RoutePolicy = .requireAssertion
     /// The access tokens of `POST /v1/tokens`.
     public var tokens = TokenSettings()
+    /// The Android Key Attestation policy (`"android"`); nil: Android keys are refused (`androidNotConfigured`).
+    public var android: AndroidSettings?
     /// Whether the demo routes `/v1/demo/points/*` exist (`--demo`; `rampart demo` sets it).
     public var demo = false
     /// The keys of the file that were accepted but change nothing (``Warning``); ``AttestationServer`` logs them.
@@ -111,7 +113,7 @@ public struct ServiceConfiguration: Hashable, Decodable {
         case listen, database, teamId, bundleId, environment, root, challengeLifetimeSeconds, riskBlockThreshold
         case maximumBodyBytes, postgresPoolSize, operatorToken, routes, riskDecaySeconds, counterReorderWindow, limits
         case adminListen, connectionLimit, connectionsPerAddress, requestTimeoutSeconds, trustedProxies, adminHosts
-        case subject, defaultPolicy, tokens, challenges
+        case subject, defaultPolicy, tokens, challenges, android
     }
 
     private enum LimitKeys: String, CodingKey, CaseIterable {
@@ -217,6 +219,7 @@ public struct ServiceConfiguration: Hashable, Decodable {
             }
         }
         challenges = try container.decodeIfPresent(ChallengeSettings.self, forKey: .challenges) ?? challenges
+        if container.contains(.android) { android = try Self.decodeAndroid(container.superDecoder(forKey: .android)) }
     }
 
     /// An integer-valued key, read as a number first so that `1e30` or `2.5` is named as the key's problem instead

@@ -18,6 +18,12 @@ public final class ServiceMetrics {
         var latencySum = 0.0
         var sessionKeyEvents: [String: Int] = [:]
         var sessionKeysInUse: Int?
+        var acceptedByPlatform: [PlatformKey: Int] = [:]
+    }
+
+    private struct PlatformKey: Hashable {
+        let kind: String
+        let platform: String
     }
 
     private struct RequestKey: Hashable {
@@ -61,6 +67,15 @@ public final class ServiceMetrics {
         state.withLock { $0.verdicts[VerdictKey(kind: kind, reason: reason), default: 0] += 1 }
     }
 
+    /// Counts one accepted registration or signed request by the platform of its key, beside its verdict.
+    ///
+    /// - Parameters:
+    ///   - kind: `attestation` or `assertion`.
+    ///   - platform: The key's platform.
+    func recordAccepted(kind: String, platform: KeyPlatform) {
+        state.withLock { $0.acceptedByPlatform[PlatformKey(kind: kind, platform: platform.rawValue), default: 0] += 1 }
+    }
+
     /// Counts one change of the session-token keys of the `jwt` subject source and sets how many are in use.
     ///
     /// - Parameters:
@@ -87,13 +102,25 @@ public final class ServiceMetrics {
                 lines.append("rampart_http_requests_total{route=\"\(key.route)\",status=\"\(key.status)\"} \(count)")
             }
             lines += [
-                "# HELP rampart_verdicts_total App Attest verdicts, by kind and reason.",
+                "# HELP rampart_verdicts_total Attestation verdicts (App Attest and Android), by kind and reason.",
                 "# TYPE rampart_verdicts_total counter",
             ]
             for (key, count) in state.verdicts.sorted(by: {
                 ($0.key.kind, $0.key.reason) < ($1.key.kind, $1.key.reason)
             }) {
                 lines.append("rampart_verdicts_total{kind=\"\(key.kind)\",reason=\"\(key.reason)\"} \(count)")
+            }
+            if !state.acceptedByPlatform.isEmpty {
+                lines += [
+                    "# HELP rampart_accepted_total Accepted registrations and signed requests, by kind and the "
+                        + "platform of the key (ios: App Attest, android: Key Attestation).",
+                    "# TYPE rampart_accepted_total counter",
+                ]
+                for (key, count) in state.acceptedByPlatform.sorted(by: {
+                    ($0.key.kind, $0.key.platform) < ($1.key.kind, $1.key.platform)
+                }) {
+                    lines.append("rampart_accepted_total{kind=\"\(key.kind)\",platform=\"\(key.platform)\"} \(count)")
+                }
             }
             lines += [
                 "# HELP rampart_http_request_duration_seconds Time to answer a request.",

@@ -203,6 +203,7 @@ extension ServiceRouter {
         let keyId: String?
         let counter: UInt32?
         let environment: String?
+        let platform: String?
         let verifiedDigest: String?
         let nextChallenge: String?
         let nextChallengeExpiresAt: Date?
@@ -215,6 +216,7 @@ extension ServiceRouter {
             keyId = allowance.keyID
             counter = allowance.counter
             environment = allowance.environment
+            platform = allowance.platform?.rawValue
             verifiedDigest = allowance.verifiedDigest
             nextChallenge = allowance.nextChallenge
             nextChallengeExpiresAt = allowance.nextChallengeExpiresAt
@@ -229,6 +231,7 @@ extension ServiceRouter {
             object.string("limitedRefusal", limitedRefusal)
             object.string("nextChallenge", nextChallenge)
             object.date("nextChallengeExpiresAt", nextChallengeExpiresAt)
+            object.string("platform", platform)
             object.string("policy", policy)
             object.string("subject", subject)
             object.string("verifiedDigest", verifiedDigest)

@@ -6,8 +6,18 @@ extension ServiceRouter {
     enum RegistrationFields {
         static let publicChallenge = ["purpose"]
         static let internalChallenge = ["purpose", "subject"]
-        static let publicAttestation = ["keyId", "attestationObject", "challenge"]
-        static let internalAttestation = ["keyId", "attestationObject", "challenge", "subject"]
+        static let publicAttestation = ["keyId", "attestationObject", "challenge", "platform"]
+        static let internalAttestation = ["keyId", "attestationObject", "challenge", "platform", "subject"]
+        static let publicAndroidAttestation = ["platform", "certificateChain", "challenge"]
+        static let internalAndroidAttestation = ["platform", "certificateChain", "challenge", "subject"]
+    }
+
+    /// The answer to an Android registration: the key id (SHA-256 of the leaf's SubjectPublicKeyInfo), the
+    /// environment of the service that registered it, and `android`.
+    struct AndroidAttestationBody: Encodable {
+        let keyId: String
+        let environment: String
+        let platform: String
     }
 
     /// The subject of a challenge or registration request: from the body on the internal listener (the caller is
@@ -73,6 +83,10 @@ extension ServiceRouter {
             outcome.code = refusal.code
             return HTTPResponseError.body(status: refusal.status, code: refusal.code, message: refusal.message)
         }
+        let platform = try await spendingChallenge(of: fields, request) { try fields.platform() }
+        if platform == .android {
+            return try await androidAttestation(fields, request, subject: subject, clientAddress, &outcome)
+        }
         let submission = try await spendingChallenge(of: fields, request) {
             try fields.refuseUnknownFields(
                 allowing: listener == .admin
@@ -88,6 +102,34 @@ extension ServiceRouter {
         case .registered(let key):
             outcome.code = "accepted"
             return JSONBody.response(status: 201, AttestationBody(keyId: key.keyID, environment: key.environment))
+        case .refused(let refusal):
+            outcome.code = refusal.reason.description
+            return HTTPResponseError.response(for: refusal)
+        }
+    }
+
+    /// `POST /v1/attestations` with `"platform": "android"`: a Key Attestation chain instead of an App Attest object.
+    private func androidAttestation(
+        _ fields: RequestFields, _ request: HTTPRequest, subject: String, _ clientAddress: String?,
+        _ outcome: inout Outcome
+    ) async throws -> HTTPResponse {
+        let submission = try await spendingChallenge(of: fields, request) {
+            try fields.refuseUnknownFields(
+                allowing: listener == .admin
+                    ? RegistrationFields.internalAndroidAttestation : RegistrationFields.publicAndroidAttestation)
+            return KeyAttestationSubmission(
+                subject: subject, certificateChain: try fields.certificateChain(), challenge: try fields.challenge(),
+                clientAddress: clientAddress)
+        }
+        switch try await service.register(submission) {
+        case .registered(let key):
+            outcome.code = "accepted"
+            if let bytes = Data(base64Encoded: key.keyID) {
+                outcome.keyFingerprint = Self.fingerprint(keyID: Array(bytes))
+            }
+            return JSONBody.response(
+                status: 201,
+                AndroidAttestationBody(keyId: key.keyID, environment: key.environment, platform: key.platform.rawValue))
         case .refused(let refusal):
             outcome.code = refusal.reason.description
             return HTTPResponseError.response(for: refusal)

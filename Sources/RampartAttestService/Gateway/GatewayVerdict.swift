@@ -22,6 +22,8 @@ public struct GatewayAllowance: Hashable, Sendable {
     public var counter: UInt32?
     /// The key's App Attest environment, when a key was verified.
     public var environment: String?
+    /// The platform of the key that signed the request or holds the token (`Rampart-Platform`), when one did.
+    public var platform: KeyPlatform?
     /// `sha-256=:<base64>:` of the body the signature covers. When the verifier did not see the body (nginx
     /// `auth_request`), the upstream must check that the body it received has this digest.
     public var verifiedDigest: String?
@@ -44,7 +46,8 @@ public struct GatewayAllowance: Hashable, Sendable {
     }
 
     /// The answer headers: `Rampart-Policy`, and when known `Rampart-Subject`, `Rampart-Key-Id`, `Rampart-Counter`,
-    /// `Rampart-Environment` (the App Attest environment of the key or token that allowed it),
+    /// `Rampart-Environment` (the App Attest environment of the key or token that allowed it), `Rampart-Platform`
+    /// (`ios` or `android`: the platform of that key),
     /// `Rampart-Verified-Digest` and `Rampart-Next-Challenge`.
     public var headers: [String: String] {
         var headers: [String: String] = [:]
@@ -54,12 +57,13 @@ public struct GatewayAllowance: Hashable, Sendable {
 
     /// Sets ``headers`` in `headers`, replacing values of the same names, without building a dictionary first.
     func add(to headers: inout [String: String]) {
-        headers.reserveCapacity(headers.count + 7)
+        headers.reserveCapacity(headers.count + 8)
         headers["Rampart-Policy"] = policy.rawValue
         if let subject { headers["Rampart-Subject"] = subject }
         if let keyID { headers["Rampart-Key-Id"] = keyID }
         if let counter { headers["Rampart-Counter"] = String(counter) }
         if let environment { headers["Rampart-Environment"] = environment }
+        if let platform { headers[SignedRequestVerifier.platformHeader] = platform.rawValue }
         if let verifiedDigest { headers[RequestSignature.verifiedDigestHeader] = verifiedDigest }
         if let nextChallenge { headers["Rampart-Next-Challenge"] = nextChallenge }
     }

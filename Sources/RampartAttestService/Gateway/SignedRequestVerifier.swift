@@ -101,6 +101,13 @@ public final class SignedRequestVerifier: Sendable {
 
     /// The header that carries an access token under the `token` policy.
     public static let tokenHeader = "Rampart-Token"
+    /// The header of an Android key's signature (instead of `Rampart-Assertion`): ECDSA P-256 with SHA-256 over the
+    /// request's `rampart-request-v1` client data, DER, standard base64.
+    public static let signatureHeader = "Rampart-Signature"
+    /// The answer header naming the platform of the key that allowed a request: `ios` or `android`.
+    public static let platformHeader = "Rampart-Platform"
+    /// The largest accepted `Rampart-Signature` (a DER ECDSA P-256 signature is at most 72 bytes).
+    static let maximumSignatureByteCount = 256
 
     /// The lower-cased names the checks look up (``SignedRequest/headers`` are lower-cased), computed once.
     enum Names {
@@ -108,6 +115,7 @@ public final class SignedRequestVerifier: Sendable {
         static let keyID = RequestSignature.keyIDHeader.lowercased()
         static let challenge = RequestSignature.challengeHeader.lowercased()
         static let assertion = RequestSignature.assertionHeader.lowercased()
+        static let signature = signatureHeader.lowercased()
         static let contentDigest = RequestSignature.contentDigestHeader.lowercased()
         /// The signed-request headers, as sent and lower-cased, in the order a refusal lists them.
         static let signed: [(name: String, lowercased: String)] = [
@@ -163,6 +171,7 @@ public final class SignedRequestVerifier: Sendable {
     /// Whether any of the signed-request headers is present.
     static func isSigned(_ headers: [String: String]) -> Bool {
         headers[Names.keyID] != nil || headers[Names.challenge] != nil || headers[Names.assertion] != nil
+            || headers[Names.signature] != nil
     }
 
     private func checkToken(
@@ -234,14 +243,23 @@ public final class SignedRequestVerifier: Sendable {
             }
             return .refuse(GatewayRefusal(Refusal(reason, message)))
         }
-        let missing = Names.signed.filter { headers[$0.lowercased] == nil }.map(\.name)
+        let android = headers[Names.signature] != nil
+        let missing = Names.signed.filter {
+            headers[$0.lowercased] == nil && !(android && $0.lowercased == Names.assertion)
+        }.map(\.name)
         guard missing.isEmpty, let challenge else {
             let what = policy == .token ? "a Rampart-Token or a signed request" : "a signed request"
             return try await refuse(
                 .assertionRequired,
                 "this route (policy \(policy.rawValue)) needs \(what): the headers Rampart-Key-Id, Rampart-Challenge, "
-                    + "Rampart-Assertion and Content-Digest (docs/request-signature.md); missing "
-                    + missing.joined(separator: ", "))
+                    + "Rampart-Assertion (App Attest) or Rampart-Signature (Android) and Content-Digest "
+                    + "(docs/request-signature.md); missing " + missing.joined(separator: ", "))
+        }
+        guard !(android && headers[Names.assertion] != nil) else {
+            return try await refuse(
+                .malformedSignature,
+                "the request carries both Rampart-Assertion and Rampart-Signature; send the one your key makes: "
+                    + "Rampart-Assertion for an App Attest key, Rampart-Signature for an Android key")
         }
         guard usableChallenge != nil else {
             return try await refuse(
@@ -254,12 +272,19 @@ public final class SignedRequestVerifier: Sendable {
         else {
             return try await refuse(
                 .malformedSignature,
-                "Rampart-Key-Id must be the standard, padded base64 of the 32-byte App Attest key id")
+                "Rampart-Key-Id must be the standard, padded base64 of the 32-byte key id (App Attest's, or SHA-256 of "
+                    + "an Android key's SubjectPublicKeyInfo)")
+        }
+        if android, Self.strictBase64(headers[Names.signature], maximum: Self.maximumSignatureByteCount) == nil {
+            return try await refuse(
+                .malformedSignature,
+                "Rampart-Signature must be the standard, padded base64 of the DER ECDSA signature "
+                    + "(at most \(Self.maximumSignatureByteCount) bytes)")
         }
         guard
-            let assertion = Self.strictBase64(
-                headers[Names.assertion],
-                maximum: RequestFields.maximumAssertionByteCount)
+            let assertion = android
+                ? Self.strictBase64(headers[Names.signature], maximum: Self.maximumSignatureByteCount)
+                : Self.strictBase64(headers[Names.assertion], maximum: RequestFields.maximumAssertionByteCount)
         else {
             return try await refuse(
                 .malformedSignature,
@@ -312,7 +337,7 @@ public final class SignedRequestVerifier: Sendable {
             outcome = try await service.authorize(
                 AssertionSubmission(
                     subject: subject, keyID: keyID, assertion: assertion, challenge: challenge,
-                    clientData: clientData, clientAddress: request.clientAddress))
+                    clientData: clientData, clientAddress: request.clientAddress, platform: android ? .android : .ios))
         } catch let error as AttestServiceError {
             switch error.code {
             case .rateLimited: return .refuse(GatewayRefusal(error))
@@ -330,6 +355,7 @@ public final class SignedRequestVerifier: Sendable {
             allowance.keyID = key.keyID
             allowance.counter = key.counter
             allowance.environment = key.environment
+            allowance.platform = key.platform
             allowance.verifiedDigest = "sha-256=:\(claimed):"
             do {
                 let next = try await service.issueChallenge(

@@ -30,7 +30,7 @@ enum HTTPResponseError {
     static func status(for reason: Refusal.Reason) -> Int {
         switch reason {
         case .unknownKey, .invalidAssertion, .assertionRequired, .subjectRequired, .malformedSignature,
-            .digestMismatch:
+            .digestMismatch, .invalidSignature, .wrongPlatform:
             401
         case .keyBlocked, .wrongSubject, .wrongEnvironment, .invalidAttestation: 403
         case .challengeUsed, .challengeExpired, .challengeMismatch, .keyExists, .counterReplay: 409
