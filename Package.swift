@@ -31,6 +31,7 @@ let package = Package(
         .library(name: "RampartTLS", targets: ["RampartTLS"]),
         .library(name: "RampartAppAttest", targets: ["RampartAppAttest"]),
         .library(name: "RampartKeyAttestation", targets: ["RampartKeyAttestation"]),
+        .library(name: "RampartJOSE", targets: ["RampartJOSE"]),
         .library(name: "RampartAttestSimulation", targets: ["RampartAttestSimulation"]),
         .library(name: "RampartHTTP", targets: ["RampartHTTP"]),
         .library(name: "RampartAttestService", targets: ["RampartAttestService"]),
@@ -158,6 +159,12 @@ let package = Package(
             dependencies: ["RampartCrypto", "RampartX509", "RampartAppAttest"],
             swiftSettings: swiftSettings
         ),
+        // JWS, JWK, JWKS and the one strict base64url codec: session JWTs and access tokens.
+        .target(
+            name: "RampartJOSE",
+            dependencies: ["RampartCrypto", "RampartRequestSigning"],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "RampartAttestSimulation",
             dependencies: [
@@ -174,6 +181,7 @@ let package = Package(
             name: "RampartAttestService",
             dependencies: [
                 "RampartCrypto", "RampartX509", "RampartAppAttest", "RampartRequestSigning", "RampartSQLite",
+                "RampartJOSE",
                 "RampartHTTP", .target(name: "RampartPostgres", condition: linux),
                 .target(name: "CNetwork", condition: linux),
                 "RampartKeyAttestation",
@@ -191,39 +199,34 @@ let package = Package(
         .target(name: "RampartAudit", dependencies: ["RampartPinning"], swiftSettings: swiftSettings),
         // What rampart-load prints and rampart-bench service reads (one type for both executables; not a product).
         .target(name: "RampartLoadReport", swiftSettings: swiftSettings),
+        // The CLI without the service's libraries: `rampart` links only this, and forwards serve, routes, demo and
+        // device to `rampart-service` (Sources/RampartCLI/ForwardedCommands.swift), so that no command maps libpq or
+        // libcurl at start.
         .target(
             name: "RampartCLI",
             dependencies: [
                 "RampartCrypto", "RampartX509", "RampartPinning", "RampartChainVerification", "RampartTLS",
-                "RampartAttestService", "RampartAttestClient", "RampartAttestSimulation", "RampartRequestSigning",
                 "RampartSecretStore", "RampartVault", "RampartSeal", "RampartAppAttest", "RampartAudit",
                 "RampartKeyAttestation",
             ],
             swiftSettings: swiftSettings
         ),
-
-        // `rampart` as users run it: RampartCLI's sources (symlinks) without serve and demo, so that no command maps
-        // libpq or libcurl at start; it runs `rampart-service` for those (Sources/RampartCLICore/
-        // ForwardedCommands.swift). Tests use RampartCLI, the whole command set.
+        // The commands that need the service's libraries, and the whole command set `rampart-service` runs.
         .target(
-            name: "RampartCLICore",
+            name: "RampartServiceCLI",
             dependencies: [
-                "RampartCrypto", "RampartX509", "RampartPinning", "RampartChainVerification", "RampartTLS",
-                "RampartSecretStore", "RampartVault", "RampartSeal", "RampartAppAttest", "RampartAudit",
+                "RampartCLI", "RampartCrypto", "RampartX509", "RampartAttestService", "RampartAttestClient",
+                "RampartAttestSimulation", "RampartRequestSigning", "RampartSecretStore", "RampartAppAttest",
                 "RampartKeyAttestation",
             ],
-            exclude: [
-                "Commands/ServeCommand.swift", "Commands/RoutesCommand.swift", "Commands/DemoCommand.swift",
-                "Commands/Device",
-            ],
-            swiftSettings: swiftSettings + [.define("RAMPART_CLI_CORE")]
+            swiftSettings: swiftSettings
         ),
 
         // MARK: Executables
         // `rampart` runs `rampart-service` (built beside it: `swift build`, scripts/build-release.sh) and never links
         // it; a target dependency on it would link all of its modules into `rampart`.
-        .executableTarget(name: "rampart", dependencies: ["RampartCLICore"], swiftSettings: swiftSettings),
-        .executableTarget(name: "rampart-service", dependencies: ["RampartCLI"], swiftSettings: swiftSettings),
+        .executableTarget(name: "rampart", dependencies: ["RampartCLI"], swiftSettings: swiftSettings),
+        .executableTarget(name: "rampart-service", dependencies: ["RampartServiceCLI"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "rampart-bench",
             dependencies: [
@@ -326,7 +329,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "FuzzJWS",
-            dependencies: ["FuzzSupport", "RampartAttestService", "RampartCrypto"],
+            dependencies: ["FuzzSupport", "RampartAttestService", "RampartCrypto", "RampartJOSE"],
             path: "Fuzz/FuzzJWS",
             exclude: ["Seeds"],
             swiftSettings: swiftSettings
@@ -383,6 +386,7 @@ let package = Package(
 
         // MARK: Tests
         .target(name: "TestSupport", dependencies: ["RampartCrypto"], swiftSettings: swiftSettings),
+        .testTarget(name: "RampartHTTPTests", dependencies: ["RampartHTTP"], swiftSettings: swiftSettings),
         .testTarget(
             name: "RampartCryptoTests",
             dependencies: ["RampartCrypto", "TestSupport"],
@@ -424,9 +428,15 @@ let package = Package(
             dependencies: [
                 "RampartAttestService", "RampartAttestClient", "RampartAttestSimulation", "RampartAppAttest",
                 "RampartRequestSigning", "RampartSecretStore", "RampartVault", "RampartX509", "RampartSQLite",
-                "RampartCrypto", "RampartCLI", "TestSupport", "RampartHTTP", "RampartPostgres",
+                "RampartCrypto", "RampartCLI", "RampartServiceCLI", "TestSupport", "RampartHTTP", "RampartPostgres",
+                "RampartJOSE",
                 "RampartKeyAttestation",
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RampartJOSETests",
+            dependencies: ["RampartJOSE", "RampartCrypto"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -489,7 +499,8 @@ let package = Package(
         .testTarget(
             name: "RampartCLITests",
             dependencies: [
-                "RampartCLI", "TestSupport", "RampartX509", "RampartPinning", "RampartChainVerification", "RampartTLS",
+                "RampartCLI", "RampartServiceCLI", "TestSupport", "RampartX509", "RampartPinning", "RampartChainVerification",
+                "RampartTLS",
                 "RampartAppAttest", "RampartAttestService", "RampartAttestClient", "RampartAttestSimulation",
                 "RampartRequestSigning", "RampartSecretStore", "RampartVault", "RampartSeal", "RampartKeyAttestation",
             ],
