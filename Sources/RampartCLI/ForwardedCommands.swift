@@ -11,12 +11,12 @@ public protocol ForwardedCommand: Command {}
 
 extension ForwardedCommand {
     /// Shown only if forwarding fails before `--help` could be answered by `rampart-service`.
-    static var forwardedHelp: String {
+    public static var help: String {
         "USAGE: rampart \(name) ... (run by rampart-service; see 'rampart-service \(name) --help')"
     }
 
-    /// Not reached: ``Rampart/main(_:context:)`` forwards these commands before parsing their arguments.
-    static func forward(_ arguments: inout Arguments, context: CommandContext) -> ExitCode {
+    /// Not reached: ``Rampart/main(_:commands:context:)`` forwards these commands before parsing their arguments.
+    public static func run(_ arguments: inout Arguments, context: CommandContext) async throws -> ExitCode {
         ExitCode(Forwarding.exec(name, arguments.words, context: context))
     }
 }
@@ -64,12 +64,6 @@ public enum ServeForwarder: ForwardedCommand {
     public static let name = "serve"
     /// One line for `rampart --help` (RampartServiceCLI's ServeCommand.abstract; a test compares them).
     public static let abstract = "run the App Attest service (SQLite by default, PostgreSQL for several processes)"
-    /// See ``ForwardedCommand``.
-    public static var help: String { forwardedHelp }
-    /// See ``ForwardedCommand``.
-    public static func run(_ arguments: inout Arguments, context: CommandContext) async throws -> ExitCode {
-        forward(&arguments, context: context)
-    }
 }
 
 /// `rampart routes`, run by `rampart-service` (it reads the serve configuration with the service's libraries).
@@ -78,12 +72,6 @@ public enum RoutesForwarder: ForwardedCommand {
     public static let name = "routes"
     /// One line for `rampart --help` (RampartServiceCLI's RoutesCommand.abstract; a test compares them).
     public static let abstract = "say which route policy a request gets under a serve configuration (and why)"
-    /// See ``ForwardedCommand``.
-    public static var help: String { forwardedHelp }
-    /// See ``ForwardedCommand``.
-    public static func run(_ arguments: inout Arguments, context: CommandContext) async throws -> ExitCode {
-        forward(&arguments, context: context)
-    }
 }
 
 /// `rampart demo`, run by `rampart-service`.
@@ -92,12 +80,6 @@ public enum DemoForwarder: ForwardedCommand {
     public static let name = "demo"
     /// One line for `rampart --help` (RampartServiceCLI's DemoCommand.abstract; a test compares them).
     public static let abstract = "play the App Attest story: register, protected request, replay and tampering refused"
-    /// See ``ForwardedCommand``.
-    public static var help: String { forwardedHelp }
-    /// See ``ForwardedCommand``.
-    public static func run(_ arguments: inout Arguments, context: CommandContext) async throws -> ExitCode {
-        forward(&arguments, context: context)
-    }
 }
 
 /// `rampart device`, run by `rampart-service` (its client sends HTTP through URLSession, which maps libcurl).
@@ -105,11 +87,6 @@ public enum DeviceForwarder: ForwardedCommand {
     /// `device`.
     public static let name = "device"
     /// One line for `rampart --help` (RampartServiceCLI's DeviceCommand.abstract; a test compares them).
-    public static let abstract = "a simulated App Attest or Android device: register a key with a server and send signed requests"
-    /// See ``ForwardedCommand``.
-    public static var help: String { forwardedHelp }
-    /// See ``ForwardedCommand``.
-    public static func run(_ arguments: inout Arguments, context: CommandContext) async throws -> ExitCode {
-        forward(&arguments, context: context)
-    }
+    public static let abstract =
+        "a simulated App Attest or Android device: register a key with a server and send signed requests"
 }
