@@ -89,6 +89,33 @@ public struct SimulatedAndroidKeystore: Sendable {
         intermediateCertificate = try intermediate.sign(with: rootKey)
     }
 
+    /// Restores a CA made by ``init(clock:)`` from its certificates and keys (as `rampart device init --android`
+    /// keeps them).
+    ///
+    /// - Parameters:
+    ///   - rootCertificate: The root.
+    ///   - rootKey: The root's private key.
+    ///   - intermediateCertificate: The intermediate the root signed.
+    ///   - intermediateKey: The intermediate's private key.
+    ///   - clock: The time each key's creation time is made at.
+    /// - Throws: ``RampartX509/X509Error`` (`invalidCertificate`) when a key is not its certificate's.
+    public init(
+        rootCertificate: Certificate, rootKey: ECPrivateKey, intermediateCertificate: Certificate,
+        intermediateKey: ECPrivateKey, clock: @escaping @Sendable () -> Date = { Date() }
+    ) throws {
+        guard rootCertificate.subjectPublicKeyInfoBytes == rootKey.publicKey.derRepresentation,
+            intermediateCertificate.subjectPublicKeyInfoBytes == intermediateKey.publicKey.derRepresentation
+        else {
+            throw X509Error.invalidCertificate(
+                "the simulated Key Attestation CA's keys are not its certificates' keys; make a new device")
+        }
+        self.rootCertificate = rootCertificate
+        self.rootKey = rootKey
+        self.intermediateCertificate = intermediateCertificate
+        self.intermediateKey = intermediateKey
+        self.clock = clock
+    }
+
     /// Generates a P-256 signing key attested with `challenge`, as `KeyPairGenerator` with
     /// `setAttestationChallenge(challenge)` does on a device.
     ///

@@ -332,3 +332,94 @@ struct DeviceAgainstServeTests {
         await second.stop()
     }
 }
+
+/// `rampart device --android` against a running `rampart serve` whose configuration trusts the device's simulated
+/// Key Attestation CA: registration, then a protected request through Envoy's `/ext-authz`.
+@Suite(.serialized, .enabled(if: ServeProcess.available, "needs the rampart binary (swift build)"))
+struct AndroidDeviceAgainstServeTests {
+    @Test("init --android, serve with its android configuration, register, then requests through /ext-authz")
+    func registerAndRequest() async throws {
+        let path = ScratchDirectory.uniquePath("android-device")
+        let created = await DeviceAgainstServeTests.rampart([
+            "device", "init", path, "--android", "--package", "com.example.points", "--json",
+        ])
+        try #require(created.status == 0, "\(created.stderr)")
+        let output = try #require(
+            try JSONSerialization.jsonObject(with: Data(created.stdout.utf8)) as? [String: Any])
+        #expect(output["platform"] as? String == "android")
+        let android = try #require(output["android"] as? [String: Any])
+        #expect(android["extraRoots"] as? [String] == [path + "/ca/root.pem"])
+        #expect(try DeviceCommandTests.mode(path + "/ca/android-ca.json") == 0o600)
+        #expect(try DeviceCommandTests.mode(path + "/android.json") == 0o600)
+
+        let configuration = ScratchDirectory.uniquePath("android-serve.json")
+        try JSONSerialization.data(
+            withJSONObject: [
+                "android": android, "routes": [["method": "*", "path": "/api/*", "policy": "require-assertion"]],
+            ]
+        ).write(to: URL(fileURLWithPath: configuration))
+        let server = try await ServeProcess.start([
+            "--demo", "--config", configuration, "--team-id", DeviceAgainstServeTests.teamID, "--bundle-id",
+            DeviceAgainstServeTests.bundleID, "--db", "sqlite:" + ScratchDirectory.uniquePath("android.db"),
+        ])
+        let url = "http://127.0.0.1:\(server.port)"
+        let alice = ["-H", "X-User-Id: alice"]
+
+        let registered = await DeviceAgainstServeTests.rampart(
+            ["device", "register", "--dir", path, "--server", url, "--json"] + alice)
+        #expect(registered.status == 0, "\(registered.stderr)")
+        let registration = try JSONSerialization.jsonObject(with: Data(registered.stdout.utf8)) as? [String: Any]
+        #expect(registration?["platform"] as? String == "android")
+        let keyID = try #require(registration?["keyId"] as? String)
+        #expect(try DeviceCommandTests.mode(path + "/key.json") == 0o600)
+
+        let allowed = await DeviceAgainstServeTests.rampart(
+            ["device", "request", "--dir", path, "--server", url, "--ext-authz", "-i", "POST", "/api/points/use"]
+                + alice + ["--data", #"{"amount":1}"#])
+        #expect(allowed.status == 0, "\(allowed.stderr)")
+        #expect(allowed.stdout.hasPrefix("HTTP/1.1 200"), "\(allowed.stdout)")
+        #expect(allowed.stdout.contains("\nrampart-platform: android"), "\(allowed.stdout)")
+        #expect(allowed.stdout.contains("\nrampart-key-id: \(keyID)"))
+        let kept = try DeviceAgainstServeTests.keyFile(path)
+        #expect(kept["nextChallenge"] as? String != nil, "the answer's Rampart-Next-Challenge is kept")
+
+        // The kept challenge signs the next request, then the demo route (which checks the same way) works too.
+        let next = await DeviceAgainstServeTests.rampart(
+            ["device", "request", "--dir", path, "--server", url, "--json", "POST", "/v1/demo/points/use"]
+                + alice + ["--data", #"{"amount":1000}"#])
+        #expect(next.status == 0, "\(next.stderr)")
+        let answer = try JSONSerialization.jsonObject(with: Data(next.stdout.utf8)) as? [String: Any]
+        #expect((answer?["body"] as? String)?.contains(#""balance":4000"#) == true, "\(next.stdout)")
+        #expect(answer?["keyId"] as? String == keyID)
+
+        // Another user presenting alice's key: refused, exit 1, the code on stderr.
+        let bob = await DeviceAgainstServeTests.rampart(
+            [
+                "device", "request", "--dir", path, "--server", url, "--ext-authz", "POST", "/api/points/use",
+                "-H", "X-User-Id: bob", "--data", #"{"amount":1}"#,
+            ])
+        #expect(bob.status == 1)
+        #expect(bob.stderr.contains("the server answered 403 wrongSubject"), "\(bob.stderr)")
+        #expect(await server.stop() == 0)
+    }
+
+    @Test("--ext-authz is refused for an App Attest device, and request before register names the fix")
+    func usage() async throws {
+        let ios = ScratchDirectory.uniquePath("device")
+        #expect(await runRampart(["device", "init", ios]).status == 0)
+        let refused = await runRampart([
+            "device", "request", "--dir", ios, "--server", "http://127.0.0.1:9", "--ext-authz", "GET", "/api/x",
+        ])
+        #expect(refused.status == 2)
+        #expect(refused.stderr.contains("--ext-authz is for Android devices"), "\(refused.stderr)")
+
+        let android = ScratchDirectory.uniquePath("android-device")
+        #expect(await runRampart(["device", "init", android, "--android"]).status == 0)
+        let early = await runRampart([
+            "device", "request", "--dir", android, "--server", "http://127.0.0.1:9", "GET", "/api/x",
+        ])
+        #expect(early.status == 2)
+        #expect(early.stderr.contains("holds no key yet"), "\(early.stderr)")
+        #expect(await runRampart(["device", "init", android, "--android"]).stderr.contains("already holds a device"))
+    }
+}

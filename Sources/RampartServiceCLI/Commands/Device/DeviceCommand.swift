@@ -13,10 +13,12 @@ import FoundationNetworking
 /// `rampart device init|register|request`: a command-line App Attest device, for trying a server by hand.
 enum DeviceCommand: Command {
     static let name = "device"
-    static let abstract = "a simulated App Attest device: register a key with a server and send signed requests"
+    static let abstract =
+        "a simulated App Attest or Android device: register a key with a server and send signed requests"
 
     static let initHelp = """
         USAGE: rampart device init DIR [--team-id T] [--bundle-id B] [--environment development|production] [--json]
+               rampart device init DIR --android [--package NAME] [--json]
 
           Creates a saved simulated device in DIR (mode 0700): a simulated Apple App Attest CA (DIR/ca, its keys
           mode 0600) and the app it plays (DIR/device.json). Prints the root to trust, for
@@ -27,6 +29,16 @@ enum DeviceCommand: Command {
           --bundle-id B    the app's bundle id (default com.rampart.demo)
           --environment E  the keys' App Attest environment (default development)
           --json           {"directory","root","rootPath","teamId","bundleId","environment"}
+
+          With --android, DIR holds a simulated Android device instead: a simulated Key Attestation CA (DIR/ca,
+          its keys mode 0600) and the app's package name and signing-certificate digest (DIR/android.json). It
+          prints the "android" object of a `rampart serve --config` file that trusts it (extraRoots names
+          DIR/ca/root.pem: a test root, never for production).
+
+          --android        a simulated Android device (Key Attestation) instead of App Attest
+          --package NAME   the Android app's package name (default com.rampart.demo)
+          --json           with --android: {"directory","platform","root","rootPath","packageName",
+                           "signingCertificateDigest","android"}
         """
 
     static let registerHelp = """
@@ -42,6 +54,10 @@ enum DeviceCommand: Command {
           --server URL         the server's base URL, e.g. http://127.0.0.1:8080
           -H, --header 'N: v'  a header sent with every request (repeatable)
           --json               {"keyId","environment","server"}
+
+          An Android device (init --android) generates a Keystore key with the attestation challenge, and registers
+          its certificate chain instead (POST /v1/attestations {"platform":"android","certificateChain",
+          "challenge"}); --json adds "platform":"android".
         """
 
     static let requestHelp = """
@@ -62,16 +78,24 @@ enum DeviceCommand: Command {
           -H, --header 'N: v'  a header (repeatable); the app's own authentication goes here
           -i, --include        print the status line and the response headers before the body
           --json               {"status","headers","body","keyId","counter"}
+
+          An Android device signs with Rampart-Signature (ECDSA P-256 with SHA-256 over the same client data)
+          instead of Rampart-Assertion, and has no counter: its challenges are single-use, which is the replay
+          guard. It retries once with a fresh challenge after challengeUsed, challengeExpired or
+          challengeMismatch; it does not register a key by itself (run register).
+
+          --ext-authz          (Android) send the request to /ext-authz followed by TARGET, as Envoy's ext_authz
+                               check does, signing TARGET: the answer is the gateway's verdict
         """
 
     static var help: String {
         """
         USAGE: rampart device <init|register|request> [options]
 
-        A command-line App Attest device for trying a server by hand: `init` saves a simulated device (its own
-        Apple CA, whose root the server trusts), `register` attests a key through the server, `request` sends
-        signed requests with it. Every secret file in the folder has mode 0600; one that others can read is
-        refused.
+        A command-line App Attest or Android device for trying a server by hand: `init` saves a simulated device
+        (its own Apple CA, or with --android its own Key Attestation CA, whose root the server trusts), `register`
+        attests a key through the server, `request` sends signed requests with it. Every secret file in the folder
+        has mode 0600; one that others can read is refused.
 
         \(initHelp)
 
@@ -88,6 +112,10 @@ enum DeviceCommand: Command {
           rampart device register --dir dev --server http://127.0.0.1:8080 -H 'X-User-Id: alice'
           rampart device request --dir dev --server http://127.0.0.1:8080 -H 'X-User-Id: alice' \\
             POST /v1/demo/points/use --data '{"amount":1000}'
+          rampart device init android-dev --android --package com.example.app
+          rampart device register --dir android-dev --server http://127.0.0.1:8080 -H 'X-User-Id: alice'
+          rampart device request --dir android-dev --server http://127.0.0.1:8080 -H 'X-User-Id: alice' \\
+            --ext-authz POST /api/points/use --data '{"amount":1}'
         """
     }
 
@@ -137,6 +165,14 @@ enum DeviceCommand: Command {
 
     static func initialize(_ arguments: inout Arguments, context: CommandContext) throws -> ExitCode {
         let json = arguments.flag("--json")
+        if arguments.flag("--android") {
+            let packageName = try arguments.option("--package") ?? "com.rampart.demo"
+            let positionals = try arguments.positionals()
+            guard positionals.count == 1, let path = positionals.first else {
+                throw UsageError("name the folder to create: rampart device init DIR --android")
+            }
+            return try AndroidDevice.initialize(path: path, packageName: packageName, json: json, context: context)
+        }
         let teamID = try arguments.option("--team-id") ?? "DEMO123456"
         let bundleID = try arguments.option("--bundle-id") ?? "com.rampart.demo"
         let environment = try arguments.option("--environment") ?? "development"
@@ -199,7 +235,14 @@ enum DeviceCommand: Command {
         }
     }
 
-    static func session(_ arguments: inout Arguments, context: CommandContext) throws -> Session {
+    /// Where a command goes: the device folder, the server and the -H headers.
+    struct Endpoint {
+        let folder: DeviceFolder
+        let server: URL
+        let headers: [HTTPField]
+    }
+
+    static func endpoint(_ arguments: inout Arguments, context: CommandContext) throws -> Endpoint {
         guard let path = try arguments.option("--dir") ?? context.environment["RAMPART_DEVICE_DIR"] else {
             throw UsageError("name the device folder with --dir DIR (made by 'rampart device init DIR')")
         }
@@ -210,7 +253,11 @@ enum DeviceCommand: Command {
             throw UsageError("--server must be an http(s) URL such as http://127.0.0.1:8080")
         }
         let headers = try (arguments.options("-H") + arguments.options("--header")).map(parseHeader)
-        let folder = DeviceFolder(path)
+        return Endpoint(folder: DeviceFolder(path), server: server, headers: headers)
+    }
+
+    static func session(_ endpoint: Endpoint, context: CommandContext) throws -> Session {
+        let (folder, server, headers) = (endpoint.folder, endpoint.server, endpoint.headers)
         let (app, simulator) = try folder.load(clock: context.now)
         guard let environment = AppAttestEnvironment(rawValue: app.environment) else {
             throw UsageError("\(folder.appPath) names an unknown environment '\(app.environment)'")
@@ -255,8 +302,12 @@ enum DeviceCommand: Command {
 
     static func register(_ arguments: inout Arguments, context: CommandContext) async throws -> ExitCode {
         let json = arguments.flag("--json")
-        let session = try session(&arguments, context: context)
+        let endpoint = try endpoint(&arguments, context: context)
         try arguments.finish()
+        if AndroidDevice.holdsDevice(endpoint.folder) {
+            return try await AndroidDevice.register(endpoint, json: json, context: context)
+        }
+        let session = try session(endpoint, context: context)
         let keyID: String
         do {
             keyID = try await session.client.register()
@@ -294,7 +345,8 @@ enum DeviceCommand: Command {
         let json = arguments.flag("--json")
         let include = arguments.flag("-i") || arguments.flag("--include")
         let data = try arguments.option("--data")
-        let session = try session(&arguments, context: context)
+        let extAuthz = arguments.flag("--ext-authz")
+        let endpoint = try endpoint(&arguments, context: context)
         var headers: [HTTPField] = []
         let positionals = try arguments.positionals()
         guard positionals.count == 2 else {
@@ -308,10 +360,21 @@ enum DeviceCommand: Command {
         var body: [UInt8] = []
         if let data {
             body = try readData(data, context: context)
-            if !session.headers.contains(where: { $0.name.lowercased() == "content-type" }) {
+            if !endpoint.headers.contains(where: { $0.name.lowercased() == "content-type" }) {
                 headers.append(HTTPField(name: "Content-Type", value: "application/json"))
             }
         }
+        if AndroidDevice.holdsDevice(endpoint.folder) {
+            guard
+                let (answer, keyID) = try await AndroidDevice.request(
+                    endpoint,
+                    .init(method: method, target: target, headers: headers, body: body, extAuthz: extAuthz),
+                    context: context)
+            else { return .failure }
+            return try printAnswer(answer, keyID: keyID, counter: 0, json: json, include: include, context: context)
+        }
+        guard !extAuthz else { throw UsageError("--ext-authz is for Android devices (init --android)") }
+        let session = try session(endpoint, context: context)
         try await restoreKey(session)
         let answer: ServerAnswer
         do {
@@ -330,12 +393,20 @@ enum DeviceCommand: Command {
         }
         try await session.save()
         let keyID = (try? await session.client.keptKeyID()) ?? ""
+        return try printAnswer(
+            answer, keyID: keyID, counter: session.device.device(for: keyID)?.counter ?? 0, json: json,
+            include: include, context: context)
+    }
+
+    /// Prints a request's answer as `request` does, and its exit code.
+    static func printAnswer(
+        _ answer: ServerAnswer, keyID: String, counter: UInt32, json: Bool, include: Bool, context: CommandContext
+    ) throws -> ExitCode {
         let text = String(decoding: answer.body, as: UTF8.self)
         if json {
             try context.printJSON(
                 RequestOutput(
-                    status: answer.status, headers: answer.headers, body: text, keyId: keyID,
-                    counter: session.device.device(for: keyID)?.counter ?? 0))
+                    status: answer.status, headers: answer.headers, body: text, keyId: keyID, counter: counter))
         } else {
             if include {
                 var head =

@@ -113,7 +113,7 @@ struct DeviceFolder {
         }
     }
 
-    private func read<T: Decodable>(_ path: String) throws -> T {
+    func read<T: Decodable>(_ path: String) throws -> T {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw UsageError("cannot read \(path); check the path and permissions")
         }
@@ -126,7 +126,7 @@ struct DeviceFolder {
 
     /// Writes `value` as JSON to `path` with mode 0600: into a new temporary file created with that mode, then
     /// renamed over the old one, so the file is never readable by others, nor half written.
-    private func write(_ value: some Encodable, to path: String) throws {
+    func write(_ value: some Encodable, to path: String) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         let manager = FileManager.default
