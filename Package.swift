@@ -17,6 +17,7 @@ let package = Package(
     platforms: [.iOS(.v15), .macOS(.v12), .tvOS(.v15), .watchOS(.v8), .visionOS(.v1)],
     products: [
         // Shared by the app and the server (no system library on Apple platforms).
+        .library(name: "RampartASN1", targets: ["RampartASN1"]),
         .library(name: "RampartCrypto", targets: ["RampartCrypto"]),
         .library(name: "RampartX509", targets: ["RampartX509"]),
         .library(name: "RampartPinning", targets: ["RampartPinning"]),
@@ -56,14 +57,18 @@ let package = Package(
         .systemLibrary(name: "CArgon2", pkgConfig: "libargon2", providers: [.apt(["libargon2-dev"])]),
 
         // MARK: Shared libraries (app and server)
+        // The leaf under every key and certificate: the one PEM codec. Foundation only, no C library.
+        .target(name: "RampartASN1", swiftSettings: swiftSettings),
         .target(
             name: "RampartCrypto",
-            dependencies: [.target(name: "COpenSSL", condition: linux), .target(name: "CArgon2", condition: linux)],
+            dependencies: [
+                "RampartASN1", .target(name: "COpenSSL", condition: linux), .target(name: "CArgon2", condition: linux),
+            ],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "RampartX509",
-            dependencies: ["RampartCrypto", .target(name: "COpenSSL", condition: linux)],
+            dependencies: ["RampartASN1", "RampartCrypto", .target(name: "COpenSSL", condition: linux)],
             swiftSettings: swiftSettings
         ),
         .target(name: "RampartPinning", dependencies: ["RampartCrypto", "RampartX509"], swiftSettings: swiftSettings),
@@ -120,7 +125,7 @@ let package = Package(
         // CryptoKit backend on Linux too. No product exposes it.
         .target(
             name: "RampartCryptoKitBackend",
-            dependencies: ["RampartAppleSimulation"],
+            dependencies: ["RampartASN1", "RampartAppleSimulation"],
             swiftSettings: swiftSettings + [.define("RAMPART_CRYPTOKIT_BACKEND")]
         ),
 
@@ -162,7 +167,7 @@ let package = Package(
         // JWS, JWK, JWKS and the one strict base64url codec: session JWTs and access tokens.
         .target(
             name: "RampartJOSE",
-            dependencies: ["RampartCrypto", "RampartRequestSigning"],
+            dependencies: ["RampartCrypto", "RampartRequestSigning", "RampartX509"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -266,7 +271,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "FuzzPEM",
-            dependencies: ["FuzzSupport", "RampartX509"],
+            dependencies: ["FuzzSupport", "RampartASN1", "RampartX509"],
             path: "Fuzz/FuzzPEM",
             exclude: ["Seeds"],
             swiftSettings: swiftSettings
@@ -387,6 +392,7 @@ let package = Package(
         // MARK: Tests
         .target(name: "TestSupport", dependencies: ["RampartCrypto"], swiftSettings: swiftSettings),
         .testTarget(name: "RampartHTTPTests", dependencies: ["RampartHTTP"], swiftSettings: swiftSettings),
+        .testTarget(name: "RampartASN1Tests", dependencies: ["RampartASN1"], swiftSettings: swiftSettings),
         .testTarget(
             name: "RampartCryptoTests",
             dependencies: ["RampartCrypto", "TestSupport"],
@@ -542,9 +548,9 @@ let package = Package(
 // app adds and the tests of it that run on Apple platforms (.github/workflows/apple.yml); the full package is Linux's.
 if Context.environment["RAMPART_APPLE_ONLY"] != nil {
     let appleTargets: Set<String> = [
-        "RampartCrypto", "RampartX509", "RampartPinning", "RampartRequestSigning", "RampartSecretStore",
+        "RampartASN1", "RampartCrypto", "RampartX509", "RampartPinning", "RampartRequestSigning", "RampartSecretStore",
         "RampartSeal", "RampartAttestClient", "RampartApple", "RampartPointsCore", "RampartPointsApp",
-        "TestSupport", "RampartCryptoTests",
+        "TestSupport", "RampartCryptoTests", "RampartASN1Tests",
         "RampartRequestSigningTests",
     ]
     func keeps(_ dependency: Target.Dependency) -> Bool {

@@ -10,8 +10,9 @@ import json
 import subprocess
 import sys
 
-APP_SIDE = ["RampartCrypto", "RampartX509", "RampartPinning", "RampartRequestSigning", "RampartSecretStore",
-            "RampartSeal", "RampartAttestClient", "RampartApple", "RampartPointsCore", "RampartPointsApp"]
+APP_SIDE = ["RampartASN1", "RampartCrypto", "RampartX509", "RampartPinning", "RampartRequestSigning",
+            "RampartSecretStore", "RampartSeal", "RampartAttestClient", "RampartApple", "RampartPointsCore",
+            "RampartPointsApp"]
 SERVER_SIDE = {"RampartChainVerification", "RampartTLS", "RampartAppAttest", "RampartKeyAttestation",
                "RampartAttestSimulation",
                "RampartAttestService", "RampartVault", "RampartSQLite", "RampartAppleSimulation", "RampartCLI",

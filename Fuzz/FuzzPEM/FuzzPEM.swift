@@ -1,5 +1,6 @@
 import Foundation
 import FuzzSupport
+import RampartASN1
 import RampartX509
 
 /// PEM parsing must never crash, and every document it returns must survive printing and parsing again.

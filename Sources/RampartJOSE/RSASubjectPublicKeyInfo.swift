@@ -1,4 +1,6 @@
-/// DER encoding (not parsing, not crypto) of an RSA SubjectPublicKeyInfo from a JWK's `n` and `e`, so that
+import RampartX509
+
+/// The RSA SubjectPublicKeyInfo for a JWK's `n` and `e`, written with RampartX509's DER writer, so that
 /// RampartCrypto's `RSAPublicKey(derRepresentation:)` imports and checks the key.
 ///
 /// ```
@@ -10,41 +12,26 @@
 ///     publicExponent    INTEGER } -- e
 /// ```
 enum RSASubjectPublicKeyInfo {
-    /// `SEQUENCE { OID rsaEncryption, NULL }`.
-    static let algorithmIdentifier: [UInt8] = [
-        0x30, 0x0D, 0x06, 0x09, 0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x01, 0x01, 0x05, 0x00,
-    ]
-
-    /// The SPKI DER for the positive integers `modulus` and `exponent` (big-endian, no leading zero byte).
+    /// The SPKI DER for the positive integers `modulus` and `exponent` (big-endian magnitudes).
     ///
     /// - Parameters:
     ///   - modulus: `n`; callers bound it (at most 1,024 bytes here).
     ///   - exponent: `e`; at most a few bytes.
     /// - Returns: The DER bytes.
     static func der(modulus: [UInt8], exponent: [UInt8]) -> [UInt8] {
-        let rsaKey = tlv(0x30, integer(modulus) + integer(exponent))
-        return tlv(0x30, algorithmIdentifier + tlv(0x03, [0x00] + rsaKey))
-    }
-
-    /// A DER INTEGER for a non-negative big-endian magnitude: a 0x00 in front when the top bit is set.
-    static func integer(_ magnitude: [UInt8]) -> [UInt8] {
-        let content = (magnitude.first.map { $0 & 0x80 != 0 } ?? true) ? [0x00] + magnitude : magnitude
-        return tlv(0x02, content)
-    }
-
-    /// Tag, definite minimal length, content (X.690 section 8.1.3).
-    static func tlv(_ tag: UInt8, _ content: [UInt8]) -> [UInt8] {
-        var length = content.count
-        var lengthBytes: [UInt8] = []
-        if length < 0x80 {
-            lengthBytes = [UInt8(length)]
-        } else {
-            while length > 0 {
-                lengthBytes.insert(UInt8(length & 0xFF), at: 0)
-                length >>= 8
-            }
-            lengthBytes.insert(0x80 | UInt8(lengthBytes.count), at: 0)
+        var rsaKey = DERWriter()
+        rsaKey.appendSequence { sequence in
+            sequence.appendInteger(unsignedBigEndian: modulus)
+            sequence.appendInteger(unsignedBigEndian: exponent)
         }
-        return [tag] + lengthBytes + content
+        var writer = DERWriter()
+        writer.appendSequence { spki in
+            spki.appendSequence { algorithm in
+                algorithm.appendObjectIdentifier(.PublicKeyAlgorithm.rsaEncryption)
+                algorithm.appendNull()
+            }
+            spki.appendBitString(rsaKey.bytes)
+        }
+        return writer.bytes
     }
 }

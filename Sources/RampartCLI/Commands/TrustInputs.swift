@@ -52,7 +52,7 @@ enum TrustInputs {
             let blocks = try PEMDocument.parseAll(text).filter { $0.label == "CERTIFICATE" }
             guard !blocks.isEmpty else { throw UsageError("\(file): holds no -----BEGIN CERTIFICATE----- block") }
             return blocks.map(\.derBytes)
-        } catch let error as X509Error {
+        } catch let error as ASN1Error {
             throw UsageError("\(file): not a certificate file: \(error)")
         }
     }

@@ -1,4 +1,5 @@
 public import Foundation
+import RampartASN1
 import RampartCrypto
 
 /// An X.509 v1–v3 certificate, parsed strictly from DER (RFC 5280 section 4.1).
@@ -172,7 +173,12 @@ public struct Certificate {
     /// - Throws: ``X509Error``: `invalidPEM` unless there is exactly one block, labelled `CERTIFICATE`; otherwise as
     ///   ``init(derEncoded:)``.
     public init(pemEncoded: String) throws {
-        let document = try PEMDocument(pemEncoded: pemEncoded)
+        let document: PEMDocument
+        do {
+            document = try PEMDocument(pemEncoded: pemEncoded)
+        } catch let error as ASN1Error {
+            throw X509Error.invalidPEM(error.reason)
+        }
         guard document.label == "CERTIFICATE" else {
             throw X509Error.invalidPEM("expected a CERTIFICATE PEM block; found \(document.label)")
         }
@@ -191,7 +197,12 @@ public struct Certificate {
         guard let text = String(strictUTF8: bytes) else {
             throw X509Error.invalidPEM("the input is neither DER (it does not start with a SEQUENCE) nor PEM text")
         }
-        let documents = try PEMDocument.parseAll(text).filter { $0.label == "CERTIFICATE" }
+        let documents: [PEMDocument]
+        do {
+            documents = try PEMDocument.parseAll(text).filter { $0.label == "CERTIFICATE" }
+        } catch let error as ASN1Error {
+            throw X509Error.invalidPEM(error.reason)
+        }
         guard !documents.isEmpty else {
             throw X509Error.invalidPEM("no -----BEGIN CERTIFICATE----- block found")
         }

@@ -1,4 +1,4 @@
-import RampartX509
+import RampartASN1
 import Testing
 
 struct PEMTests {
@@ -21,7 +21,7 @@ struct PEMTests {
             "-----BEGIN A-----\n-----BEGIN B-----\n",
         ])
     func malformed(text: String) {
-        #expect(throws: X509Error.invalidPEM("")) { try PEMDocument.parseAll(text) }
+        #expect(throws: ASN1Error.invalidPEM("")) { try PEMDocument.parseAll(text) }
     }
 }
 
@@ -45,7 +45,7 @@ struct PEMRejectionTests {
             ("-----BEGIN CERTIFICATE-----\nAAAA\n", "no END line"),
         ])
     func rejected(text: String, reason: String) throws {
-        let error = try #require(throws: X509Error.self) { try PEMDocument.parseAll(text) }
+        let error = try #require(throws: ASN1Error.self) { try PEMDocument.parseAll(text) }
         #expect(error.code == .invalidPEM)
         #expect(error.reason.contains(reason), "\(error.reason)")
         #expect(!error.description.contains("\u{1}"))
@@ -63,14 +63,56 @@ struct PEMRejectionTests {
     @Test("more than maximumDocumentCount blocks, or more than maximumInputByteCount bytes, is invalidPEM")
     func limits() {
         let many = String(repeating: Self.block, count: PEMDocument.maximumDocumentCount + 1)
-        #expect(throws: X509Error.invalidPEM("")) { try PEMDocument.parseAll(many) }
+        #expect(throws: ASN1Error.invalidPEM("")) { try PEMDocument.parseAll(many) }
         let huge = String(repeating: "x", count: PEMDocument.maximumInputByteCount + 1)
-        #expect(throws: X509Error.invalidPEM("")) { try PEMDocument.parseAll(huge) }
+        #expect(throws: ASN1Error.invalidPEM("")) { try PEMDocument.parseAll(huge) }
     }
 
     @Test("PEMDocument(pemEncoded:) wants exactly one block")
     func exactlyOne() {
-        #expect(throws: X509Error.invalidPEM("")) { try PEMDocument(pemEncoded: "no blocks") }
-        #expect(throws: X509Error.invalidPEM("")) { try PEMDocument(pemEncoded: Self.block + Self.block) }
+        #expect(throws: ASN1Error.invalidPEM("")) { try PEMDocument(pemEncoded: "no blocks") }
+        #expect(throws: ASN1Error.invalidPEM("")) { try PEMDocument(pemEncoded: Self.block + Self.block) }
+    }
+}
+
+struct PEMKeyTextTests {
+    static let key = PEMDocument(label: "PUBLIC KEY", derBytes: Array(0..<91))
+
+    @Test("one block with the expected label, surrounded only by whitespace, is read")
+    func accepted() throws {
+        let text = Self.key.pemString
+        #expect(try PEMDocument(pemEncoded: text, label: "PUBLIC KEY", maximumInputByteCount: 4096) == Self.key)
+        let padded = "\n  " + text + "\n\n\t"
+        #expect(try PEMDocument(pemEncoded: padded, label: "PUBLIC KEY", maximumInputByteCount: 4096) == Self.key)
+    }
+
+    @Test(
+        "anything but exactly one block with the expected label and nothing else is invalidPEM saying why",
+        arguments: [
+            ("", "found none"),
+            ("subject=CN=x\n" + key.pemString, "text outside the PEM block"),
+            (key.pemString + "junk\n", "text outside the PEM block"),
+            (key.pemString + key.pemString, "found 'PUBLIC KEY', 'PUBLIC KEY'"),
+            (PEMDocument(label: "CERTIFICATE", derBytes: [1]).pemString, "found 'CERTIFICATE'"),
+            ("-----BEGIN PUBLIC KEY-----\nProc-Type: 4,ENCRYPTED\nAAAA\n-----END PUBLIC KEY-----", "headers"),
+            ("-----BEGIN PUBLIC KEY-----\n!!!!\n-----END PUBLIC KEY-----", "not valid base64"),
+            ("-----BEGIN PUBLIC KEY-----\n-----END PUBLIC KEY-----", "not valid base64"),
+            (String(repeating: "A", count: 4097), "larger than 4096 bytes"),
+        ])
+    func refused(text: String, reason: String) throws {
+        let error = try #require(throws: ASN1Error.self) {
+            try PEMDocument(pemEncoded: text, label: "PUBLIC KEY", maximumInputByteCount: 4096)
+        }
+        #expect(error.code == .invalidPEM)
+        #expect(error.reason.contains(reason), "\(error.reason)")
+        #expect(error.reason.contains("expected one PEM block '-----BEGIN PUBLIC KEY-----'"), "\(error.reason)")
+    }
+
+    @Test("errors compare by code only and print code: reason")
+    func errorShape() {
+        #expect(ASN1Error.invalidPEM("a") == ASN1Error.invalidPEM("b"))
+        #expect(ASN1Error.invalidPEM("a").hashValue == ASN1Error.invalidPEM("b").hashValue)
+        #expect(ASN1Error.invalidPEM("a reason").description == "invalidPEM: a reason")
+        #expect(ASN1Error.invalidPEM("r").debugDescription.hasPrefix("ASN1Error.invalidPEM: r ("))
     }
 }

@@ -1,6 +1,8 @@
 import Foundation
 
-/// RFC 7468 textual encoding: `-----BEGIN LABEL-----`, base64 lines, `-----END LABEL-----`.
+/// RFC 7468 textual encoding: `-----BEGIN LABEL-----`, base64 lines, `-----END LABEL-----`. Rampart's one PEM codec:
+/// certificates, chains and trust anchors (``parseAll(_:)``) and keys (``init(pemEncoded:label:maximumInputByteCount:)``)
+/// are read by the same code.
 public struct PEMDocument: Hashable {
     /// The label, e.g. `CERTIFICATE`.
     public let label: String
@@ -29,12 +31,60 @@ public struct PEMDocument: Hashable {
     ///
     /// - Parameter text: The PEM text.
     /// - Returns: The documents; empty when there is none.
-    /// - Throws: ``X509Error`` with code `invalidPEM` for an unterminated block, mismatched labels, bad base64, or
+    /// - Throws: ``ASN1Error`` with code `invalidPEM` for an unterminated block, mismatched labels, bad base64, or
     ///   inputs beyond the limits.
     public static func parseAll(_ text: String) throws -> [PEMDocument] {
-        let bytes = Array(text.utf8)
+        try parse(Array(text.utf8), maximumInputByteCount: maximumInputByteCount, allowsExplanatoryText: true)
+    }
+
+    /// Parses text that must hold exactly one PEM block.
+    ///
+    /// - Parameter pemEncoded: The PEM text.
+    /// - Throws: ``ASN1Error`` with code `invalidPEM` when there is not exactly one block.
+    public init(pemEncoded: String) throws {
+        let all = try Self.parseAll(pemEncoded)
+        guard all.count == 1, let only = all.first else {
+            throw ASN1Error.invalidPEM("expected exactly one PEM block; found \(all.count)")
+        }
+        self = only
+    }
+
+    /// Parses text that must be exactly one block labelled `label` and nothing else: whitespace may surround it, but
+    /// no explanatory text, no second block and no RFC 1421 headers (the form a key file has).
+    ///
+    /// - Parameters:
+    ///   - pemEncoded: The PEM text.
+    ///   - label: The label the block must have (`PUBLIC KEY`).
+    ///   - maximumInputByteCount: The most bytes of text read (a DoS bound for the caller's kind of input).
+    /// - Throws: ``ASN1Error`` with code `invalidPEM` for anything else.
+    public init(pemEncoded: String, label: String, maximumInputByteCount: Int) throws {
+        let bytes = Array(pemEncoded.utf8)
+        let expected = "expected one PEM block '-----BEGIN \(label)-----' … '-----END \(label)-----' and nothing else"
+        let all: [PEMDocument]
+        do {
+            all = try Self.parse(bytes, maximumInputByteCount: maximumInputByteCount, allowsExplanatoryText: false)
+        } catch let error as ASN1Error {
+            throw ASN1Error.invalidPEM("\(error.reason); \(expected)")
+        }
+        guard all.count == 1, let only = all.first, only.label == label else {
+            throw ASN1Error.invalidPEM(
+                "\(expected); found " + (all.isEmpty ? "none" : all.map { "'\($0.label)'" }.joined(separator: ", ")))
+        }
+        self = only
+    }
+
+    /// The PEM text, with 64-character base64 lines and a trailing newline.
+    public var pemString: String {
+        let base64 = Data(derBytes).base64EncodedString(options: [.lineLength64Characters, .endLineWithLineFeed])
+        return "-----BEGIN \(label)-----\n\(base64)\n-----END \(label)-----\n"
+    }
+
+    /// Every block of `bytes`; with `allowsExplanatoryText` false, a line outside a block that is not blank is refused.
+    private static func parse(
+        _ bytes: [UInt8], maximumInputByteCount: Int, allowsExplanatoryText: Bool
+    ) throws -> [PEMDocument] {
         guard bytes.count <= maximumInputByteCount else {
-            throw X509Error.invalidPEM("the input is larger than \(maximumInputByteCount) bytes")
+            throw ASN1Error.invalidPEM("the input is larger than \(maximumInputByteCount) bytes")
         }
         var documents: [PEMDocument] = []
         var current: (label: String, body: [UInt8])?
@@ -51,55 +101,39 @@ public struct PEMDocument: Hashable {
             lineStart = lineEnd + 1
 
             if let label = try Self.label(of: line, marker: "BEGIN") {
-                guard current == nil else { throw X509Error.invalidPEM("BEGIN \(label) inside another PEM block") }
+                guard current == nil else { throw ASN1Error.invalidPEM("BEGIN \(label) inside another PEM block") }
                 current = (label, [])
             } else if let label = try Self.label(of: line, marker: "END") {
-                guard let open = current else { throw X509Error.invalidPEM("END \(label) without a BEGIN") }
+                guard let open = current else { throw ASN1Error.invalidPEM("END \(label) without a BEGIN") }
                 guard open.label == label else {
-                    throw X509Error.invalidPEM("BEGIN \(open.label) closed by END \(label)")
+                    throw ASN1Error.invalidPEM("BEGIN \(open.label) closed by END \(label)")
                 }
                 guard let decoded = Data(base64Encoded: Data(open.body)), !decoded.isEmpty else {
-                    throw X509Error.invalidPEM("the body of the \(label) block is not valid base64")
+                    throw ASN1Error.invalidPEM("the body of the \(label) block is not valid base64")
                 }
                 documents.append(PEMDocument(label: label, derBytes: Array(decoded)))
                 guard documents.count <= maximumDocumentCount else {
-                    throw X509Error.invalidPEM("more than \(maximumDocumentCount) PEM blocks")
+                    throw ASN1Error.invalidPEM("more than \(maximumDocumentCount) PEM blocks")
                 }
                 current = nil
             } else if var open = current {
                 guard !line.contains(UInt8(ascii: ":")) else {
-                    throw X509Error.invalidPEM("RFC 1421 headers inside the \(open.label) block are not supported")
+                    throw ASN1Error.invalidPEM("RFC 1421 headers inside the \(open.label) block are not supported")
                 }
                 current = nil
                 open.body += line
                 current = open
+            } else if !allowsExplanatoryText, !line.isEmpty {
+                throw ASN1Error.invalidPEM("the input has text outside the PEM block")
             }
         }
-        if let open = current { throw X509Error.invalidPEM("the \(open.label) block has no END line") }
+        if let open = current { throw ASN1Error.invalidPEM("the \(open.label) block has no END line") }
         return documents
-    }
-
-    /// Parses text that must hold exactly one PEM block.
-    ///
-    /// - Parameter pemEncoded: The PEM text.
-    /// - Throws: ``X509Error`` with code `invalidPEM` when there is not exactly one block.
-    public init(pemEncoded: String) throws {
-        let all = try Self.parseAll(pemEncoded)
-        guard all.count == 1, let only = all.first else {
-            throw X509Error.invalidPEM("expected exactly one PEM block; found \(all.count)")
-        }
-        self = only
-    }
-
-    /// The PEM text, with 64-character base64 lines and a trailing newline.
-    public var pemString: String {
-        let base64 = Data(derBytes).base64EncodedString(options: [.lineLength64Characters, .endLineWithLineFeed])
-        return "-----BEGIN \(label)-----\n\(base64)\n-----END \(label)-----\n"
     }
 
     /// The label of an encapsulation boundary line, or nil when `line` is not one.
     ///
-    /// - Throws: ``X509Error`` with code `invalidPEM` when the label is not RFC 7468 section 3 label text
+    /// - Throws: ``ASN1Error`` with code `invalidPEM` when the label is not RFC 7468 section 3 label text
     ///   (`labelchar *( ["-" / SP] labelchar )`, `labelchar = %x21-2C / %x2E-7E`) or is too long; the label is then
     ///   not quoted, because it is raw input.
     private static func label(of line: ArraySlice<UInt8>, marker: String) throws -> String? {
@@ -117,7 +151,7 @@ public struct PEMDocument: Hashable {
             valid = isLabelChar || (isSeparator && between)
         }
         guard valid else {
-            throw X509Error.invalidPEM("a PEM \(marker) line has a malformed label (RFC 7468 section 3)")
+            throw ASN1Error.invalidPEM("a PEM \(marker) line has a malformed label (RFC 7468 section 3)")
         }
         return String(decoding: octets, as: UTF8.self)
     }
