@@ -3,6 +3,23 @@ import RampartHTTP
 import RampartRequestSigning
 
 extension ServiceRouter {
+    /// The policies of the demo routes when no configured route matches them (the guide's failure-policy table:
+    /// point use requires an assertion, a balance read is allowed with limits).
+    public static let demoPolicies: [String: RoutePolicy] = [
+        "/v1/demo/points/use": .requireAssertion,
+        "/v1/demo/points/balance": .limited,
+    ]
+
+    /// Registers the demo routes on the public listener. They are always registered, so a wrong method is 405 as
+    /// on any route; without `--demo` (``demo`` false) they answer 404 `notFound` saying so.
+    static func declareDemoRoutes(on router: inout Router) {
+        router.group([.publicAPI], role: .publicAPI) { routes in
+            for route in ["/v1/demo/points/use", "/v1/demo/points/balance"] {
+                routes.post(route) { router, request, outcome in try await router.demoPoints(route, request, &outcome) }
+            }
+        }
+    }
+
     /// A demo route (`--demo` only): a signed request to the service itself, under the policy of the matching
     /// configured route or else ``demoPolicies``. The user is the request's subject.
     ///
@@ -49,10 +66,8 @@ extension ServiceRouter {
         let balance: Int
         if amount > 0 {
             guard let remaining = points.use(amount, by: user) else {
-                outcome.code = "insufficientPoints"
-                return HTTPResponseError.body(
-                    status: 409, code: "insufficientPoints",
-                    message: "the balance is lower than \(amount) points; nothing was spent")
+                throw RouteRefusal(
+                    .insufficientPoints, "the balance is lower than \(amount) points; nothing was spent")
             }
             balance = remaining
         } else {
