@@ -62,8 +62,8 @@ struct ForwardAuthShapeTests {
         #expect(
             authResponseHeaders
                 == [
-                    "Rampart-Subject", "Rampart-Key-Id", "Rampart-Counter", "Rampart-Environment", "Rampart-Policy",
-                    "Rampart-Verified-Digest", "Rampart-Next-Challenge",
+                    "Rampart-Subject", "Rampart-Key-Id", "Rampart-Counter", "Rampart-Environment", "Rampart-Platform",
+                    "Rampart-Policy", "Rampart-Verified-Digest", "Rampart-Next-Challenge",
                 ])
     }
 

@@ -98,6 +98,7 @@ struct GatewayStory {
         #expect(seen.headers["rampart-key-id"] == app.keyID)
         #expect(seen.headers["rampart-counter"] == "1")
         #expect(seen.headers["rampart-environment"] == "development")
+        #expect(seen.headers["rampart-platform"] == "ios", "\(name): Rampart-Platform did not reach the upstream")
         #expect(seen.headers["rampart-verified-digest"] == RequestSignature.contentDigest(of: body))
         #expect(seen.headers["rampart-verified-digest"] == seen.bodyDigest)
         #expect(seen.headers["x-user-id"] == "alice")
@@ -170,6 +171,7 @@ struct GatewayStory {
             "X-User-Id": "mallory", "Rampart-Subject": "mallory", "Rampart-Policy": "require-assertion",
             "Rampart-Counter": "99", "Rampart-Verified-Digest": RequestSignature.contentDigest(of: []),
             "Rampart-Key-Id": Data(repeating: 1, count: 32).base64EncodedString(), "Rampart-Environment": "production",
+            "Rampart-Platform": "android",
         ]
         let open = try await app.send(port: port, "GET", "/api/health?probe=1", headers: forged)
         let seen = try #require(EchoUpstream.Seen(open), "\(name): open route: \(open.status) \(open.body)")
@@ -181,6 +183,7 @@ struct GatewayStory {
         #expect(seen.headers["rampart-counter"] == nil, "\(name): forged Rampart-Counter passed")
         #expect(seen.headers["rampart-key-id"] == nil, "\(name): unverified Rampart-Key-Id passed")
         #expect(seen.headers["rampart-environment"] == nil, "\(name): forged Rampart-Environment passed")
+        #expect(seen.headers["rampart-platform"] == nil, "\(name): forged Rampart-Platform passed")
         #expect(seen.headers["rampart-verified-digest"] == nil, "\(name): forged Rampart-Verified-Digest passed")
 
         // On a protected route the forged subject is replaced by the verified one.
@@ -285,6 +288,7 @@ struct GatewayStory {
         #expect(seen.headers["rampart-key-id"] == app.keyID, "\(name): the token's key id did not reach the upstream")
         #expect(seen.headers["rampart-environment"] == "development")
         #expect(seen.headers["rampart-counter"] == nil, "\(name): a token has no counter")
+        #expect(seen.headers["rampart-platform"] == nil, "\(name): a token names no platform")
         let without = try await app.send(port: port, "GET", "/api/feed/today")
         expectRefused(without, "assertionRequired", status: 401, "a token route without a token or a signature")
         var altered = Array(token.utf8)
