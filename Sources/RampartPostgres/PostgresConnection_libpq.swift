@@ -32,6 +32,10 @@ package final class PostgresConnection {
     private let namePrefix = "rampart_" + String(UInt64.random(in: 0...UInt64.max), radix: 36) + "_"
     /// Counts this connection's round trips (pipelines and `PQexec`s).
     private let roundTrips: RoundTripCount
+    /// Whether every transaction of the session is read-only (`default_transaction_read_only`).
+    private let readOnly: Bool
+    /// Whether the session's settings are in place; when not, statements are refused until a reset sets them.
+    private var isSessionSetUp = false
 
     // Type OIDs from PostgreSQL's pg_type.h.
     private static let int2OID: Oid = 21
@@ -43,8 +47,16 @@ package final class PostgresConnection {
 
     /// Connects to `url` (`postgres://user:password@host:port/database` or a libpq keyword string), counting its
     /// round trips in `roundTrips`.
-    package init(url: String, roundTrips: RoundTripCount = RoundTripCount()) throws {
+    ///
+    /// - Parameters:
+    ///   - url: Where to connect.
+    ///   - readOnly: Whether the server refuses every write on this connection (`default_transaction_read_only`,
+    ///     set again after each reset): a write fails with SQLSTATE 25006.
+    ///   - roundTrips: The counter of round trips this connection adds to.
+    /// - Throws: ``PostgresError`` when the connection or its session settings fail.
+    package init(url: String, readOnly: Bool = false, roundTrips: RoundTripCount = RoundTripCount()) throws {
         self.roundTrips = roundTrips
+        self.readOnly = readOnly
         // PQconnectdb: "a PGconn pointer is returned … even if the connection attempt fails … PQfinish should be
         // called to free the memory used by the PGconn object".
         guard let connection = PQconnectdb(url) else {
@@ -61,6 +73,14 @@ package final class PostgresConnection {
         // Server NOTICEs (e.g. "relation already exists, skipping" from CREATE TABLE IF NOT EXISTS) would go to
         // stderr through libpq's default processor; the service logs JSON only, so drop them.
         PQsetNoticeProcessor(connection, { _, _ in }, nil)
+        try setUpSession()
+    }
+
+    /// Applies the session's settings (after connecting, and after each reset).
+    private func setUpSession() throws {
+        isSessionSetUp = false
+        if readOnly { try execute(unsafeScript: "SET default_transaction_read_only = on") }
+        isSessionSetUp = true
     }
 
     deinit { PQfinish(handle) }
@@ -69,10 +89,12 @@ package final class PostgresConnection {
     /// healthy. Any transaction open on the old connection is rolled back by the server.
     package func resetIfBroken() {
         deferred.removeAll()
-        if PQstatus(handle) != CONNECTION_OK || PQpipelineStatus(handle) != PQ_PIPELINE_OFF {
-            // A new session: the server forgot the old one's prepared statements.
+        if PQstatus(handle) != CONNECTION_OK || PQpipelineStatus(handle) != PQ_PIPELINE_OFF || !isSessionSetUp {
+            // A new session: the server forgot the old one's prepared statements and settings.
             prepared.removeAll()
             PQreset(handle)
+            // A failure leaves isSessionSetUp false: statements are refused until the next reset succeeds.
+            try? setUpSession()
         }
     }
 
@@ -160,6 +182,12 @@ package final class PostgresConnection {
     }
 
     private func run(_ query: SQLQuery, mayPrepareAgain: Bool) throws -> [SQLRow] {
+        guard isSessionSetUp else {
+            throw PostgresError(
+                "the PostgreSQL session's settings could not be applied after a reconnect; nothing was sent. Check "
+                    + "that the server is reachable",
+                detail: Self.message(PQerrorMessage(handle)))
+        }
         let statement = makeStatement(query, key: Self.preparedKey(query))
         let commands = deferred
         deferred.removeAll()
@@ -177,10 +205,10 @@ package final class PostgresConnection {
         }
     }
 
-    /// The text (with `$n` placeholders) and parameter types of `query`.
+    /// The literal text and parameter types of `query`: found without building or hashing its whole text.
     private static func preparedKey(_ query: SQLQuery) -> PreparedKey {
         PreparedKey(
-            text: query.text { "$\($0)" },
+            statement: query.statementKey,
             types: query.bindings.map { value in
                 switch value {
                 case .null: 0
@@ -214,7 +242,7 @@ package final class PostgresConnection {
         let name = known ?? namePrefix + String(preparedCount)
         if known == nil { preparedCount += 1 }
         return Statement(
-            name: name, key: key, prepares: known == nil,
+            name: name, key: key, text: known == nil ? query.text { "$\($0)" } : nil,
             send: { handle in
                 Self.withCStringPointers(storage) { pointers in
                     // PQsendQueryPrepared with resultFormat 1: binary results. The parameter buffers only need to
@@ -224,18 +252,18 @@ package final class PostgresConnection {
             })
     }
 
-    /// A statement text with its parameter types: one named prepared statement on the server.
+    /// A statement's literal text with its parameter types: one named prepared statement on the server.
     private struct PreparedKey: Hashable {
-        let text: String
+        let statement: SQLQuery.StatementKey
         let types: [Oid]
     }
 
-    /// A statement a pipeline runs: its prepared name, its text and types, whether the pipeline must prepare it
-    /// first, and the call that queues its execution.
+    /// A statement a pipeline runs: its prepared name, its key, its text (with `$n` placeholders) when the pipeline
+    /// must prepare it first, and the call that queues its execution.
     private struct Statement {
         let name: String
         let key: PreparedKey
-        let prepares: Bool
+        let text: String?
         let send: (OpaquePointer) -> Int32
     }
 
@@ -284,13 +312,12 @@ package final class PostgresConnection {
         var roles: [Int: (statement: Int, isPrepare: Bool)] = [:]
         for (index, statement) in statements.enumerated() where failure == nil {
             var queued = true
-            if statement.prepares {
+            if let text = statement.text {
                 // PQsendPrepare: "the statement is … prepared for later execution with PQsendQueryPrepared"; the
                 // parameter types are fixed here, the values travel with each execution.
                 queued =
                     PQsendPrepare(
-                        handle, statement.name, statement.key.text, Int32(statement.key.types.count),
-                        statement.key.types) == 1
+                        handle, statement.name, text, Int32(statement.key.types.count), statement.key.types) == 1
                 if queued {
                     roles[sent] = (index, true)
                     sent += 1

@@ -124,6 +124,19 @@ struct PostgresStoreContractTests {
         try PostgresAttestationStore(url: testPostgresURL ?? "", poolSize: 4)
     }
 
+    @Test("a read connection refuses writes with storeFailure (SQLSTATE 25006), and spends nothing")
+    func readsCannotWrite() async throws {
+        let store = try store()
+        let nonce = StoreContract.nonce()
+        let error = await #expect(throws: AttestServiceError.self) {
+            try await store.read { try $0.spendChallenge(nonce: nonce, expiresAt: StoreContract.future) }
+        }
+        #expect(error?.code == .storeFailure)
+        #expect(error?.description.contains("SQLSTATE 25006") == true)
+        #expect(try await store.transaction { try $0.spendChallenge(nonce: nonce, expiresAt: StoreContract.future) })
+        await store.close()
+    }
+
     @Test("a challenge is spent once") func oneTime() async throws {
         try await StoreContract.challengesAreSpentOnce(store())
     }

@@ -3,16 +3,13 @@ import Synchronization
 
 /// One caller's transaction body, waiting for the group commit that will run it and make it durable.
 final class PendingTransaction: Sendable {
-    /// Whether the body only reads: a writer that supports it runs such members outside the batch's transaction.
-    let readOnly: Bool
     private let runBody: @Sendable (any AttestationStoreTransaction) -> Bool
     private let complete: @Sendable ((any Error)?) -> Void
 
     private init(
-        readOnly: Bool, run: @escaping @Sendable (any AttestationStoreTransaction) -> Bool,
+        run: @escaping @Sendable (any AttestationStoreTransaction) -> Bool,
         complete: @escaping @Sendable ((any Error)?) -> Void
     ) {
-        self.readOnly = readOnly
         runBody = run
         self.complete = complete
     }
@@ -20,11 +17,10 @@ final class PendingTransaction: Sendable {
     /// A pending transaction that resumes `continuation` when it completes.
     static func make<T: Sendable>(
         _ body: @escaping @Sendable (any AttestationStoreTransaction) throws -> T,
-        _ continuation: CheckedContinuation<T, any Error>, readOnly: Bool = false
+        _ continuation: CheckedContinuation<T, any Error>
     ) -> PendingTransaction {
         let outcome = ResultBox<T>()
         return PendingTransaction(
-            readOnly: readOnly,
             run: { transaction in
                 do {
                     let value = try body(transaction)

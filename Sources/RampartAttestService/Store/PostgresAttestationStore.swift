@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import RampartPostgres
 import RampartSQLite
@@ -17,7 +18,8 @@ import Synchronization
 /// connection. Commands without results (`BEGIN`, `SAVEPOINT`, `RELEASE`, `ROLLBACK TO`) travel in one libpq
 /// pipeline with the next statement, and the last `RELEASE` with `COMMIT`, so a member costs one round trip per
 /// statement and a batch one more for its commit. Each statement text is prepared once per connection. Reads
-/// (``read(_:)``) run on the same connections outside the batch's transaction.
+/// (``read(_:)``) run on connections of their own, outside any transaction, so a read's round trip never waits
+/// behind a batch, nor a batch behind it.
 public final class PostgresAttestationStore: AttestationStore {
     /// How many connections the pool opens by default.
     public static let defaultPoolSize = 8
@@ -31,16 +33,34 @@ public final class PostgresAttestationStore: AttestationStore {
     }
 
     private let writers: [GroupCommitQueue]
+    /// The connections of ``read(_:)``, each with its own serial queue (libpq blocks).
+    private let readers: [Reader]
+    private let nextReader = Atomic<Int>(0)
 
-    /// Connects `poolSize` times to `url` and creates, migrates or checks the tables.
+    private final class Reader: Sendable {
+        let queue: DispatchQueue
+        let connection: Mutex<PostgresConnection?>
+
+        init(_ connection: sending PostgresConnection, label: String) {
+            queue = DispatchQueue(label: label)
+            self.connection = Mutex(connection)
+        }
+    }
+
+    /// How many read connections a pool of `poolSize` connections for transactions adds: half as many, at least one.
+    static func readerCount(poolSize: Int) -> Int { max(poolSize / 2, 1) }
+
+    /// Connects `poolSize` times to `url` for transactions (and half as many times for reads) and creates, migrates
+    /// or checks the tables.
     ///
     /// - Parameters:
     ///   - url: `postgres://user:password@host:port/database`.
-    ///   - poolSize: How many connections (and concurrent transactions) to keep.
+    ///   - poolSize: How many connections for transactions (and concurrent transactions) to keep.
     /// - Throws: ``AttestServiceError`` with ``AttestServiceError/Code/storeFailure``.
     public init(url: String, poolSize: Int = defaultPoolSize) throws {
         guard poolSize >= 1 else { throw AttestServiceError.invalidConfiguration("the pool needs a connection") }
         var slots: [Slot] = []
+        var readers: [Reader] = []
         do {
             for index in 0..<poolSize {
                 let connection = try PostgresConnection(url: url, roundTrips: roundTrips)
@@ -52,10 +72,15 @@ public final class PostgresAttestationStore: AttestationStore {
                 }
                 slots.append(Slot(connection))
             }
+            for index in 0..<Self.readerCount(poolSize: poolSize) {
+                let connection = try PostgresConnection(url: url, readOnly: true, roundTrips: roundTrips)
+                readers.append(Reader(connection, label: "rampart.store.postgres.read.\(index)"))
+            }
         } catch {
             throw Self.storeFailure(error)
         }
         self.slots = slots
+        self.readers = readers
         writers = slots.enumerated().map { index, slot in
             GroupCommitQueue(label: "rampart.store.postgres.\(index)", maximumBatch: Self.maximumBatch) { batch in
                 Self.run(batch, on: slot)
@@ -81,8 +106,7 @@ public final class PostgresAttestationStore: AttestationStore {
         }
     }
 
-    /// Runs one batch on the slot's connection: the reads first, each on its own, then the writes in one group
-    /// commit.
+    /// Runs one batch on the slot's connection as one group commit.
     private static func run(_ batch: [PendingTransaction], on slot: Slot) {
         slot.connection.withLock { connection in
             guard let connection else {
@@ -91,21 +115,7 @@ public final class PostgresAttestationStore: AttestationStore {
                 return
             }
             connection.resetIfBroken()
-            let transaction = SQLStoreTransaction(execute: { query in
-                // Refused before sending, as the SQLite store refuses it, so both keep one contract.
-                try query.refuseNULInText()
-                do {
-                    return try connection.query(query)
-                } catch {
-                    throw Self.storeFailure(error)
-                }
-            })
-            for member in batch where member.readOnly {
-                _ = member.run(transaction)
-                member.complete(failure: nil)
-            }
-            let writes = batch.filter { !$0.readOnly }
-            guard !writes.isEmpty else { return }
+            let transaction = Self.transaction(on: connection)
             let statements = GroupCommitStatements(
                 begin: { connection.deferCommand(unsafeScript: "BEGIN") },
                 savepoint: { connection.deferCommand(unsafeScript: "SAVEPOINT rampart_member") },
@@ -114,8 +124,21 @@ public final class PostgresAttestationStore: AttestationStore {
                 commit: { try connection.commit() },
                 rollback: { connection.rollback() },
                 isTransactionLost: { connection.hasLostTransaction })
-            statements.run(writes, transaction: transaction) { Self.storeFailure($0) }
+            statements.run(batch, transaction: transaction) { Self.storeFailure($0) }
         }
+    }
+
+    /// The store's operations on `connection`, with its failures reported as the store's.
+    private static func transaction(on connection: PostgresConnection) -> SQLStoreTransaction {
+        SQLStoreTransaction(execute: { query in
+            // Refused before sending, as the SQLite store refuses it, so both keep one contract.
+            try query.refuseNULInText()
+            do {
+                return try connection.query(query)
+            } catch {
+                throw Self.storeFailure(error)
+            }
+        })
     }
 
     /// A connection's failure as the store's: ``AttestServiceError`` (`storeFailure`) with the same reason and the
@@ -185,8 +208,9 @@ public final class PostgresAttestationStore: AttestationStore {
         }
     }
 
-    /// Runs `body` on a pooled connection (chosen as for ``transaction(_:)``), outside any transaction: each
-    /// statement sees what was committed when it ran.
+    /// Runs `body` on one of the read connections (in turn), outside any transaction: each statement sees what was
+    /// committed when it ran. The connections are read-only: a body that writes fails with ``AttestServiceError``
+    /// (`storeFailure`), as on the SQLite store.
     ///
     /// - Parameter body: The reads.
     /// - Returns: What `body` returned.
@@ -194,14 +218,36 @@ public final class PostgresAttestationStore: AttestationStore {
     public func read<T: Sendable>(
         _ body: @escaping @Sendable (any AttestationStoreTransaction) throws -> T
     ) async throws -> T {
-        let writer = chosenWriter
+        let index = nextReader.add(1, ordering: .relaxed).newValue
+        let reader = readers[(index % readers.count + readers.count) % readers.count]
         return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-            writer.submit(PendingTransaction.make(body, continuation, readOnly: true))
+            reader.queue.async {
+                continuation.resume(
+                    with: Result {
+                        try StageClock.measure(.store) {
+                            try reader.connection.withLock { connection throws -> T in
+                                guard let connection else {
+                                    throw AttestServiceError.storeFailure("the PostgreSQL store is closed")
+                                }
+                                connection.resetIfBroken()
+                                return try body(Self.transaction(on: connection))
+                            }
+                        }
+                    })
+            }
         }
     }
 
-    /// Closes every connection after the transactions running on it.
+    /// Closes every connection after the transactions and reads running on it.
     public func close() async {
+        for reader in readers {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                reader.queue.async {
+                    reader.connection.withLock { $0 = nil }
+                    continuation.resume()
+                }
+            }
+        }
         for (slot, writer) in zip(slots, writers) {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 writer.onWriter {
