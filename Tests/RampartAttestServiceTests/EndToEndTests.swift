@@ -2,9 +2,9 @@ import Foundation
 import RampartAppAttest
 import RampartAttestService
 import RampartAttestSimulation
-import RampartServiceCLI
 import RampartCrypto
 import RampartRequestSigning
+import RampartServiceCLI
 import Synchronization
 import TestSupport
 import Testing
