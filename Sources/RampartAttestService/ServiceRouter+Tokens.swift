@@ -16,7 +16,8 @@ extension ServiceRouter {
         guard case .allow(let allowance) = verdict, let subject = allowance.subject, let keyID = allowance.keyID
         else { return Self.response(for: verdict, nginx: false, &outcome) }
         let issued = try await tokens.issue(
-            subject: subject, keyID: keyID, environment: allowance.environment ?? "production")
+            subject: subject, keyID: keyID, environment: allowance.environment ?? "production",
+            platform: allowance.platform)
         outcome.code = "issued"
         if let bytes = Data(base64Encoded: keyID) { outcome.keyFingerprint = Self.fingerprint(keyID: Array(bytes)) }
         var response = JSONBody.response(status: 200, TokenBody(token: issued.token, expiresAt: issued.expiresAt))

@@ -315,6 +315,51 @@ struct AndroidKeyTests: RouterCalls {
         #expect(ios.status == 200, "\(ios.bodyText)")
     }
 
+    @Test(
+        "an Android key gets an access token (platform claim), the sidecar allows its signed request, both say android")
+    func tokensAndSidecar() async throws {
+        let tokens = try AccessTokenIssuer(configuration: TokenConfiguration(audience: "T.b"), store: store)
+        let routes = try RouteTable(
+            rules: [
+                RouteRule(method: "*", path: "/api/*", policy: .requireAssertion),
+                RouteRule(method: "GET", path: "/api/feed/*", policy: .token),
+            ], defaultPolicy: .requireAssertion)
+        let router = ServiceRouter(
+            service: service, subjectSource: .header(subjectHeader), routes: routes, tokens: tokens)
+        let (key, keyID, _) = try await registerAndroid()
+        let issued = await router.respond(
+            to: HTTPRequest(
+                method: "POST", path: "/v1/tokens",
+                headers: try Self.androidHeaders(
+                    key, keyID: keyID, target: "/v1/tokens", body: [], challenge: try await challenge("assertion"))))
+        #expect(issued.status == 200, "\(issued.bodyText)")
+        #expect(issued.headers["Rampart-Platform"] == "android")
+        guard case .string(let token)? = field(issued, "token") else { throw AttestServiceError.invalidJSON("") }
+        #expect(try await tokens.verify(token).platform == .android)
+        let feed = await router.respond(
+            to: HTTPRequest(
+                method: "GET", path: "/ext-authz/api/feed/today",
+                headers: [subjectHeader: "alice", "Rampart-Token": token]))
+        #expect(feed.status == 200, "\(feed.bodyText)")
+        #expect(feed.headers["Rampart-Policy"] == "token")
+        #expect(feed.headers["Rampart-Platform"] == "android")
+
+        // The sidecar on the internal listener: the same verdict for the same signed request.
+        let admin = ServiceRouter(service: service, listener: .admin, routes: routes)
+        let headers = try Self.androidHeaders(key, keyID: keyID, challenge: try await challenge("assertion"))
+        let headerObject = headers.filter { $0.key != subjectHeader }.map { "\"\($0.key)\":\"\($0.value)\"" }
+            .joined(separator: ",")
+        let sidecar = await admin.respond(
+            to: HTTPRequest(
+                method: "POST", path: "/v1/verify", headers: ["content-type": "application/json"],
+                body: Array(
+                    #"{"method":"POST","target":"\#(Self.target)","subject":"alice","headers":{\#(headerObject)},"body":"\#(Data(Self.body).base64EncodedString())"}"#
+                        .utf8)))
+        #expect(sidecar.status == 200, "\(sidecar.bodyText)")
+        #expect(field(sidecar, "platform") == .string("android"))
+        #expect(sidecar.headers["Rampart-Platform"] == "android")
+    }
+
     @Test("the android configuration is read with the policy's keys, and an unknown key is refused")
     func configuration() throws {
         let json = #"""

@@ -288,7 +288,7 @@ struct GatewayStory {
         #expect(seen.headers["rampart-key-id"] == app.keyID, "\(name): the token's key id did not reach the upstream")
         #expect(seen.headers["rampart-environment"] == "development")
         #expect(seen.headers["rampart-counter"] == nil, "\(name): a token has no counter")
-        #expect(seen.headers["rampart-platform"] == nil, "\(name): a token names no platform")
+        #expect(seen.headers["rampart-platform"] == "ios", "\(name): the token's platform did not reach the upstream")
         let without = try await app.send(port: port, "GET", "/api/feed/today")
         expectRefused(without, "assertionRequired", status: 401, "a token route without a token or a signature")
         var altered = Array(token.utf8)

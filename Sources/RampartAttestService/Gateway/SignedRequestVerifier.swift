@@ -214,6 +214,7 @@ public final class SignedRequestVerifier: Sendable {
         var allowance = GatewayAllowance(policy: .token, subject: subject)
         allowance.keyID = verified.keyID
         allowance.environment = verified.environment
+        allowance.platform = verified.platform
         return .allow(allowance)
     }
 

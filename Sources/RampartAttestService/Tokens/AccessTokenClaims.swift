@@ -20,6 +20,9 @@ public struct AccessTokenClaims: Hashable {
     public var environment: String
     /// The header's `kid`: the signing key's RFC 7638 thumbprint.
     public var signingKeyID: String
+    /// `platform`: the platform of the key the token was issued to (`ios` or `android`); nil for a token issued
+    /// before tokens named it.
+    public var platform: KeyPlatform?
 
     /// Creates claims.
     ///
@@ -33,10 +36,12 @@ public struct AccessTokenClaims: Hashable {
     ///   - keyID: `keyId`.
     ///   - environment: `environment`.
     ///   - signingKeyID: The header's `kid`.
+    ///   - platform: `platform`.
     public init(
         issuer: String, audience: String, subject: String, issuedAt: Date, expiresAt: Date, tokenID: String,
-        keyID: String, environment: String, signingKeyID: String
+        keyID: String, environment: String, signingKeyID: String, platform: KeyPlatform? = nil
     ) {
+        self.platform = platform
         self.issuer = issuer
         self.audience = audience
         self.subject = subject

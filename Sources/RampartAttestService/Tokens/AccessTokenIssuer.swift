@@ -80,11 +80,14 @@ public actor AccessTokenIssuer {
     ///   - subject: The key's subject (1 to 256 bytes, no NUL).
     ///   - keyID: The App Attest key id, standard base64.
     ///   - environment: `production` or `development`.
+    ///   - platform: The platform of the key (the `platform` claim), when known.
     /// - Returns: The token and its expiry.
     /// - Throws: ``AttestServiceError``: `invalidField` for a bad argument, `storeFailure` when the keys cannot be
     ///   loaded or stored.
-    public func issue(subject: String, keyID: String, environment: String) async throws -> IssuedToken {
-        try await issue(subject: subject, keyID: keyID, environment: environment, now: clock())
+    public func issue(
+        subject: String, keyID: String, environment: String, platform: KeyPlatform? = nil
+    ) async throws -> IssuedToken {
+        try await issue(subject: subject, keyID: keyID, environment: environment, platform: platform, now: clock())
     }
 
     /// Issues a token at `now`.
@@ -93,10 +96,13 @@ public actor AccessTokenIssuer {
     ///   - subject: The key's subject.
     ///   - keyID: The App Attest key id, standard base64.
     ///   - environment: `production` or `development`.
+    ///   - platform: The platform of the key (the `platform` claim), when known.
     ///   - now: The issue time.
     /// - Returns: The token and its expiry.
-    /// - Throws: As ``issue(subject:keyID:environment:)``.
-    public func issue(subject: String, keyID: String, environment: String, now: Date) async throws -> IssuedToken {
+    /// - Throws: As ``issue(subject:keyID:environment:platform:)``.
+    public func issue(
+        subject: String, keyID: String, environment: String, platform: KeyPlatform? = nil, now: Date
+    ) async throws -> IssuedToken {
         guard !subject.isEmpty, subject.utf8.count <= JWTClaims.maximumSubjectByteCount, !subject.utf8.contains(0)
         else {
             throw AttestServiceError.invalidField(
@@ -114,11 +120,13 @@ public actor AccessTokenIssuer {
         let tokenID = Base64URL.encode(SecureRandom.bytes(count: 16))
         let kid = key.record.keyID
         let header: JSONValue = .object(["alg": .string("ES256"), "kid": .string(kid), "typ": .string("JWT")])
-        let payload: JSONValue = .object([
+        var payloadClaims: [String: JSONValue] = [
             "iss": .string(configuration.issuer), "aud": .string(configuration.audience), "sub": .string(subject),
             "iat": .number(issuedAt), "exp": .number(expiresAt), "jti": .string(tokenID), "keyId": .string(keyID),
             "environment": .string(environment),
-        ])
+        ]
+        if let platform { payloadClaims["platform"] = .string(platform.rawValue) }
+        let payload: JSONValue = .object(payloadClaims)
         let signingInput =
             Base64URL.encode(CanonicalJSON.canonicalBytes(of: header)) + "."
             + Base64URL.encode(CanonicalJSON.canonicalBytes(of: payload))
@@ -132,7 +140,7 @@ public actor AccessTokenIssuer {
         let claims = AccessTokenClaims(
             issuer: configuration.issuer, audience: configuration.audience, subject: subject,
             issuedAt: Date(timeIntervalSince1970: issuedAt), expiresAt: Date(timeIntervalSince1970: expiresAt),
-            tokenID: tokenID, keyID: keyID, environment: environment, signingKeyID: kid)
+            tokenID: tokenID, keyID: keyID, environment: environment, signingKeyID: kid, platform: platform)
         return IssuedToken(
             token: signingInput + "." + Base64URL.encode(signature), expiresAt: claims.expiresAt, claims: claims)
     }
@@ -206,11 +214,18 @@ public actor AccessTokenIssuer {
             guard Self.environments.contains(environment) else {
                 throw invalid("\(what)'s \"environment\" is not production or development")
             }
+            var platform: KeyPlatform?
+            if let value = jws.claims["platform"] {
+                guard case .string(let name) = value, let known = KeyPlatform(rawValue: name) else {
+                    throw invalid("\(what)'s \"platform\" is not ios or android")
+                }
+                platform = known
+            }
             return AccessTokenClaims(
                 issuer: configuration.issuer, audience: audience, subject: subject,
                 issuedAt: Date(timeIntervalSince1970: issuedAt),
                 expiresAt: Date(timeIntervalSince1970: times.expiresAt),
-                tokenID: tokenID, keyID: keyID, environment: environment, signingKeyID: kid)
+                tokenID: tokenID, keyID: keyID, environment: environment, signingKeyID: kid, platform: platform)
         } catch let failure as JOSEError where failure.code == .tokenExpired {
             throw AttestServiceError.tokenExpired(failure.reason + "; fetch a new one with POST /v1/tokens")
         } catch let failure as JOSEError {
