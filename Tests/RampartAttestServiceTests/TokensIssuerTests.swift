@@ -154,6 +154,8 @@ struct TokensIssuerTests {
             (with("jti", nil), #"no "jti" claim"#),
             (with("keyId", "not base64!"), #""keyId" is not an App Attest key id"#),
             (with("environment", "staging"), #""environment" is not production or development"#),
+            (with("platform", "windows"), #""platform" is not ios or android"#),
+            (with("platform", 1), #""platform" is not ios or android"#),
             (with("aud", [Self.configuration.audience]), "audience"),
             (with("sub", ""), "must be 1 to 256 bytes"),
         ]
