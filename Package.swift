@@ -264,7 +264,7 @@ let package = Package(
             name: "FuzzSupport", dependencies: ["CLibFuzzer"], path: "Fuzz/FuzzSupport", swiftSettings: swiftSettings),
         .executableTarget(
             name: "FuzzDER",
-            dependencies: ["FuzzSupport", "RampartX509"],
+            dependencies: ["FuzzSupport", "RampartASN1"],
             path: "Fuzz/FuzzDER",
             exclude: ["Seeds"],
             swiftSettings: swiftSettings

@@ -1,11 +1,16 @@
 import Foundation
 import FuzzSupport
-import RampartX509
+import RampartASN1
 
-/// DER.parse must never crash, and whatever it accepts must re-serialise to exactly the same bytes (strict DER has
-/// one encoding per value).
+/// DER.parse must never crash under either setting, and whatever it accepts must re-serialise to exactly the same
+/// bytes (strict DER has one encoding per value).
 func check(_ bytes: [UInt8]) {
-    guard let node = try? DER.parse(bytes) else { return }
+    let acceptedAsKey = (try? DER.parse(bytes, limits: .key)) != nil
+    guard let node = try? DER.parse(bytes) else {
+        // DER.Limits.key is the certificate setting with more refusals, never fewer.
+        fuzzInvariant(!acceptedAsKey, "DER.Limits.key accepted what DER.Limits.certificate refuses")
+        return
+    }
     var writer = DERWriter()
     node.serialize(into: &writer)
     fuzzInvariant(writer.bytes == bytes, "DER re-serialisation differs from the accepted input")

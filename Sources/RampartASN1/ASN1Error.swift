@@ -8,12 +8,18 @@ public struct ASN1Error: Error, Hashable, CustomStringConvertible, CustomDebugSt
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         enum Backing: String, Hashable, Sendable {
             case invalidPEM
+            case invalidDER
+            case limitExceeded
         }
 
         let backing: Backing
 
         /// The text is not well-formed PEM (RFC 7468), or not the one block the caller asked for.
         public static let invalidPEM = Code(backing: .invalidPEM)
+        /// The bytes are not strict DER (bad length, indefinite form, trailing bytes, non-minimal integer, …).
+        public static let invalidDER = Code(backing: .invalidDER)
+        /// An input exceeded a DoS limit of ``DER/Limits`` (nesting depth, input size) or of a value's size.
+        public static let limitExceeded = Code(backing: .limitExceeded)
 
         /// The code's stable name.
         public var description: String { backing.rawValue }
@@ -41,6 +47,16 @@ public struct ASN1Error: Error, Hashable, CustomStringConvertible, CustomDebugSt
     /// Malformed PEM.
     public static func invalidPEM(_ reason: String, file: String = #fileID, line: UInt = #line) -> ASN1Error {
         ASN1Error(code: .invalidPEM, reason: reason, file: file, line: line)
+    }
+
+    /// Malformed DER.
+    public static func invalidDER(_ reason: String, file: String = #fileID, line: UInt = #line) -> ASN1Error {
+        ASN1Error(code: .invalidDER, reason: reason, file: file, line: line)
+    }
+
+    /// A DoS limit was exceeded.
+    public static func limitExceeded(_ reason: String, file: String = #fileID, line: UInt = #line) -> ASN1Error {
+        ASN1Error(code: .limitExceeded, reason: reason, file: file, line: line)
     }
 
     /// `code: reason`.

@@ -182,7 +182,7 @@ extension AppAttestVerifier {
                 )
             }
             return octets
-        } catch let error as X509Error {
+        } catch let error as ASN1Error {
             throw AppAttestError.malformedCertificate("the nonce extension is not DER", detail: error.description)
         }
     }

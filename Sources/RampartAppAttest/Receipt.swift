@@ -96,7 +96,7 @@ public struct Receipt: Sendable, Hashable {
             guard set.identifier == .set else {
                 throw AppAttestError.malformedReceipt("the receipt payload is not a SET")
             }
-        } catch let error as X509Error {
+        } catch let error as ASN1Error {
             throw AppAttestError.malformedReceipt("the receipt payload is not DER", detail: error.description)
         }
         guard set.children.count <= Self.maximumAttributeCount else {

@@ -28,7 +28,7 @@ package enum ECDSASignatureEncoding {
     /// - Throws: ``CryptoError/Code/invalidEncoding`` for anything else, including negative or oversized integers.
     package static func raw(fromDER der: [UInt8], curve: ECCurve) throws -> [UInt8] {
         do {
-            try StrictDER.validate(der)
+            try requireStrictDER(der)
         } catch {
             throw CryptoError.invalidEncoding(
                 "the ECDSA signature is not strict DER: \((error as? CryptoError)?.reason ?? "")")

@@ -1,3 +1,5 @@
+internal import RampartASN1
+
 /// Recognises the SubjectPublicKeyInfo shapes on Rampart's hot paths (named-curve EC and Ed25519 keys) so they can be
 /// imported from their key bytes with `EVP_PKEY_fromdata`, several times faster than OpenSSL's generic `d2i_PUBKEY`
 /// decoder. Anything else (RSA, RSA-PSS, Ed448, explicit curves, unusual encodings) is left to `d2i_PUBKEY`.
@@ -9,7 +11,7 @@
 /// ECParameters         ::= CHOICE { namedCurve OBJECT IDENTIFIER, ... }       -- RFC 5480 section 2.1.1
 /// id-Ed25519: parameters absent                                               -- RFC 8410 section 3
 /// ```
-/// Call only on bytes that passed ``StrictDER/validate(_:)``; it still bounds-checks every step and never traps.
+/// Call only on bytes that passed ``requireStrictDER(_:)``; it still bounds-checks every step and never traps.
 enum SPKIShape: Equatable {
     /// Whether `point` is an X9.63 uncompressed or compressed point for `curve` (RFC 5480 section 2.2 allows only
     /// those two; OpenSSL would also take the point at infinity and the hybrid form).
@@ -83,5 +85,21 @@ enum SPKIShape: Equatable {
             cursor = start + length
         }
         return found
+    }
+}
+
+/// Throws unless `der` is exactly one strict DER value of the kind keys and signatures use, before the bytes reach a
+/// decoder (OpenSSL's) that accepts some BER forms: indefinite lengths, non-minimal lengths and integers.
+///
+/// RampartASN1's one DER reader checks the rules, with ``DER/Limits/key`` (16 levels, low tag numbers only, only
+/// SEQUENCE and SET constructed).
+///
+/// - Parameter der: The encoding.
+/// - Throws: ``CryptoError/Code/invalidKey`` naming the first rule broken.
+func requireStrictDER(_ der: [UInt8]) throws {
+    do {
+        _ = try DER.parse(der, limits: .key)
+    } catch let error as ASN1Error {
+        throw CryptoError.invalidKey("not strict DER: \(error.reason)")
     }
 }

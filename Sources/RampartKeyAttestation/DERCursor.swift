@@ -1,7 +1,7 @@
 import RampartX509
 
 /// Reads the children of a constructed element in grammar order, for the KeyDescription's structures; the bytes
-/// themselves were already read by RampartX509's strict DER reader.
+/// themselves were already read by RampartASN1's strict DER reader.
 struct DERCursor {
     private let children: [ASN1Node]
     private var index = 0
@@ -46,13 +46,13 @@ struct DERCursor {
 
 /// Value readers shared by the KeyDescription's structures; each names what it read in its error.
 enum DERValue {
-    /// Parses one strict DER element spanning `bytes`, turning RampartX509's errors into KeyDescription errors.
+    /// Parses one strict DER element spanning `bytes`, turning RampartASN1's errors into KeyDescription errors.
     static func parse(_ bytes: [UInt8], _ what: String) throws -> ASN1Node {
         do {
             return try DER.parse(bytes)
-        } catch let error as X509Error where error.code == .limitExceeded {
+        } catch let error as ASN1Error where error.code == .limitExceeded {
             throw KeyAttestationError.limitExceeded("\(what): \(error.reason)")
-        } catch let error as X509Error {
+        } catch let error as ASN1Error {
             throw KeyAttestationError.malformedKeyDescription("\(what) is not strict DER: \(error.reason)")
         }
     }

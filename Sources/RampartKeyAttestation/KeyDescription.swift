@@ -18,7 +18,7 @@ public import RampartX509
 /// (source.android.com, "Key and ID attestation", attestation extension schema; `keyMintVersion` was
 /// `keymasterVersion` before KeyMint.)
 ///
-/// Parsing uses RampartX509's strict DER reader (minimal lengths and integers, DER booleans, no trailing bytes) and
+/// Parsing uses RampartASN1's strict DER reader (minimal lengths and integers, DER booleans, no trailing bytes) and
 /// checks the grammar with named limits; it never traps. ``serialize(into:)`` writes the same bytes back for any
 /// value it accepted.
 ///

@@ -1,3 +1,5 @@
+import RampartASN1
+
 /// Short names for object identifiers (`CN`, `O`, `emailAddress`, …), printed as the `openssl` command line prints
 /// them. With OpenSSL (Linux) they come from its table (`ObjectNames_openssl.swift`); on Apple platforms, which have
 /// no OpenSSL, from the built-in table below, which holds the names Rampart's output uses (distinguished-name

@@ -1,3 +1,5 @@
+import RampartASN1
+
 /// The one error type of ``RampartX509``.
 ///
 /// Errors compare by ``code`` only. `description` never holds raw input; ``detail`` may.
@@ -46,6 +48,20 @@ public struct X509Error: Error {
         self.detail = detail
         self.file = file
         self.line = line
+    }
+
+    /// The same failure in this module's type, for errors of RampartASN1's DER and PEM readers: `invalidDER`,
+    /// `invalidPEM` and `limitExceeded` keep their code, reason, detail and raising location.
+    ///
+    /// - Parameter error: The reader's error.
+    init(_ error: ASN1Error) {
+        let code: Code =
+            switch error.code {
+            case .invalidPEM: .invalidPEM
+            case .limitExceeded: .limitExceeded
+            default: .invalidDER
+            }
+        self.init(code: code, reason: error.reason, detail: error.detail, file: error.file, line: error.line)
     }
 
     /// Malformed DER.

@@ -115,7 +115,7 @@ extension CryptoKitBackend {
             throw CryptoError.invalidKey(
                 "a SubjectPublicKeyInfo must be 1…\(maximumSPKIByteCount) bytes; got \(der.count)")
         }
-        try StrictDER.validate(der)
+        try requireStrictDER(der)
         guard !SPKIShape.declaresUnusedBits(der) else {
             throw CryptoError.invalidKey("the subjectPublicKey BIT STRING declares unused bits; keys are whole octets")
         }
@@ -139,7 +139,7 @@ extension CryptoKitBackend {
             throw CryptoError.invalidKey(
                 "a PKCS#8 PrivateKeyInfo must be 1…\(maximumPKCS8ByteCount) bytes; got \(der.count)")
         }
-        try StrictDER.validate(der)
+        try requireStrictDER(der)
         do {
             return CryptoKitKey(.p256Private(try P256.Signing.PrivateKey(derRepresentation: der)))
         } catch {

@@ -136,14 +136,14 @@ extension OpenSSLBackend {
     ///     algorithm         AlgorithmIdentifier,
     ///     subjectPublicKey  BIT STRING }
     /// ```
-    /// (RFC 5280 section 4.1.) The bytes must also be strict DER (``StrictDER/validate(_:)``): OpenSSL's decoder accepts
+    /// (RFC 5280 section 4.1.) The bytes must also be strict DER (``requireStrictDER(_:)``): OpenSSL's decoder accepts
     /// some BER forms.
     static func importSPKI(_ der: [UInt8]) throws -> EVPKey {
         guard !der.isEmpty, der.count <= maximumSPKIByteCount else {
             throw CryptoError.invalidKey(
                 "a SubjectPublicKeyInfo must be 1…\(maximumSPKIByteCount) bytes; got \(der.count)")
         }
-        try StrictDER.validate(der)
+        try requireStrictDER(der)
         guard !SPKIShape.declaresUnusedBits(der) else {
             throw CryptoError.invalidKey("the subjectPublicKey BIT STRING declares unused bits; keys are whole octets")
         }

@@ -25,7 +25,7 @@ extension OpenSSLBackend {
             throw CryptoError.invalidKey(
                 "a PKCS#8 PrivateKeyInfo must be 1…\(maximumPKCS8ByteCount) bytes; got \(der.count)")
         }
-        try StrictDER.validate(der)
+        try requireStrictDER(der)
         let decoded: (OpaquePointer?, Int) = der.withUnsafeBufferPointer { buffer in
             var cursor = buffer.baseAddress
             // d2i_PKCS8_PRIV_KEY_INFO returns an owned structure (freed by PrivateKeyInfo) and advances the cursor.

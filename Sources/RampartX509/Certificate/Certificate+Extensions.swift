@@ -1,3 +1,5 @@
+public import RampartASN1
+
 extension Certificate {
     /// One certificate extension, as received (RFC 5280 section 4.1):
     ///
@@ -86,27 +88,31 @@ extension Certificate {
         ///   extension (RFC 5280 4.2: "A certificate MUST NOT include more than one instance of a particular
         ///   extension"), or the error of a malformed known extension.
         public init(_ all: [Extension]) throws {
-            guard all.count <= Self.maximumCount else {
-                throw X509Error.limitExceeded("the certificate has more than \(Self.maximumCount) extensions")
+            do {
+                guard all.count <= Self.maximumCount else {
+                    throw X509Error.limitExceeded("the certificate has more than \(Self.maximumCount) extensions")
+                }
+                var seen = Set<ASN1ObjectIdentifier>()
+                for item in all where !seen.insert(item.oid).inserted {
+                    throw X509Error.invalidCertificate("extension \(item.oid) appears twice (RFC 5280 4.2)")
+                }
+                self.all = all
+                func value(_ oid: ASN1ObjectIdentifier) -> [UInt8]? { all.first { $0.oid == oid }?.value }
+                basicConstraints = try value(.X509Extension.basicConstraints).map(BasicConstraints.init(derEncoded:))
+                keyUsage = try value(.X509Extension.keyUsage).map(KeyUsage.init(derEncoded:))
+                extendedKeyUsage = try value(.X509Extension.extendedKeyUsage).map(ExtendedKeyUsage.init(derEncoded:))
+                subjectAlternativeNames = try value(.X509Extension.subjectAlternativeName).map {
+                    try ExtensionValues.generalNames($0, "subjectAltName")
+                }
+                authorityKeyIdentifier = try value(.X509Extension.authorityKeyIdentifier).map(
+                    AuthorityKeyIdentifier.init(derEncoded:))
+                subjectKeyIdentifier = try value(.X509Extension.subjectKeyIdentifier).map(ExtensionValues.keyIdentifier)
+                nameConstraints = try value(.X509Extension.nameConstraints).map(NameConstraints.init(derEncoded:))
+                authorityInformationAccess = try value(.X509Extension.authorityInformationAccess).map(
+                    AccessDescription.sequence(derEncoded:))
+            } catch let error as ASN1Error {
+                throw X509Error(error)
             }
-            var seen = Set<ASN1ObjectIdentifier>()
-            for item in all where !seen.insert(item.oid).inserted {
-                throw X509Error.invalidCertificate("extension \(item.oid) appears twice (RFC 5280 4.2)")
-            }
-            self.all = all
-            func value(_ oid: ASN1ObjectIdentifier) -> [UInt8]? { all.first { $0.oid == oid }?.value }
-            basicConstraints = try value(.X509Extension.basicConstraints).map(BasicConstraints.init(derEncoded:))
-            keyUsage = try value(.X509Extension.keyUsage).map(KeyUsage.init(derEncoded:))
-            extendedKeyUsage = try value(.X509Extension.extendedKeyUsage).map(ExtendedKeyUsage.init(derEncoded:))
-            subjectAlternativeNames = try value(.X509Extension.subjectAlternativeName).map {
-                try ExtensionValues.generalNames($0, "subjectAltName")
-            }
-            authorityKeyIdentifier = try value(.X509Extension.authorityKeyIdentifier).map(
-                AuthorityKeyIdentifier.init(derEncoded:))
-            subjectKeyIdentifier = try value(.X509Extension.subjectKeyIdentifier).map(ExtensionValues.keyIdentifier)
-            nameConstraints = try value(.X509Extension.nameConstraints).map(NameConstraints.init(derEncoded:))
-            authorityInformationAccess = try value(.X509Extension.authorityInformationAccess).map(
-                AccessDescription.sequence(derEncoded:))
         }
 
         /// The extension with identifier `oid`, or nil.

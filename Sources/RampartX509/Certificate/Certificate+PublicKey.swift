@@ -1,3 +1,5 @@
+import RampartASN1
+
 extension Certificate {
     /// The size of an RSA or RSA-PSS key's modulus in bits (without leading zero bits), or nil for other keys.
     ///

@@ -1,5 +1,5 @@
 public import Foundation
-import RampartASN1
+public import RampartASN1
 import RampartCrypto
 
 /// An X.509 v1–v3 certificate, parsed strictly from DER (RFC 5280 section 4.1).
@@ -69,102 +69,107 @@ public struct Certificate {
     /// - Throws: ``X509Error``: `invalidDER` when the bytes are not strict DER, `invalidCertificate` when the DER is
     ///   not a valid certificate, `limitExceeded` beyond the limits.
     public init(derEncoded: [UInt8]) throws {
-        guard derEncoded.count <= Self.maximumByteCount else {
-            throw X509Error.limitExceeded("a certificate is larger than \(Self.maximumByteCount) bytes")
-        }
-        let root = try DER.parse(derEncoded)
-        try root.expect(.sequence, "a Certificate")
-        var outer = ASN1ChildReader(root, "the Certificate")
-        let tbs = try outer.next(.sequence, "tbsCertificate")
-        let outerAlgorithm = try outer.next(.sequence, "signatureAlgorithm")
-        let signature = try outer.next(.bitString, "signatureValue").bitStringValue()
-        try outer.finish()
-        guard signature.unusedBitCount == 0 else {
-            throw X509Error.invalidCertificate("the signature BIT STRING has unused bits")
-        }
-
-        var reader = ASN1ChildReader(tbs, "the TBSCertificate")
-        if let versionNode = reader.optional(.contextSpecific(0, isConstructed: true)) {
-            guard versionNode.children.count == 1, let number = versionNode.children.first else {
-                throw X509Error.invalidDER("the [0] version must wrap exactly one INTEGER")
+        do {
+            guard derEncoded.count <= Self.maximumByteCount else {
+                throw X509Error.limitExceeded("a certificate is larger than \(Self.maximumByteCount) bytes")
             }
-            let value = try number.integerValue()
-            guard value == 1 || value == 2 else {
+            let root = try DER.parse(derEncoded)
+            try root.expect(.sequence, "a Certificate")
+            var outer = ASN1ChildReader(root, "the Certificate")
+            let tbs = try outer.next(.sequence, "tbsCertificate")
+            let outerAlgorithm = try outer.next(.sequence, "signatureAlgorithm")
+            let signature = try outer.next(.bitString, "signatureValue").bitStringValue()
+            try outer.finish()
+            guard signature.unusedBitCount == 0 else {
+                throw X509Error.invalidCertificate("the signature BIT STRING has unused bits")
+            }
+
+            var reader = ASN1ChildReader(tbs, "the TBSCertificate")
+            if let versionNode = reader.optional(.contextSpecific(0, isConstructed: true)) {
+                guard versionNode.children.count == 1, let number = versionNode.children.first else {
+                    throw X509Error.invalidDER("the [0] version must wrap exactly one INTEGER")
+                }
+                let value = try number.integerValue()
+                guard value == 1 || value == 2 else {
+                    throw X509Error.invalidCertificate(
+                        value == 0
+                            ? "the version encodes the DEFAULT v1 (X.690 11.5)"
+                            : "unknown certificate version \(value); RFC 5280 defines v1, v2 and v3")
+                }
+                version = value + 1
+            } else {
+                version = 1
+            }
+            let serial = try reader.next(.integer, "serialNumber")
+            guard serial.contentSlice.count <= Self.maximumSerialNumberByteCount else {
+                throw X509Error.limitExceeded(
+                    "the serial number is longer than \(Self.maximumSerialNumberByteCount) octets (RFC 5280 4.1.2.2)")
+            }
+            let innerAlgorithm = try reader.next(.sequence, "signature")
+            guard innerAlgorithm.encodedSlice.elementsEqual(outerAlgorithm.encodedSlice) else {
                 throw X509Error.invalidCertificate(
-                    value == 0
-                        ? "the version encodes the DEFAULT v1 (X.690 11.5)"
-                        : "unknown certificate version \(value); RFC 5280 defines v1, v2 and v3")
+                    "the TBSCertificate's signature algorithm differs from the outer one (RFC 5280 4.1.1.2)")
             }
-            version = value + 1
-        } else {
-            version = 1
-        }
-        let serial = try reader.next(.integer, "serialNumber")
-        guard serial.contentSlice.count <= Self.maximumSerialNumberByteCount else {
-            throw X509Error.limitExceeded(
-                "the serial number is longer than \(Self.maximumSerialNumberByteCount) octets (RFC 5280 4.1.2.2)")
-        }
-        let innerAlgorithm = try reader.next(.sequence, "signature")
-        guard innerAlgorithm.encodedSlice.elementsEqual(outerAlgorithm.encodedSlice) else {
-            throw X509Error.invalidCertificate(
-                "the TBSCertificate's signature algorithm differs from the outer one (RFC 5280 4.1.1.2)")
-        }
-        let issuerNode = try reader.next(.sequence, "issuer")
-        let validity = try reader.next(.sequence, "validity")
-        let subjectNode = try reader.next(.sequence, "subject")
-        let spki = try reader.next(.sequence, "subjectPublicKeyInfo")
-        for (tag, name) in [(UInt32(1), "issuerUniqueID"), (2, "subjectUniqueID")] {
-            guard let unique = reader.optional(.contextSpecific(tag, isConstructed: false)) else { continue }
-            guard version >= 2 else {
-                throw X509Error.invalidCertificate("a v1 certificate carries \(name) (RFC 5280 4.1.2.8)")
+            let issuerNode = try reader.next(.sequence, "issuer")
+            let validity = try reader.next(.sequence, "validity")
+            let subjectNode = try reader.next(.sequence, "subject")
+            let spki = try reader.next(.sequence, "subjectPublicKeyInfo")
+            for (tag, name) in [(UInt32(1), "issuerUniqueID"), (2, "subjectUniqueID")] {
+                guard let unique = reader.optional(.contextSpecific(tag, isConstructed: false)) else { continue }
+                guard version >= 2 else {
+                    throw X509Error.invalidCertificate("a v1 certificate carries \(name) (RFC 5280 4.1.2.8)")
+                }
+                _ = try ASN1Node.bitStringContent(unique, name)
             }
-            _ = try ASN1Node.bitStringContent(unique, name)
-        }
-        var extensionList: [Extension] = []
-        if let wrapper = reader.optional(.contextSpecific(3, isConstructed: true)) {
-            guard version == 3 else {
-                throw X509Error.invalidCertificate("a v\(version) certificate carries extensions (RFC 5280 4.1.2.9)")
+            var extensionList: [Extension] = []
+            if let wrapper = reader.optional(.contextSpecific(3, isConstructed: true)) {
+                guard version == 3 else {
+                    throw X509Error.invalidCertificate(
+                        "a v\(version) certificate carries extensions (RFC 5280 4.1.2.9)")
+                }
+                guard wrapper.children.count == 1, let sequence = wrapper.children.first else {
+                    throw X509Error.invalidDER("the [3] extensions must wrap exactly one SEQUENCE")
+                }
+                try sequence.expect(.sequence, "Extensions")
+                guard !sequence.children.isEmpty else {
+                    throw X509Error.invalidCertificate("the extensions SEQUENCE is empty (RFC 5280: SIZE (1..MAX))")
+                }
+                guard sequence.children.count <= Extensions.maximumCount else {
+                    throw X509Error.limitExceeded("the certificate has more than \(Extensions.maximumCount) extensions")
+                }
+                extensionList = try sequence.children.map(Extension.init(node:))
             }
-            guard wrapper.children.count == 1, let sequence = wrapper.children.first else {
-                throw X509Error.invalidDER("the [3] extensions must wrap exactly one SEQUENCE")
-            }
-            try sequence.expect(.sequence, "Extensions")
-            guard !sequence.children.isEmpty else {
-                throw X509Error.invalidCertificate("the extensions SEQUENCE is empty (RFC 5280: SIZE (1..MAX))")
-            }
-            guard sequence.children.count <= Extensions.maximumCount else {
-                throw X509Error.limitExceeded("the certificate has more than \(Extensions.maximumCount) extensions")
-            }
-            extensionList = try sequence.children.map(Extension.init(node:))
-        }
-        try reader.finish()
+            try reader.finish()
 
-        var validityReader = ASN1ChildReader(validity, "the Validity")
-        let notBefore = try ASN1Time.date(from: validityReader.next("notBefore"))
-        let notAfter = try ASN1Time.date(from: validityReader.next("notAfter"))
-        try validityReader.finish()
+            var validityReader = ASN1ChildReader(validity, "the Validity")
+            let notBefore = try ASN1Time.date(from: validityReader.next("notBefore"))
+            let notAfter = try ASN1Time.date(from: validityReader.next("notAfter"))
+            try validityReader.finish()
 
-        var spkiReader = ASN1ChildReader(spki, "the SubjectPublicKeyInfo")
-        let keyAlgorithm = try SignatureAlgorithm(node: spkiReader.next(.sequence, "algorithm"))
-        let keyBits = try spkiReader.next(.bitString, "subjectPublicKey").bitStringValue()
-        try spkiReader.finish()
+            var spkiReader = ASN1ChildReader(spki, "the SubjectPublicKeyInfo")
+            let keyAlgorithm = try SignatureAlgorithm(node: spkiReader.next(.sequence, "algorithm"))
+            let keyBits = try spkiReader.next(.bitString, "subjectPublicKey").bitStringValue()
+            try spkiReader.finish()
 
-        self.derBytes = derEncoded
-        self.tbsCertificateBytes = tbs.encodedBytes
-        self.signatureBytes = signature.bytes
-        self.serialNumber = serial.contentBytes
-        self.signatureAlgorithm = try SignatureAlgorithm(node: outerAlgorithm)
-        self.issuer = try DistinguishedName(node: issuerNode)
-        self.subject = try DistinguishedName(node: subjectNode)
-        self.notBefore = notBefore
-        self.notAfter = notAfter
-        self.subjectPublicKeyInfoBytes = spki.encodedBytes
-        self.publicKeyAlgorithm = keyAlgorithm.oid
-        self.publicKeyDescription = Self.describePublicKey(
-            algorithm: keyAlgorithm.oid,
-            parameters: try keyAlgorithm.parameters.map { try DER.parse($0) },
-            key: keyBits.bytes)
-        self.extensions = try Extensions(extensionList)
+            self.derBytes = derEncoded
+            self.tbsCertificateBytes = tbs.encodedBytes
+            self.signatureBytes = signature.bytes
+            self.serialNumber = serial.contentBytes
+            self.signatureAlgorithm = try SignatureAlgorithm(node: outerAlgorithm)
+            self.issuer = try DistinguishedName(node: issuerNode)
+            self.subject = try DistinguishedName(node: subjectNode)
+            self.notBefore = notBefore
+            self.notAfter = notAfter
+            self.subjectPublicKeyInfoBytes = spki.encodedBytes
+            self.publicKeyAlgorithm = keyAlgorithm.oid
+            self.publicKeyDescription = Self.describePublicKey(
+                algorithm: keyAlgorithm.oid,
+                parameters: try keyAlgorithm.parameters.map { try DER.parse($0) },
+                key: keyBits.bytes)
+            self.extensions = try Extensions(extensionList)
+        } catch let error as ASN1Error {
+            throw X509Error(error)
+        }
     }
 
     /// Parses text holding exactly one `CERTIFICATE` PEM block.
@@ -173,16 +178,20 @@ public struct Certificate {
     /// - Throws: ``X509Error``: `invalidPEM` unless there is exactly one block, labelled `CERTIFICATE`; otherwise as
     ///   ``init(derEncoded:)``.
     public init(pemEncoded: String) throws {
-        let document: PEMDocument
         do {
-            document = try PEMDocument(pemEncoded: pemEncoded)
+            let document: PEMDocument
+            do {
+                document = try PEMDocument(pemEncoded: pemEncoded)
+            } catch let error as ASN1Error {
+                throw X509Error.invalidPEM(error.reason)
+            }
+            guard document.label == "CERTIFICATE" else {
+                throw X509Error.invalidPEM("expected a CERTIFICATE PEM block; found \(document.label)")
+            }
+            try self.init(derEncoded: document.derBytes)
         } catch let error as ASN1Error {
-            throw X509Error.invalidPEM(error.reason)
+            throw X509Error(error)
         }
-        guard document.label == "CERTIFICATE" else {
-            throw X509Error.invalidPEM("expected a CERTIFICATE PEM block; found \(document.label)")
-        }
-        try self.init(derEncoded: document.derBytes)
     }
 
     /// Parses every certificate in a file's bytes: one DER certificate, or PEM text with one or more `CERTIFICATE`
@@ -193,20 +202,24 @@ public struct Certificate {
     /// - Throws: ``X509Error``: `invalidPEM` for text with no `CERTIFICATE` block or malformed PEM; the DER errors of
     ///   ``init(derEncoded:)`` for a malformed certificate.
     public static func parseAll(_ bytes: [UInt8]) throws -> [Certificate] {
-        if bytes.first == 0x30 { return [try Certificate(derEncoded: bytes)] }
-        guard let text = String(strictUTF8: bytes) else {
-            throw X509Error.invalidPEM("the input is neither DER (it does not start with a SEQUENCE) nor PEM text")
-        }
-        let documents: [PEMDocument]
         do {
-            documents = try PEMDocument.parseAll(text).filter { $0.label == "CERTIFICATE" }
+            if bytes.first == 0x30 { return [try Certificate(derEncoded: bytes)] }
+            guard let text = String(strictUTF8: bytes) else {
+                throw X509Error.invalidPEM("the input is neither DER (it does not start with a SEQUENCE) nor PEM text")
+            }
+            let documents: [PEMDocument]
+            do {
+                documents = try PEMDocument.parseAll(text).filter { $0.label == "CERTIFICATE" }
+            } catch let error as ASN1Error {
+                throw X509Error.invalidPEM(error.reason)
+            }
+            guard !documents.isEmpty else {
+                throw X509Error.invalidPEM("no -----BEGIN CERTIFICATE----- block found")
+            }
+            return try documents.map { try Certificate(derEncoded: $0.derBytes) }
         } catch let error as ASN1Error {
-            throw X509Error.invalidPEM(error.reason)
+            throw X509Error(error)
         }
-        guard !documents.isEmpty else {
-            throw X509Error.invalidPEM("no -----BEGIN CERTIFICATE----- block found")
-        }
-        return try documents.map { try Certificate(derEncoded: $0.derBytes) }
     }
 
     /// The PEM encoding, one `CERTIFICATE` block.

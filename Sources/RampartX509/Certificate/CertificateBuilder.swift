@@ -1,4 +1,5 @@
 public import Foundation
+import RampartASN1
 public import RampartCrypto
 
 /// Builds and signs X.509 v3 certificates with ECDSA: test PKIs, the App Attest device simulator, sample chains.
@@ -114,13 +115,17 @@ public struct CertificateBuilder {
     /// - Returns: 20 octets.
     /// - Throws: ``X509Error`` when the bytes are not a SubjectPublicKeyInfo.
     public static func keyIdentifier(forSubjectPublicKeyInfo subjectPublicKeyInfo: [UInt8]) throws -> [UInt8] {
-        let node = try DER.parse(subjectPublicKeyInfo)
-        try node.expect(.sequence, "a SubjectPublicKeyInfo")
-        var reader = ASN1ChildReader(node, "the SubjectPublicKeyInfo")
-        _ = try reader.next(.sequence, "algorithm")
-        let key = try reader.next(.bitString, "subjectPublicKey").bitStringValue()
-        try reader.finish()
-        return Array(SHA256.hash(key.bytes).prefix(20))
+        do {
+            let node = try DER.parse(subjectPublicKeyInfo)
+            try node.expect(.sequence, "a SubjectPublicKeyInfo")
+            var reader = ASN1ChildReader(node, "the SubjectPublicKeyInfo")
+            _ = try reader.next(.sequence, "algorithm")
+            let key = try reader.next(.bitString, "subjectPublicKey").bitStringValue()
+            try reader.finish()
+            return Array(SHA256.hash(key.bytes).prefix(20))
+        } catch let error as ASN1Error {
+            throw X509Error(error)
+        }
     }
 
     /// The extensions this builder writes, in order.
@@ -128,36 +133,41 @@ public struct CertificateBuilder {
     /// - Returns: The extensions.
     /// - Throws: ``X509Error`` when a GeneralName kept as DER is malformed.
     public func extensions() throws -> [Certificate.Extension] {
-        var list: [Certificate.Extension] = []
-        if let basicConstraints {
-            list.append(.init(oid: .X509Extension.basicConstraints, critical: true, value: basicConstraints.derEncoded))
+        do {
+            var list: [Certificate.Extension] = []
+            if let basicConstraints {
+                list.append(
+                    .init(oid: .X509Extension.basicConstraints, critical: true, value: basicConstraints.derEncoded))
+            }
+            if let keyUsage {
+                list.append(.init(oid: .X509Extension.keyUsage, critical: true, value: keyUsage.derEncoded))
+            }
+            if let extendedKeyUsage {
+                list.append(
+                    .init(oid: .X509Extension.extendedKeyUsage, critical: false, value: extendedKeyUsage.derEncoded))
+            }
+            if let subjectAlternativeNames {
+                list.append(
+                    .init(
+                        oid: .X509Extension.subjectAlternativeName, critical: subject.relativeNames.isEmpty,
+                        value: try ExtensionValues.encodeGeneralNames(subjectAlternativeNames)))
+            }
+            if let subjectKeyIdentifier {
+                list.append(
+                    .init(
+                        oid: .X509Extension.subjectKeyIdentifier, critical: false,
+                        value: ExtensionValues.encodeKeyIdentifier(subjectKeyIdentifier)))
+            }
+            if let authorityKeyIdentifier {
+                list.append(
+                    .init(
+                        oid: .X509Extension.authorityKeyIdentifier, critical: false,
+                        value: try AuthorityKeyIdentifier(keyIdentifier: authorityKeyIdentifier).derEncoded()))
+            }
+            return list + extraExtensions
+        } catch let error as ASN1Error {
+            throw X509Error(error)
         }
-        if let keyUsage {
-            list.append(.init(oid: .X509Extension.keyUsage, critical: true, value: keyUsage.derEncoded))
-        }
-        if let extendedKeyUsage {
-            list.append(
-                .init(oid: .X509Extension.extendedKeyUsage, critical: false, value: extendedKeyUsage.derEncoded))
-        }
-        if let subjectAlternativeNames {
-            list.append(
-                .init(
-                    oid: .X509Extension.subjectAlternativeName, critical: subject.relativeNames.isEmpty,
-                    value: try ExtensionValues.encodeGeneralNames(subjectAlternativeNames)))
-        }
-        if let subjectKeyIdentifier {
-            list.append(
-                .init(
-                    oid: .X509Extension.subjectKeyIdentifier, critical: false,
-                    value: ExtensionValues.encodeKeyIdentifier(subjectKeyIdentifier)))
-        }
-        if let authorityKeyIdentifier {
-            list.append(
-                .init(
-                    oid: .X509Extension.authorityKeyIdentifier, critical: false,
-                    value: try AuthorityKeyIdentifier(keyIdentifier: authorityKeyIdentifier).derEncoded()))
-        }
-        return list + extraExtensions
     }
 
     /// The DER TBSCertificate this builder describes, for the given signature algorithm.
@@ -166,28 +176,32 @@ public struct CertificateBuilder {
     /// - Returns: The TBSCertificate DER.
     /// - Throws: ``X509Error`` for dates outside years 1–9999 or malformed raw DER (SPKI, GeneralNames).
     public func tbsCertificateBytes(signatureAlgorithm: Certificate.SignatureAlgorithm) throws -> [UInt8] {
-        let extensions = try extensions()
-        var writer = DERWriter()
-        try writer.appendSequence { tbs in
-            tbs.appendExplicit(tag: 0) { $0.appendInteger(2) }
-            tbs.appendInteger(unsignedBigEndian: serialNumber)
-            try signatureAlgorithm.serialize(into: &tbs)
-            try tbs.appendRawTLV(issuer.derBytes)
-            try tbs.appendSequence { validity in
-                try validity.appendTime(notBefore)
-                try validity.appendTime(notAfter)
-            }
-            try tbs.appendRawTLV(subject.derBytes)
-            try tbs.appendRawTLV(subjectPublicKeyInfo)
-            if !extensions.isEmpty {
-                tbs.appendExplicit(tag: 3) { wrapper in
-                    wrapper.appendSequence { list in
-                        for item in extensions { item.serialize(into: &list) }
+        do {
+            let extensions = try extensions()
+            var writer = DERWriter()
+            try writer.appendSequence { tbs in
+                tbs.appendExplicit(tag: 0) { $0.appendInteger(2) }
+                tbs.appendInteger(unsignedBigEndian: serialNumber)
+                try signatureAlgorithm.serialize(into: &tbs)
+                try tbs.appendRawTLV(issuer.derBytes)
+                try tbs.appendSequence { validity in
+                    try validity.appendTime(notBefore)
+                    try validity.appendTime(notAfter)
+                }
+                try tbs.appendRawTLV(subject.derBytes)
+                try tbs.appendRawTLV(subjectPublicKeyInfo)
+                if !extensions.isEmpty {
+                    tbs.appendExplicit(tag: 3) { wrapper in
+                        wrapper.appendSequence { list in
+                            for item in extensions { item.serialize(into: &list) }
+                        }
                     }
                 }
             }
+            return writer.bytes
+        } catch let error as ASN1Error {
+            throw X509Error(error)
         }
-        return writer.bytes
     }
 
     /// Signs the certificate with the issuer's key.
@@ -199,22 +213,26 @@ public struct CertificateBuilder {
     /// - Throws: ``X509Error`` when the description cannot be encoded or the result does not parse (for example a
     ///   repeated extension), or `CryptoError` when signing fails.
     public func sign(with issuerKey: ECPrivateKey, digest: DigestAlgorithm? = nil) throws -> Certificate {
-        let digest = digest ?? issuerKey.curve.defaultDigest
-        let algorithm =
-            switch digest {
-            case .sha256: Certificate.SignatureAlgorithm(oid: .SignatureAlgorithm.ecdsaWithSHA256)
-            case .sha384: Certificate.SignatureAlgorithm(oid: .SignatureAlgorithm.ecdsaWithSHA384)
-            case .sha512: Certificate.SignatureAlgorithm(oid: .SignatureAlgorithm.ecdsaWithSHA512)
+        do {
+            let digest = digest ?? issuerKey.curve.defaultDigest
+            let algorithm =
+                switch digest {
+                case .sha256: Certificate.SignatureAlgorithm(oid: .SignatureAlgorithm.ecdsaWithSHA256)
+                case .sha384: Certificate.SignatureAlgorithm(oid: .SignatureAlgorithm.ecdsaWithSHA384)
+                case .sha512: Certificate.SignatureAlgorithm(oid: .SignatureAlgorithm.ecdsaWithSHA512)
+                }
+            let tbs = try tbsCertificateBytes(signatureAlgorithm: algorithm)
+            let signature = try issuerKey.signature(for: tbs, digest: digest)
+            var writer = DERWriter()
+            try writer.appendSequence { certificate in
+                try certificate.appendRawTLV(tbs)
+                try algorithm.serialize(into: &certificate)
+                certificate.appendBitString(signature)
             }
-        let tbs = try tbsCertificateBytes(signatureAlgorithm: algorithm)
-        let signature = try issuerKey.signature(for: tbs, digest: digest)
-        var writer = DERWriter()
-        try writer.appendSequence { certificate in
-            try certificate.appendRawTLV(tbs)
-            try algorithm.serialize(into: &certificate)
-            certificate.appendBitString(signature)
+            return try Certificate(derEncoded: writer.bytes)
+        } catch let error as ASN1Error {
+            throw X509Error(error)
         }
-        return try Certificate(derEncoded: writer.bytes)
     }
 
     private static func randomSerialNumber() -> [UInt8] {

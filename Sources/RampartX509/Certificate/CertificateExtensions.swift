@@ -1,3 +1,5 @@
+public import RampartASN1
+
 /// `BasicConstraints` (RFC 5280 section 4.2.1.9).
 ///
 /// ```
@@ -27,25 +29,31 @@ public struct BasicConstraints: Hashable {
     /// - Throws: ``X509Error`` (`invalidDER`, `invalidCertificate`), including for an explicit `cA FALSE`, which DER
     ///   forbids (X.690 11.5: a DEFAULT value "shall not" be encoded).
     public init(derEncoded: [UInt8]) throws {
-        let node = try DER.parse(derEncoded)
-        try node.expect(.sequence, "basicConstraints")
-        var reader = ASN1ChildReader(node, "basicConstraints")
-        if let flag = reader.optional(.boolean) {
-            guard try flag.booleanValue() else {
-                throw X509Error.invalidDER("basicConstraints encodes the DEFAULT cA FALSE (X.690 11.5)")
+        do {
+            let node = try DER.parse(derEncoded)
+            try node.expect(.sequence, "basicConstraints")
+            var reader = ASN1ChildReader(node, "basicConstraints")
+            if let flag = reader.optional(.boolean) {
+                guard try flag.booleanValue() else {
+                    throw X509Error.invalidDER("basicConstraints encodes the DEFAULT cA FALSE (X.690 11.5)")
+                }
+                isCA = true
+            } else {
+                isCA = false
             }
-            isCA = true
-        } else {
-            isCA = false
+            if let length = reader.optional(.integer) {
+                let value = try length.integerValue()
+                guard value >= 0 else {
+                    throw X509Error.invalidCertificate("basicConstraints has a negative path length")
+                }
+                pathLengthConstraint = value
+            } else {
+                pathLengthConstraint = nil
+            }
+            try reader.finish()
+        } catch let error as ASN1Error {
+            throw X509Error(error)
         }
-        if let length = reader.optional(.integer) {
-            let value = try length.integerValue()
-            guard value >= 0 else { throw X509Error.invalidCertificate("basicConstraints has a negative path length") }
-            pathLengthConstraint = value
-        } else {
-            pathLengthConstraint = nil
-        }
-        try reader.finish()
     }
 
     /// The DER of the extension value.
@@ -102,22 +110,28 @@ public struct KeyUsage: OptionSet, Hashable {
     ///   bitstring shall have all trailing 0 bits removed"), and `invalidCertificate` when no bit is set (RFC 5280
     ///   4.2.1.3: "at least one of the bits MUST be set") or a bit beyond decipherOnly is.
     public init(derEncoded: [UInt8]) throws {
-        let (octets, unused) = try DER.parse(derEncoded).bitStringValue()
-        guard let last = octets.last, last != 0 else {
-            throw X509Error.invalidCertificate("keyUsage sets no bit (RFC 5280 4.2.1.3)")
-        }
-        guard last & (1 << unused) != 0 else {
-            throw X509Error.invalidDER("keyUsage keeps trailing zero bits (X.690 11.2.2)")
-        }
-        guard octets.count <= 2 else { throw X509Error.invalidCertificate("keyUsage sets bits beyond decipherOnly") }
-        var raw: UInt16 = 0
-        for (index, octet) in octets.enumerated() {
-            for bit in 0..<8 where octet & (0x80 >> bit) != 0 {
-                raw |= 1 << (index * 8 + bit)
+        do {
+            let (octets, unused) = try DER.parse(derEncoded).bitStringValue()
+            guard let last = octets.last, last != 0 else {
+                throw X509Error.invalidCertificate("keyUsage sets no bit (RFC 5280 4.2.1.3)")
             }
+            guard last & (1 << unused) != 0 else {
+                throw X509Error.invalidDER("keyUsage keeps trailing zero bits (X.690 11.2.2)")
+            }
+            guard octets.count <= 2 else {
+                throw X509Error.invalidCertificate("keyUsage sets bits beyond decipherOnly")
+            }
+            var raw: UInt16 = 0
+            for (index, octet) in octets.enumerated() {
+                for bit in 0..<8 where octet & (0x80 >> bit) != 0 {
+                    raw |= 1 << (index * 8 + bit)
+                }
+            }
+            guard raw < 1 << 9 else { throw X509Error.invalidCertificate("keyUsage sets bits beyond decipherOnly") }
+            self.rawValue = raw
+        } catch let error as ASN1Error {
+            throw X509Error(error)
         }
-        guard raw < 1 << 9 else { throw X509Error.invalidCertificate("keyUsage sets bits beyond decipherOnly") }
-        self.rawValue = raw
     }
 
     /// The DER of the extension value, trailing zero bits removed (X.690 11.2.2).
@@ -152,12 +166,16 @@ public struct ExtendedKeyUsage: Hashable {
     /// - Parameter derEncoded: The DER in the extension's OCTET STRING.
     /// - Throws: ``X509Error`` (`invalidDER`, or `invalidCertificate` for an empty list).
     public init(derEncoded: [UInt8]) throws {
-        let node = try DER.parse(derEncoded)
-        try node.expect(.sequence, "extKeyUsage")
-        guard !node.children.isEmpty else {
-            throw X509Error.invalidCertificate("extKeyUsage lists no purpose (RFC 5280 4.2.1.12: SIZE (1..MAX))")
+        do {
+            let node = try DER.parse(derEncoded)
+            try node.expect(.sequence, "extKeyUsage")
+            guard !node.children.isEmpty else {
+                throw X509Error.invalidCertificate("extKeyUsage lists no purpose (RFC 5280 4.2.1.12: SIZE (1..MAX))")
+            }
+            purposes = try node.children.map { try $0.objectIdentifierValue() }
+        } catch let error as ASN1Error {
+            throw X509Error(error)
         }
-        purposes = try node.children.map { try $0.objectIdentifierValue() }
     }
 
     /// Whether `purpose` is listed.
@@ -213,35 +231,43 @@ public struct AuthorityKeyIdentifier: Hashable {
     /// - Parameter derEncoded: The DER in the extension's OCTET STRING.
     /// - Throws: ``X509Error`` (`invalidDER`, `invalidCertificate`).
     public init(derEncoded: [UInt8]) throws {
-        let node = try DER.parse(derEncoded)
-        try node.expect(.sequence, "authorityKeyIdentifier")
-        var reader = ASN1ChildReader(node, "authorityKeyIdentifier")
-        keyIdentifier = reader.optional(.contextSpecific(0, isConstructed: false))?.contentBytes
-        authorityCertIssuer = try reader.optional(.contextSpecific(1, isConstructed: true)).map {
-            try GeneralName.sequence($0, "authorityCertIssuer")
+        do {
+            let node = try DER.parse(derEncoded)
+            try node.expect(.sequence, "authorityKeyIdentifier")
+            var reader = ASN1ChildReader(node, "authorityKeyIdentifier")
+            keyIdentifier = reader.optional(.contextSpecific(0, isConstructed: false))?.contentBytes
+            authorityCertIssuer = try reader.optional(.contextSpecific(1, isConstructed: true)).map {
+                try GeneralName.sequence($0, "authorityCertIssuer")
+            }
+            if let serial = reader.optional(.contextSpecific(2, isConstructed: false)) {
+                try DERReader.checkMinimalInteger(serial.contentSlice)
+                authorityCertSerialNumber = serial.contentBytes
+            }
+            try reader.finish()
+        } catch let error as ASN1Error {
+            throw X509Error(error)
         }
-        if let serial = reader.optional(.contextSpecific(2, isConstructed: false)) {
-            try DERReader.checkMinimalInteger(serial.contentSlice)
-            authorityCertSerialNumber = serial.contentBytes
-        }
-        try reader.finish()
     }
 
     /// The DER of the extension value.
     ///
     /// - Throws: ``X509Error`` when a GeneralName kept as DER is malformed.
     public func derEncoded() throws -> [UInt8] {
-        var writer = DERWriter()
-        try writer.appendSequence { sequence in
-            if let keyIdentifier { sequence.appendImplicit(tag: 0, content: keyIdentifier) }
-            if let authorityCertIssuer {
-                try sequence.appendConstructed(.contextSpecific(1, isConstructed: true)) { names in
-                    for name in authorityCertIssuer { try name.serialize(into: &names) }
+        do {
+            var writer = DERWriter()
+            try writer.appendSequence { sequence in
+                if let keyIdentifier { sequence.appendImplicit(tag: 0, content: keyIdentifier) }
+                if let authorityCertIssuer {
+                    try sequence.appendConstructed(.contextSpecific(1, isConstructed: true)) { names in
+                        for name in authorityCertIssuer { try name.serialize(into: &names) }
+                    }
                 }
+                if let authorityCertSerialNumber { sequence.appendImplicit(tag: 2, content: authorityCertSerialNumber) }
             }
-            if let authorityCertSerialNumber { sequence.appendImplicit(tag: 2, content: authorityCertSerialNumber) }
+            return writer.bytes
+        } catch let error as ASN1Error {
+            throw X509Error(error)
         }
-        return writer.bytes
     }
 }
 

@@ -1,3 +1,5 @@
+public import RampartASN1
+
 /// An X.501 Name: the issuer or subject of a certificate.
 ///
 /// RFC 5280 section 4.1.2.4:
@@ -27,17 +29,22 @@ public struct DistinguishedName {
     /// - Parameter relativeNames: The RDNs, in order; each must hold at least one attribute.
     /// - Throws: ``X509Error`` with code `invalidCertificate` for an empty RDN.
     public init(_ relativeNames: [RelativeDistinguishedName]) throws {
-        var writer = DERWriter()
-        try writer.appendSequence { sequence in
-            for relativeName in relativeNames {
-                guard !relativeName.attributes.isEmpty else {
-                    throw X509Error.invalidCertificate("a relative distinguished name must hold at least one attribute")
+        do {
+            var writer = DERWriter()
+            try writer.appendSequence { sequence in
+                for relativeName in relativeNames {
+                    guard !relativeName.attributes.isEmpty else {
+                        throw X509Error.invalidCertificate(
+                            "a relative distinguished name must hold at least one attribute")
+                    }
+                    sequence.appendSetOf(relativeName.attributes.map(\.derBytes))
                 }
-                sequence.appendSetOf(relativeName.attributes.map(\.derBytes))
             }
+            // Re-read what was written so the stored RDNs are in encoded (sorted) order, as a parsed name's would be.
+            self = try DistinguishedName(node: DER.parse(writer.bytes))
+        } catch let error as ASN1Error {
+            throw X509Error(error)
         }
-        // Re-read what was written so the stored RDNs are in encoded (sorted) order, as a parsed name's would be.
-        self = try DistinguishedName(node: DER.parse(writer.bytes))
     }
 
     /// Builds a name with one attribute per RDN, in order, e.g. `[.init(.countryName, "GB"), .init(.commonName, "x")]`.
@@ -45,7 +52,11 @@ public struct DistinguishedName {
     /// - Parameter attributes: The attributes.
     /// - Throws: ``X509Error`` only on internal encoding failure.
     public init(attributes: [Attribute]) throws {
-        try self.init(attributes.map { RelativeDistinguishedName([$0]) })
+        do {
+            try self.init(attributes.map { RelativeDistinguishedName([$0]) })
+        } catch let error as ASN1Error {
+            throw X509Error(error)
+        }
     }
 
     /// Parses a DER Name.
@@ -53,7 +64,11 @@ public struct DistinguishedName {
     /// - Parameter derEncoded: The DER.
     /// - Throws: ``X509Error`` (`invalidDER`, `invalidCertificate`, `limitExceeded`).
     public init(derEncoded: [UInt8]) throws {
-        try self.init(node: DER.parse(derEncoded))
+        do {
+            try self.init(node: DER.parse(derEncoded))
+        } catch let error as ASN1Error {
+            throw X509Error(error)
+        }
     }
 
     init(node: ASN1Node) throws {

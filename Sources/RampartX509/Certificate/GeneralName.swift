@@ -1,3 +1,5 @@
+import RampartASN1
+
 /// One `GeneralName` (RFC 5280 section 4.2.1.6), as found in subjectAltName and authorityKeyIdentifier.
 ///
 /// ```

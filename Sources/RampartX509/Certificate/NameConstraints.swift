@@ -1,3 +1,5 @@
+public import RampartASN1
+
 /// The nameConstraints extension (RFC 5280 section 4.2.1.10), parsed strictly:
 ///
 /// ```
@@ -29,19 +31,23 @@ public struct NameConstraints: Hashable {
     /// - Throws: ``X509Error``: `invalidCertificate` for an empty NameConstraints or GeneralSubtrees, a minimum other
     ///   than 0 or a maximum; `invalidDER` or `limitExceeded` as for any GeneralName.
     public init(derEncoded: [UInt8]) throws {
-        let node = try DER.parse(derEncoded)
-        try node.expect(.sequence, "NameConstraints")
-        var reader = ASN1ChildReader(node, "NameConstraints")
-        let permitted = reader.optional(.contextSpecific(0, isConstructed: true))
-        let excluded = reader.optional(.contextSpecific(1, isConstructed: true))
-        try reader.finish()
-        guard permitted != nil || excluded != nil else {
-            throw X509Error.invalidCertificate(
-                "nameConstraints is an empty SEQUENCE; permittedSubtrees or excludedSubtrees must be present "
-                    + "(RFC 5280 4.2.1.10)")
+        do {
+            let node = try DER.parse(derEncoded)
+            try node.expect(.sequence, "NameConstraints")
+            var reader = ASN1ChildReader(node, "NameConstraints")
+            let permitted = reader.optional(.contextSpecific(0, isConstructed: true))
+            let excluded = reader.optional(.contextSpecific(1, isConstructed: true))
+            try reader.finish()
+            guard permitted != nil || excluded != nil else {
+                throw X509Error.invalidCertificate(
+                    "nameConstraints is an empty SEQUENCE; permittedSubtrees or excludedSubtrees must be present "
+                        + "(RFC 5280 4.2.1.10)")
+            }
+            permittedSubtrees = try permitted.map { try Self.subtrees($0, "permittedSubtrees") }
+            excludedSubtrees = try excluded.map { try Self.subtrees($0, "excludedSubtrees") }
+        } catch let error as ASN1Error {
+            throw X509Error(error)
         }
-        permittedSubtrees = try permitted.map { try Self.subtrees($0, "permittedSubtrees") }
-        excludedSubtrees = try excluded.map { try Self.subtrees($0, "excludedSubtrees") }
     }
 
     private static func subtrees(_ node: ASN1Node, _ what: String) throws -> [GeneralName] {
@@ -98,22 +104,26 @@ public struct AccessDescription: Hashable {
     /// - Throws: ``X509Error``: `invalidCertificate` for an empty sequence or a malformed AccessDescription,
     ///   `invalidDER` for malformed DER, `limitExceeded` beyond ``GeneralName/maximumCount`` descriptions.
     public static func sequence(derEncoded: [UInt8]) throws -> [AccessDescription] {
-        let node = try DER.parse(derEncoded)
-        try node.expect(.sequence, "authorityInfoAccess")
-        guard !node.children.isEmpty else {
-            throw X509Error.invalidCertificate(
-                "authorityInfoAccess holds no AccessDescription; it must hold at least one (RFC 5280 4.2.2.1)")
-        }
-        guard node.children.count <= GeneralName.maximumCount else {
-            throw X509Error.limitExceeded("authorityInfoAccess holds more than \(GeneralName.maximumCount) entries")
-        }
-        return try node.children.map { child in
-            try child.expect(.sequence, "an AccessDescription")
-            var reader = ASN1ChildReader(child, "an AccessDescription")
-            let method = try reader.next(.objectIdentifier, "accessMethod").objectIdentifierValue()
-            let location = try GeneralName(node: reader.next("accessLocation"))
-            try reader.finish()
-            return AccessDescription(method: method, location: location)
+        do {
+            let node = try DER.parse(derEncoded)
+            try node.expect(.sequence, "authorityInfoAccess")
+            guard !node.children.isEmpty else {
+                throw X509Error.invalidCertificate(
+                    "authorityInfoAccess holds no AccessDescription; it must hold at least one (RFC 5280 4.2.2.1)")
+            }
+            guard node.children.count <= GeneralName.maximumCount else {
+                throw X509Error.limitExceeded("authorityInfoAccess holds more than \(GeneralName.maximumCount) entries")
+            }
+            return try node.children.map { child in
+                try child.expect(.sequence, "an AccessDescription")
+                var reader = ASN1ChildReader(child, "an AccessDescription")
+                let method = try reader.next(.objectIdentifier, "accessMethod").objectIdentifierValue()
+                let location = try GeneralName(node: reader.next("accessLocation"))
+                try reader.finish()
+                return AccessDescription(method: method, location: location)
+            }
+        } catch let error as ASN1Error {
+            throw X509Error(error)
         }
     }
 

@@ -1,3 +1,5 @@
+public import RampartASN1
+
 extension Certificate {
     /// An `AlgorithmIdentifier` (RFC 5280 section 4.1.1.2):
     ///

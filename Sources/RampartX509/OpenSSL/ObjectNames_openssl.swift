@@ -1,3 +1,5 @@
+import RampartASN1
+
 #if canImport(COpenSSL)
 internal import COpenSSL
 import Synchronization

@@ -1,7 +1,7 @@
 /// An OBJECT IDENTIFIER, held as its DER content octets (X.690 8.19) and shown in dotted decimal.
 ///
-/// Well-known identifiers are static lets in nested enums, e.g. ``ASN1ObjectIdentifier/AppAttest/nonce`` or
-/// ``ASN1ObjectIdentifier/X509Extension/basicConstraints``. Two identifiers are equal when their encodings are.
+/// RampartX509 adds the well-known identifiers as static lets in nested enums (`ASN1ObjectIdentifier.AppAttest.nonce`,
+/// `ASN1ObjectIdentifier.X509Extension.basicConstraints`). Two identifiers are equal when their encodings are.
 public struct ASN1ObjectIdentifier: Hashable {
     /// The most content octets an identifier may have (DoS bound: the dotted form is computed digit by digit).
     public static let maximumEncodedByteCount = 128
@@ -12,9 +12,9 @@ public struct ASN1ObjectIdentifier: Hashable {
     /// Creates an identifier from validated content octets (X.690 8.19.2).
     ///
     /// - Parameter content: The content octets.
-    /// - Throws: ``X509Error`` with code `invalidDER` for empty, truncated or padded subidentifiers, or
+    /// - Throws: ``ASN1Error`` with code `invalidDER` for empty, truncated or padded subidentifiers, or
     ///   `limitExceeded` beyond ``maximumEncodedByteCount``.
-    init(validatingContent content: ArraySlice<UInt8>) throws {
+    package init(validatingContent content: ArraySlice<UInt8>) throws {
         try Self.validate(content)
         self.derContent = Array(content)
     }
@@ -22,18 +22,18 @@ public struct ASN1ObjectIdentifier: Hashable {
     /// Checks content octets against X.690 8.19.2 without copying them.
     static func validate(_ content: ArraySlice<UInt8>) throws {
         guard let last = content.last else {
-            throw X509Error.invalidDER("an OBJECT IDENTIFIER has no content octets (X.690 8.19)")
+            throw ASN1Error.invalidDER("an OBJECT IDENTIFIER has no content octets (X.690 8.19)")
         }
         guard content.count <= Self.maximumEncodedByteCount else {
-            throw X509Error.limitExceeded("an OBJECT IDENTIFIER is longer than \(Self.maximumEncodedByteCount) bytes")
+            throw ASN1Error.limitExceeded("an OBJECT IDENTIFIER is longer than \(Self.maximumEncodedByteCount) bytes")
         }
         guard last & 0x80 == 0 else {
-            throw X509Error.invalidDER("an OBJECT IDENTIFIER ends inside a subidentifier (X.690 8.19.2)")
+            throw ASN1Error.invalidDER("an OBJECT IDENTIFIER ends inside a subidentifier (X.690 8.19.2)")
         }
         var startsSubidentifier = true
         for octet in content {
             if startsSubidentifier, octet == 0x80 {
-                throw X509Error.invalidDER(
+                throw ASN1Error.invalidDER(
                     "an OBJECT IDENTIFIER subidentifier has a leading 0x80 octet (X.690 8.19.2)")
             }
             startsSubidentifier = octet & 0x80 == 0
@@ -43,7 +43,7 @@ public struct ASN1ObjectIdentifier: Hashable {
     /// Parses a dotted-decimal identifier such as `1.2.840.113635.100.8.2`.
     ///
     /// - Parameter dotted: At least two arcs; the first is 0, 1 or 2, and the second below 40 unless the first is 2.
-    /// - Throws: ``X509Error`` with code `invalidDER` when the text is not a valid identifier.
+    /// - Throws: ``ASN1Error`` with code `invalidDER` when the text is not a valid identifier.
     public init(_ dotted: String) throws {
         let parts = dotted.split(separator: ".", omittingEmptySubsequences: false)
         var arcs: [UInt64] = []
@@ -51,14 +51,14 @@ public struct ASN1ObjectIdentifier: Hashable {
             guard !part.isEmpty, part.allSatisfy(\.isASCII), let arc = UInt64(part),
                 part.count == 1 || part.first != "0"
             else {
-                throw X509Error.invalidDER("'\(dotted)' is not a dotted-decimal OBJECT IDENTIFIER")
+                throw ASN1Error.invalidDER("'\(dotted)' is not a dotted-decimal OBJECT IDENTIFIER")
             }
             arcs.append(arc)
         }
         guard arcs.count >= 2, arcs[0] <= 2, arcs[0] == 2 || arcs[1] < 40,
             arcs[1] <= UInt64.max - 80
         else {
-            throw X509Error.invalidDER("'\(dotted)' does not start with a valid pair of arcs (X.660)")
+            throw ASN1Error.invalidDER("'\(dotted)' does not start with a valid pair of arcs (X.660)")
         }
         var content: [UInt8] = []
         for arc in [arcs[0] * 40 + arcs[1]] + arcs.dropFirst(2) {

@@ -1,3 +1,5 @@
+public import RampartASN1
+
 extension ASN1ObjectIdentifier {
     /// Apple App Attest (Apple's App Attest documentation, "Validating apps that connect to your server").
     public enum AppAttest {

@@ -1,13 +1,29 @@
 import Foundation
-import RampartX509
-import TestSupport
+import RampartASN1
 import Testing
+
+/// Bytes from hex digits, or nil for an odd count or a non-hex digit (this leaf's tests link nothing else).
+func hexBytes(_ hex: String) -> [UInt8]? {
+    let digits = Array(hex.utf8)
+    guard digits.count.isMultiple(of: 2) else { return nil }
+    var bytes: [UInt8] = []
+    for index in stride(from: 0, to: digits.count, by: 2) {
+        guard let byte = UInt8(String(decoding: digits[index...index + 1], as: UTF8.self), radix: 16) else {
+            return nil
+        }
+        bytes.append(byte)
+    }
+    return bytes
+}
+
+/// The App Attest nonce extension's identifier, which RampartX509 names `ASN1ObjectIdentifier.AppAttest.nonce`.
+let appAttestNonce: ASN1ObjectIdentifier = "1.2.840.113635.100.8.2"
 
 /// One malformed encoding and the error it must raise.
 struct DERRejection: CustomTestStringConvertible, Sendable {
     let name: String
     let hex: String
-    let code: X509Error.Code
+    let code: ASN1Error.Code
     let reason: String
     var testDescription: String { name }
 }
@@ -50,8 +66,8 @@ struct DERTests {
 
     @Test("every malformed encoding is refused with its code", arguments: rejections)
     func rejection(_ rejection: DERRejection) throws {
-        let bytes = try #require(Hex.decode(rejection.hex))
-        let error = try #require(throws: X509Error.self) { try DER.parse(bytes) }
+        let bytes = try #require(hexBytes(rejection.hex))
+        let error = try #require(throws: ASN1Error.self) { try DER.parse(bytes) }
         #expect(error.code == rejection.code)
         #expect(error.reason.contains(rejection.reason), "\(error.reason)")
     }
@@ -68,13 +84,13 @@ struct DERTests {
             return bytes
         }
         _ = try DER.parse(nested(DER.maximumDepth))
-        #expect(throws: X509Error.limitExceeded("")) { try DER.parse(nested(DER.maximumDepth + 1)) }
+        #expect(throws: ASN1Error.limitExceeded("")) { try DER.parse(nested(DER.maximumDepth + 1)) }
     }
 
     @Test("input larger than DER.maximumInputByteCount is limitExceeded before parsing")
     func sizeLimit() {
         let bytes = [UInt8](repeating: 0, count: DER.maximumInputByteCount + 1)
-        #expect(throws: X509Error.limitExceeded("")) { try DER.parse(bytes) }
+        #expect(throws: ASN1Error.limitExceeded("")) { try DER.parse(bytes) }
     }
 
     @Test("OIDs longer than maximumEncodedByteCount are limitExceeded")
@@ -83,7 +99,7 @@ struct DERTests {
         content.append(0x01)
         var writer = DERWriter()
         writer.appendTLV(.objectIdentifier, content: content)
-        #expect(throws: X509Error.limitExceeded("")) { try DER.parse(writer.bytes) }
+        #expect(throws: ASN1Error.limitExceeded("")) { try DER.parse(writer.bytes) }
     }
 
     @Test("the writer's output parses back, and re-serialising the tree gives the same bytes")
@@ -99,7 +115,7 @@ struct DERTests {
             sequence.appendOctetString([UInt8](repeating: 7, count: 300))
             sequence.appendBitString([0xFF], unusedBitCount: 3)
             sequence.appendBitString([])
-            sequence.appendObjectIdentifier(.AppAttest.nonce)
+            sequence.appendObjectIdentifier(appAttestNonce)
             sequence.appendUTF8String("Zürich")
             sequence.appendPrintableString("GB")
             sequence.appendIA5String("a@b.c")
@@ -128,7 +144,7 @@ struct DERTests {
         #expect(try children[16].octetStringValue().count == 300)
         let bits = try children[17].bitStringValue()
         #expect(bits.bytes == [0xF8] && bits.unusedBitCount == 3)
-        #expect(try children[19].objectIdentifierValue() == .AppAttest.nonce)
+        #expect(try children[19].objectIdentifierValue() == appAttestNonce)
         #expect(children[22].identifier == .ia5String)
         #expect(try ASN1Time.date(from: children[23]) == Date(timeIntervalSince1970: 0))
         #expect(children[23].contentBytes == Array("700101000000Z".utf8))
@@ -143,21 +159,21 @@ struct DERTests {
     @Test("appendRawTLV refuses bytes that are not exactly one DER element")
     func rawTLVChecked() {
         var writer = DERWriter()
-        #expect(throws: X509Error.invalidDER("")) { try writer.appendRawTLV([0x05, 0x00, 0x05, 0x00]) }
+        #expect(throws: ASN1Error.invalidDER("")) { try writer.appendRawTLV([0x05, 0x00, 0x05, 0x00]) }
         #expect(writer.bytes.isEmpty)
     }
 
     @Test("typed accessors refuse the wrong tag")
     func accessorTags() throws {
         let null = try DER.parse([0x05, 0x00])
-        #expect(throws: X509Error.invalidDER("")) { try null.integerValue() }
-        #expect(throws: X509Error.invalidDER("")) { try null.booleanValue() }
-        #expect(throws: X509Error.invalidDER("")) { try null.octetStringValue() }
-        #expect(throws: X509Error.invalidDER("")) { try null.bitStringValue() }
-        #expect(throws: X509Error.invalidDER("")) { try null.objectIdentifierValue() }
-        #expect(throws: X509Error.invalidDER("")) { try null.integerBytes() }
+        #expect(throws: ASN1Error.invalidDER("")) { try null.integerValue() }
+        #expect(throws: ASN1Error.invalidDER("")) { try null.booleanValue() }
+        #expect(throws: ASN1Error.invalidDER("")) { try null.octetStringValue() }
+        #expect(throws: ASN1Error.invalidDER("")) { try null.bitStringValue() }
+        #expect(throws: ASN1Error.invalidDER("")) { try null.objectIdentifierValue() }
+        #expect(throws: ASN1Error.invalidDER("")) { try null.integerBytes() }
         let big = try DER.parse([0x02, 0x09, 0x01, 0, 0, 0, 0, 0, 0, 0, 0])
-        #expect(throws: X509Error.limitExceeded("")) { try big.integerValue() }
+        #expect(throws: ASN1Error.limitExceeded("")) { try big.integerValue() }
     }
 
     @Test(
@@ -175,14 +191,14 @@ struct DERTests {
             #expect(try DER.parse(writer.bytes).objectIdentifierValue() == identifier)
         } else {
             // Arcs beyond 64 bits cannot be written from text here, but decode exactly.
-            #expect(throws: X509Error.invalidDER("")) { try ASN1ObjectIdentifier(dotted) }
+            #expect(throws: ASN1Error.invalidDER("")) { try ASN1ObjectIdentifier(dotted) }
         }
     }
 
     @Test("a UUID OID (2.25, 128-bit arc) decodes to exact decimal")
     func bigArc() throws {
         // 2.25.329800735698586629295641978511506172918 as DER content.
-        let content = try #require(Hex.decode("6983f09da7ebcfdee0c7a1a7b2c0948cc8f9d776"))
+        let content = try #require(hexBytes("6983f09da7ebcfdee0c7a1a7b2c0948cc8f9d776"))
         var writer = DERWriter()
         writer.appendTLV(.objectIdentifier, content: content)
         let identifier = try DER.parse(writer.bytes).objectIdentifierValue()
@@ -196,7 +212,7 @@ struct DERTests {
             "2.18446744073709551615",
         ])
     func badDotted(dotted: String) {
-        #expect(throws: X509Error.invalidDER("")) { try ASN1ObjectIdentifier(dotted) }
+        #expect(throws: ASN1Error.invalidDER("")) { try ASN1ObjectIdentifier(dotted) }
     }
 
     struct TimeCase: CustomTestStringConvertible, Sendable {
@@ -237,14 +253,66 @@ struct DERTests {
         if let unix = time.unix {
             #expect(try ASN1Time.date(from: node) == Date(timeIntervalSince1970: TimeInterval(unix)))
         } else {
-            #expect(throws: X509Error.invalidDER("")) { try ASN1Time.date(from: node) }
+            #expect(throws: ASN1Error.invalidDER("")) { try ASN1Time.date(from: node) }
         }
     }
 
     @Test("appendTime refuses dates outside years 1 to 9999")
     func timeRange() {
         var writer = DERWriter()
-        #expect(throws: X509Error.invalidDER("")) { try writer.appendTime(Date(timeIntervalSince1970: 1e12)) }
-        #expect(throws: X509Error.invalidDER("")) { try writer.appendGeneralizedTime(.distantPast) }
+        #expect(throws: ASN1Error.invalidDER("")) { try writer.appendTime(Date(timeIntervalSince1970: 1e12)) }
+        #expect(throws: ASN1Error.invalidDER("")) { try writer.appendGeneralizedTime(.distantPast) }
+    }
+
+    /// The rules keys add to the certificate setting (StrictDER's, which RampartCrypto used before this reader), and
+    /// the rules certificates' reader had that keys now get too.
+    static let keyRejections: [DERRejection] = [
+        DERRejection(name: "high tag number", hex: "9f1f0100", code: .invalidDER, reason: "high-tag-number identifier"),
+        DERRejection(
+            name: "high tag, low number", hex: "1f0500", code: .invalidDER, reason: "high-tag-number identifier"),
+        DERRejection(name: "constructed EXTERNAL", hex: "2800", code: .invalidDER, reason: "only SEQUENCE and SET"),
+        DERRejection(name: "constructed EMBEDDED PDV", hex: "2b00", code: .invalidDER, reason: "only SEQUENCE and SET"),
+        DERRejection(name: "constructed CHARACTER STRING", hex: "3d00", code: .invalidDER, reason: "only SEQUENCE"),
+        DERRejection(name: "constructed BIT STRING", hex: "2300", code: .invalidDER, reason: "constructed form"),
+        DERRejection(name: "end-of-contents", hex: "0000", code: .invalidDER, reason: "end-of-contents"),
+        DERRejection(name: "primitive SEQUENCE", hex: "1000", code: .invalidDER, reason: "primitive form"),
+        DERRejection(name: "primitive SET", hex: "1100", code: .invalidDER, reason: "primitive form"),
+        DERRejection(name: "ENUMERATED leading zero", hex: "0a020001", code: .invalidDER, reason: "minimum number"),
+        DERRejection(name: "indefinite length", hex: "30800000", code: .invalidDER, reason: "indefinite"),
+        DERRejection(name: "trailing bytes", hex: "050000", code: .invalidDER, reason: "1 trailing bytes"),
+    ]
+
+    @Test(
+        "DER.Limits.key refuses what keys never use, and every rule of the certificate setting",
+        arguments: keyRejections)
+    func keyRejection(_ rejection: DERRejection) throws {
+        let bytes = try #require(hexBytes(rejection.hex))
+        let error = try #require(throws: ASN1Error.self) { try DER.parse(bytes, limits: .key) }
+        #expect(error.code == rejection.code)
+        #expect(error.reason.contains(rejection.reason), "\(error.reason)")
+    }
+
+    @Test("the certificate setting accepts high tag numbers and constructed EXTERNAL, which keys refuse")
+    func certificateProfile() throws {
+        _ = try DER.parse(#require(hexBytes("9f1f0100")))
+        _ = try DER.parse(#require(hexBytes("2800")))
+        #expect(DER.Limits.certificate.maximumDepth == DER.maximumDepth)
+        #expect(DER.Limits.certificate.maximumInputByteCount == DER.maximumInputByteCount)
+    }
+
+    @Test("DER.Limits.key: 16 levels parse and 17 are limitExceeded; inputs above 1 MiB are limitExceeded")
+    func keyLimits() throws {
+        func nested(_ depth: Int) -> [UInt8] {
+            (1..<depth).reduce([0x05, 0x00]) { inner, _ in
+                var writer = DERWriter()
+                writer.appendTLV(.sequence, content: inner)
+                return writer.bytes
+            }
+        }
+        #expect(DER.Limits.key.maximumDepth == 16)
+        _ = try DER.parse(nested(16), limits: .key)
+        #expect(throws: ASN1Error.limitExceeded("")) { try DER.parse(nested(17), limits: .key) }
+        let large = [UInt8](repeating: 0, count: DER.Limits.key.maximumInputByteCount + 1)
+        #expect(throws: ASN1Error.limitExceeded("")) { try DER.parse(large, limits: .key) }
     }
 }

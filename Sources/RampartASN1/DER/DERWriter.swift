@@ -9,7 +9,7 @@ public import Foundation
 /// var writer = DERWriter()
 /// writer.appendSequence { sequence in
 ///     sequence.appendInteger(2)
-///     sequence.appendObjectIdentifier(.X509Extension.basicConstraints)
+///     sequence.appendObjectIdentifier("2.5.29.19")
 /// }
 /// let der = writer.bytes
 /// ```
@@ -92,7 +92,7 @@ public struct DERWriter {
     /// Appends an element that is already DER, after checking that it is exactly one strict DER element.
     ///
     /// - Parameter encoded: The element.
-    /// - Throws: ``X509Error`` (`invalidDER`, `limitExceeded`) when `encoded` is not one strict DER element.
+    /// - Throws: ``ASN1Error`` (`invalidDER`, `limitExceeded`) when `encoded` is not one strict DER element.
     public mutating func appendRawTLV(_ encoded: [UInt8]) throws {
         _ = try DER.parse(encoded)
         bytes += encoded
@@ -187,10 +187,10 @@ public struct DERWriter {
     /// always in UTC with seconds and without fractions (the fraction of `date` is dropped).
     ///
     /// - Parameter date: The instant.
-    /// - Throws: ``X509Error`` with code `invalidDER` for dates outside years 1–9999.
+    /// - Throws: ``ASN1Error`` with code `invalidDER` for dates outside years 1–9999.
     public mutating func appendTime(_ date: Date) throws {
         guard let (identifier, content) = ASN1Time.encode(date) else {
-            throw X509Error.invalidDER("a certificate time must fall in the years 1 to 9999")
+            throw ASN1Error.invalidDER("a certificate time must fall in the years 1 to 9999")
         }
         appendTLV(identifier, content: content)
     }
@@ -198,10 +198,10 @@ public struct DERWriter {
     /// Appends a GeneralizedTime `YYYYMMDDHHMMSSZ`.
     ///
     /// - Parameter date: The instant (the fraction is dropped).
-    /// - Throws: ``X509Error`` with code `invalidDER` for dates outside years 1–9999.
+    /// - Throws: ``ASN1Error`` with code `invalidDER` for dates outside years 1–9999.
     public mutating func appendGeneralizedTime(_ date: Date) throws {
         guard let (identifier, content) = ASN1Time.encode(date, forceGeneralized: true) else {
-            throw X509Error.invalidDER("a GeneralizedTime must fall in the years 1 to 9999")
+            throw ASN1Error.invalidDER("a GeneralizedTime must fall in the years 1 to 9999")
         }
         appendTLV(identifier, content: content)
     }

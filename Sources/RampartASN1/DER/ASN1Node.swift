@@ -52,17 +52,17 @@ public struct ASN1Node: Hashable {
     /// - Parameters:
     ///   - expected: The identifier the grammar requires here.
     ///   - what: What the element is, for the message (e.g. `the TBSCertificate`).
-    /// - Throws: ``X509Error`` with code `invalidDER`.
+    /// - Throws: ``ASN1Error`` with code `invalidDER`.
     public func expect(_ expected: ASN1Identifier, _ what: @autoclosure () -> String) throws {
         guard identifier == expected else {
-            throw X509Error.invalidDER("\(what()) should be a \(expected) but is a \(identifier)")
+            throw ASN1Error.invalidDER("\(what()) should be a \(expected) but is a \(identifier)")
         }
     }
 
     /// The content octets of an INTEGER, in two's complement, big-endian, minimal (checked when parsed).
     ///
     /// - Returns: The content octets.
-    /// - Throws: ``X509Error`` with code `invalidDER` when this is not an INTEGER.
+    /// - Throws: ``ASN1Error`` with code `invalidDER` when this is not an INTEGER.
     public func integerBytes() throws -> [UInt8] {
         try expect(.integer, "the value")
         return contentBytes
@@ -71,12 +71,12 @@ public struct ASN1Node: Hashable {
     /// The value of an INTEGER that fits in an `Int`.
     ///
     /// - Returns: The value.
-    /// - Throws: ``X509Error`` with code `invalidDER` when this is not an INTEGER, or `limitExceeded` when the value
+    /// - Throws: ``ASN1Error`` with code `invalidDER` when this is not an INTEGER, or `limitExceeded` when the value
     ///   does not fit in 64 bits.
     public func integerValue() throws -> Int {
         try expect(.integer, "the value")
         guard contentSlice.count <= 8, let first = contentSlice.first else {
-            throw X509Error.limitExceeded("an INTEGER is too large for this field")
+            throw ASN1Error.limitExceeded("an INTEGER is too large for this field")
         }
         var value = Int(Int8(bitPattern: first))
         for byte in contentSlice.dropFirst() {
@@ -88,7 +88,7 @@ public struct ASN1Node: Hashable {
     /// The value of a BOOLEAN.
     ///
     /// - Returns: The value.
-    /// - Throws: ``X509Error`` with code `invalidDER` when this is not a BOOLEAN.
+    /// - Throws: ``ASN1Error`` with code `invalidDER` when this is not a BOOLEAN.
     public func booleanValue() throws -> Bool {
         try expect(.boolean, "the value")
         return contentSlice.first == 0xFF
@@ -97,7 +97,7 @@ public struct ASN1Node: Hashable {
     /// The value of an OBJECT IDENTIFIER.
     ///
     /// - Returns: The identifier.
-    /// - Throws: ``X509Error`` with code `invalidDER` when this is not an OBJECT IDENTIFIER.
+    /// - Throws: ``ASN1Error`` with code `invalidDER` when this is not an OBJECT IDENTIFIER.
     public func objectIdentifierValue() throws -> ASN1ObjectIdentifier {
         try expect(.objectIdentifier, "the value")
         return try ASN1ObjectIdentifier(validatingContent: contentSlice)
@@ -106,7 +106,7 @@ public struct ASN1Node: Hashable {
     /// The contents of an OCTET STRING.
     ///
     /// - Returns: The octets.
-    /// - Throws: ``X509Error`` with code `invalidDER` when this is not an OCTET STRING.
+    /// - Throws: ``ASN1Error`` with code `invalidDER` when this is not an OCTET STRING.
     public func octetStringValue() throws -> [UInt8] {
         try expect(.octetString, "the value")
         return contentBytes
@@ -115,7 +115,7 @@ public struct ASN1Node: Hashable {
     /// The bits of a BIT STRING as octets, and how many trailing bits of the last octet are unused.
     ///
     /// - Returns: The octets (without the leading unused-bits octet) and the unused bit count, 0–7.
-    /// - Throws: ``X509Error`` with code `invalidDER` when this is not a BIT STRING.
+    /// - Throws: ``ASN1Error`` with code `invalidDER` when this is not a BIT STRING.
     public func bitStringValue() throws -> (bytes: [UInt8], unusedBitCount: Int) {
         try expect(.bitString, "the value")
         return (Array(contentSlice.dropFirst()), Int(contentSlice.first ?? 0))
@@ -124,44 +124,44 @@ public struct ASN1Node: Hashable {
 
 /// Reads the children of a constructed element in grammar order: required elements, then optional ones, then
 /// a check that nothing unexpected is left.
-struct ASN1ChildReader {
+package struct ASN1ChildReader {
     private let children: [ASN1Node]
     private var index = 0
     private let what: String
 
-    init(_ node: ASN1Node, _ what: String) {
+    package init(_ node: ASN1Node, _ what: String) {
         self.children = node.children
         self.what = what
     }
 
-    var isAtEnd: Bool { index >= children.count }
+    package var isAtEnd: Bool { index >= children.count }
 
     /// The next element, which the grammar requires.
-    mutating func next(_ element: String) throws -> ASN1Node {
-        guard index < children.count else { throw X509Error.invalidDER("\(what) ends before its \(element)") }
+    package mutating func next(_ element: String) throws -> ASN1Node {
+        guard index < children.count else { throw ASN1Error.invalidDER("\(what) ends before its \(element)") }
         let node = children[index]
         index += 1
         return node
     }
 
     /// The next element with identifier `identifier`, which the grammar requires.
-    mutating func next(_ identifier: ASN1Identifier, _ element: String) throws -> ASN1Node {
+    package mutating func next(_ identifier: ASN1Identifier, _ element: String) throws -> ASN1Node {
         let node = try next(element)
         try node.expect(identifier, "the \(element) of \(what)")
         return node
     }
 
     /// The next element if it has identifier `identifier` (an OPTIONAL or DEFAULT component), else nil.
-    mutating func optional(_ identifier: ASN1Identifier) -> ASN1Node? {
+    package mutating func optional(_ identifier: ASN1Identifier) -> ASN1Node? {
         guard index < children.count, children[index].identifier == identifier else { return nil }
         index += 1
         return children[index - 1]
     }
 
     /// Fails if any element is left.
-    func finish() throws {
+    package func finish() throws {
         guard index >= children.count else {
-            throw X509Error.invalidDER("\(what) has \(children.count - index) unexpected trailing elements")
+            throw ASN1Error.invalidDER("\(what) has \(children.count - index) unexpected trailing elements")
         }
     }
 }

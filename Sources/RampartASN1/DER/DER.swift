@@ -26,51 +26,102 @@
 /// - Important: The reader does not check that SET OF components are sorted (X.690 11.6); certificate names are read
 ///   in the order received, as OpenSSL does.
 public enum DER {
-    /// The deepest nesting the reader accepts (DoS bound: recursion depth). A certificate nests about 10 deep.
-    public static let maximumDepth = 50
-    /// The largest input the reader accepts, in bytes (DoS bound: memory). Certificates are a few kilobytes.
-    public static let maximumInputByteCount = 4 << 20
-    /// The most octets a long-form length may use. Four octets already exceed ``maximumInputByteCount``.
+    /// The DoS bounds and the few profile choices that differ between the inputs Rampart reads.
+    ///
+    /// Every rule listed on ``DER`` applies to both settings; ``key`` is stricter than ``certificate`` where keys
+    /// never need what certificates may carry.
+    public struct Limits: Hashable, Sendable {
+        /// The deepest nesting accepted (DoS bound: recursion depth).
+        public let maximumDepth: Int
+        /// The largest input accepted, in bytes (DoS bound: memory).
+        public let maximumInputByteCount: Int
+        /// Whether tag numbers above 30 (the high-tag-number form, X.690 8.1.2.4) are accepted. Certificates from
+        /// the field carry them (Android's Key Attestation extension has context tags such as `[701]`); keys never do.
+        public let allowsHighTagNumbers: Bool
+        /// Whether EXTERNAL, EMBEDDED PDV and CHARACTER STRING (universal 8, 11, 29, always constructed) are
+        /// accepted; with `false` the only constructed universal types are SEQUENCE and SET, which is all keys use.
+        public let allowsOtherConstructedUniversalTypes: Bool
+
+        /// Creates limits.
+        ///
+        /// - Parameters:
+        ///   - maximumDepth: The deepest nesting accepted.
+        ///   - maximumInputByteCount: The largest input accepted, in bytes.
+        ///   - allowsHighTagNumbers: Whether tag numbers above 30 are accepted.
+        ///   - allowsOtherConstructedUniversalTypes: Whether universal 8, 11 and 29 are accepted.
+        public init(
+            maximumDepth: Int, maximumInputByteCount: Int, allowsHighTagNumbers: Bool,
+            allowsOtherConstructedUniversalTypes: Bool
+        ) {
+            self.maximumDepth = maximumDepth
+            self.maximumInputByteCount = maximumInputByteCount
+            self.allowsHighTagNumbers = allowsHighTagNumbers
+            self.allowsOtherConstructedUniversalTypes = allowsOtherConstructedUniversalTypes
+        }
+
+        /// Certificates and what they carry: 50 levels (a certificate nests about 10 deep), 4 MiB (certificates are
+        /// a few kilobytes), high tag numbers and every constructed universal type accepted.
+        public static let certificate = Limits(
+            maximumDepth: 50, maximumInputByteCount: 4 << 20, allowsHighTagNumbers: true,
+            allowsOtherConstructedUniversalTypes: true)
+
+        /// Keys and signatures (SubjectPublicKeyInfo, PKCS#8, ECDSA-Sig-Value): 16 levels (SubjectPublicKeyInfo with
+        /// explicit EC parameters nests 5 deep), 1 MiB, low tag numbers only, only SEQUENCE and SET constructed.
+        public static let key = Limits(
+            maximumDepth: 16, maximumInputByteCount: 1 << 20, allowsHighTagNumbers: false,
+            allowsOtherConstructedUniversalTypes: false)
+    }
+
+    /// The deepest nesting ``Limits/certificate`` accepts.
+    public static var maximumDepth: Int { Limits.certificate.maximumDepth }
+    /// The largest input ``Limits/certificate`` accepts, in bytes.
+    public static var maximumInputByteCount: Int { Limits.certificate.maximumInputByteCount }
+    /// The most octets a long-form length may use. Four octets already exceed any input size limit.
     static let maximumLengthOctetCount = 4
     /// The most octets a high-tag-number identifier may use after the first (tag numbers fit in 32 bits).
     static let maximumTagOctetCount = 5
 
     /// Parses exactly one DER element that spans all of `bytes`.
     ///
-    /// - Parameter bytes: The encoding.
+    /// - Parameters:
+    ///   - bytes: The encoding.
+    ///   - limits: The bounds and profile; certificates' by default.
     /// - Returns: The element, with its nested elements parsed.
-    /// - Throws: ``X509Error`` with code `invalidDER` for anything that is not strict DER (including trailing bytes),
-    ///   or `limitExceeded` when the input is larger than ``maximumInputByteCount`` or nests deeper than
-    ///   ``maximumDepth``.
-    public static func parse(_ bytes: [UInt8]) throws -> ASN1Node {
-        try parse(bytes[...])
+    /// - Throws: ``ASN1Error`` with code `invalidDER` for anything that is not strict DER (including trailing bytes)
+    ///   or that `limits` refuses, or `limitExceeded` when the input is larger or nests deeper than `limits` allow.
+    public static func parse(_ bytes: [UInt8], limits: Limits = .certificate) throws -> ASN1Node {
+        try parse(bytes[...], limits: limits)
     }
 
     /// Parses exactly one DER element that spans all of `bytes`; the nodes share the slice's storage.
     ///
-    /// - Parameter bytes: The encoding.
+    /// - Parameters:
+    ///   - bytes: The encoding.
+    ///   - limits: The bounds and profile; certificates' by default.
     /// - Returns: The element, with its nested elements parsed.
-    /// - Throws: ``X509Error`` with code `invalidDER` or `limitExceeded`, as ``DER/parse(_:)-([UInt8])``.
-    public static func parse(_ bytes: ArraySlice<UInt8>) throws -> ASN1Node {
-        guard bytes.count <= maximumInputByteCount else {
-            throw X509Error.limitExceeded("the DER input is larger than \(maximumInputByteCount) bytes")
+    /// - Throws: ``ASN1Error`` with code `invalidDER` or `limitExceeded`, as ``DER/parse(_:limits:)-([UInt8],_)``.
+    public static func parse(_ bytes: ArraySlice<UInt8>, limits: Limits = .certificate) throws -> ASN1Node {
+        guard bytes.count <= limits.maximumInputByteCount else {
+            throw ASN1Error.limitExceeded("the DER input is larger than \(limits.maximumInputByteCount) bytes")
         }
-        var reader = DERReader(bytes)
+        var reader = DERReader(bytes, limits: limits)
         let node = try reader.readNode(depth: 1)
         guard reader.isAtEnd else {
-            throw X509Error.invalidDER("\(reader.remaining) trailing bytes after the DER element")
+            throw ASN1Error.invalidDER("\(reader.remaining) trailing bytes after the DER element")
         }
         return node
     }
 }
 
 /// Reads DER elements from a slice, one after another, never reading outside it.
-struct DERReader {
+package struct DERReader {
     private let bytes: ArraySlice<UInt8>
+    private let limits: DER.Limits
     private var position: Int
 
-    init(_ bytes: ArraySlice<UInt8>) {
+    init(_ bytes: ArraySlice<UInt8>, limits: DER.Limits) {
         self.bytes = bytes
+        self.limits = limits
         self.position = bytes.startIndex
     }
 
@@ -78,28 +129,28 @@ struct DERReader {
     var remaining: Int { bytes.endIndex - position }
 
     private mutating func readByte(_ what: String) throws -> UInt8 {
-        guard position < bytes.endIndex else { throw X509Error.invalidDER("the input ends inside \(what)") }
+        guard position < bytes.endIndex else { throw ASN1Error.invalidDER("the input ends inside \(what)") }
         let byte = bytes[position]
         position += 1
         return byte
     }
 
     mutating func readNode(depth: Int) throws -> ASN1Node {
-        guard depth <= DER.maximumDepth else {
-            throw X509Error.limitExceeded("DER elements nest deeper than \(DER.maximumDepth) levels")
+        guard depth <= limits.maximumDepth else {
+            throw ASN1Error.limitExceeded("DER elements nest deeper than \(limits.maximumDepth) levels")
         }
         let start = position
         let identifier = try readIdentifier()
         let length = try readLength()
         guard length <= remaining else {
-            throw X509Error.invalidDER("a \(identifier) claims \(length) content bytes but only \(remaining) remain")
+            throw ASN1Error.invalidDER("a \(identifier) claims \(length) content bytes but only \(remaining) remain")
         }
         let content = bytes[position..<(position + length)]
         position += length
         let encoded = bytes[start..<position]
-        try Self.checkForm(identifier)
+        try checkForm(identifier)
         if identifier.isConstructed {
-            var inner = DERReader(content)
+            var inner = DERReader(content, limits: limits)
             var children: [ASN1Node] = []
             while !inner.isAtEnd {
                 children.append(try inner.readNode(depth: depth + 1))
@@ -118,6 +169,9 @@ struct DERReader {
         let isConstructed = first & 0x20 != 0
         var number = UInt32(first & 0x1F)
         if number == 0x1F {
+            guard limits.allowsHighTagNumbers else {
+                throw ASN1Error.invalidDER("a high-tag-number identifier (X.690 8.1.2.4), which keys never use")
+            }
             // 8.1.2.4: high-tag-number form, base 128, bit 8 set on every octet but the last.
             number = 0
             var octetCount = 0
@@ -125,20 +179,20 @@ struct DERReader {
                 let octet = try readByte("a high tag number")
                 octetCount += 1
                 if octetCount == 1, octet == 0x80 {
-                    throw X509Error.invalidDER("a high tag number is padded with a leading 0x80 (X.690 8.1.2.4.2 c)")
+                    throw ASN1Error.invalidDER("a high tag number is padded with a leading 0x80 (X.690 8.1.2.4.2 c)")
                 }
                 guard octetCount <= DER.maximumTagOctetCount, number <= UInt32.max >> 7 else {
-                    throw X509Error.invalidDER("a tag number does not fit in 32 bits")
+                    throw ASN1Error.invalidDER("a tag number does not fit in 32 bits")
                 }
                 number = number << 7 | UInt32(octet & 0x7F)
                 if octet & 0x80 == 0 { break }
             }
             guard number > 30 else {
-                throw X509Error.invalidDER("tag number \(number) uses the high-tag-number form (X.690 8.1.2.2)")
+                throw ASN1Error.invalidDER("tag number \(number) uses the high-tag-number form (X.690 8.1.2.2)")
             }
         }
         if tagClass == .universal, number == 0 {
-            throw X509Error.invalidDER("end-of-contents octets appear, but DER has no indefinite lengths (X.690 10.1)")
+            throw ASN1Error.invalidDER("end-of-contents octets appear, but DER has no indefinite lengths (X.690 10.1)")
         }
         return ASN1Identifier(tagClass: tagClass, tagNumber: number, isConstructed: isConstructed)
     }
@@ -148,28 +202,28 @@ struct DERReader {
         let first = try readByte("a length")
         if first < 0x80 { return Int(first) }
         if first == 0x80 {
-            throw X509Error.invalidDER("indefinite length form; DER requires definite lengths (X.690 10.1)")
+            throw ASN1Error.invalidDER("indefinite length form; DER requires definite lengths (X.690 10.1)")
         }
-        if first == 0xFF { throw X509Error.invalidDER("the reserved length octet 0xFF (X.690 8.1.3.5 c)") }
+        if first == 0xFF { throw ASN1Error.invalidDER("the reserved length octet 0xFF (X.690 8.1.3.5 c)") }
         let octetCount = Int(first & 0x7F)
         guard octetCount <= DER.maximumLengthOctetCount else {
-            throw X509Error.invalidDER("a length of \(octetCount) octets exceeds any input Rampart accepts")
+            throw ASN1Error.invalidDER("a length of \(octetCount) octets exceeds any input Rampart accepts")
         }
         var length = 0
         for index in 0..<octetCount {
             let octet = try readByte("a length")
             if index == 0, octet == 0 {
-                throw X509Error.invalidDER("a long-form length has a leading zero octet (X.690 10.1)")
+                throw ASN1Error.invalidDER("a long-form length has a leading zero octet (X.690 10.1)")
             }
             length = length << 8 | Int(octet)
         }
         guard length >= 0x80 else {
-            throw X509Error.invalidDER("the long form encodes length \(length), which fits the short form (X.690 10.1)")
+            throw ASN1Error.invalidDER("the long form encodes length \(length), which fits the short form (X.690 10.1)")
         }
         return length
     }
 
-    private static func checkForm(_ identifier: ASN1Identifier) throws {
+    private func checkForm(_ identifier: ASN1Identifier) throws {
         guard identifier.tagClass == .universal else { return }
         // EXTERNAL (8), EMBEDDED PDV (11), SEQUENCE (16), SET (17) and CHARACTER STRING (29) are always constructed.
         let mustBeConstructed: Bool =
@@ -178,10 +232,16 @@ struct DERReader {
             default: false
             }
         if mustBeConstructed, !identifier.isConstructed {
-            throw X509Error.invalidDER("a \(identifier) uses the primitive form (X.690 8.9.1, 8.11.1)")
+            throw ASN1Error.invalidDER("a \(identifier) uses the primitive form (X.690 8.9.1, 8.11.1)")
+        }
+        if mustBeConstructed, !limits.allowsOtherConstructedUniversalTypes, identifier.tagNumber != 16,
+            identifier.tagNumber != 17
+        {
+            throw ASN1Error.invalidDER(
+                "universal type \(identifier.tagNumber) is constructed; here only SEQUENCE and SET may be (X.690 10.2)")
         }
         if !mustBeConstructed, identifier.isConstructed {
-            throw X509Error.invalidDER(
+            throw ASN1Error.invalidDER(
                 "universal type \(identifier.tagNumber) uses the constructed form, which DER forbids (X.690 10.2)")
         }
     }
@@ -191,22 +251,22 @@ struct DERReader {
         switch identifier.tagNumber {
         case 1:
             guard content.count == 1, let value = content.first, value == 0 || value == 0xFF else {
-                throw X509Error.invalidDER("a BOOLEAN must be one octet, 0x00 or 0xFF (X.690 8.2.1, 11.1)")
+                throw ASN1Error.invalidDER("a BOOLEAN must be one octet, 0x00 or 0xFF (X.690 8.2.1, 11.1)")
             }
         case 2, 10:
             try checkMinimalInteger(content)
         case 3:
             guard let unused = content.first, unused <= 7 else {
-                throw X509Error.invalidDER("a BIT STRING needs an unused-bits octet of 0 to 7 (X.690 8.6.2.2)")
+                throw ASN1Error.invalidDER("a BIT STRING needs an unused-bits octet of 0 to 7 (X.690 8.6.2.2)")
             }
             if content.count == 1, unused != 0 {
-                throw X509Error.invalidDER("an empty BIT STRING declares unused bits (X.690 8.6.2.3)")
+                throw ASN1Error.invalidDER("an empty BIT STRING declares unused bits (X.690 8.6.2.3)")
             }
             if let last = content.last, content.count > 1, last & ((1 << unused) - 1) != 0 {
-                throw X509Error.invalidDER("the unused bits of a BIT STRING are not zero (X.690 11.2.1)")
+                throw ASN1Error.invalidDER("the unused bits of a BIT STRING are not zero (X.690 11.2.1)")
             }
         case 5:
-            guard content.isEmpty else { throw X509Error.invalidDER("NULL has contents (X.690 8.8.2)") }
+            guard content.isEmpty else { throw ASN1Error.invalidDER("NULL has contents (X.690 8.8.2)") }
         case 6:
             try ASN1ObjectIdentifier.validate(content)
         default:
@@ -216,14 +276,14 @@ struct DERReader {
 
     /// X.690 8.3.2: "the bits of the first octet and bit 8 of the second octet shall not all be ones; and shall not
     /// all be zero".
-    static func checkMinimalInteger(_ content: ArraySlice<UInt8>) throws {
+    package static func checkMinimalInteger(_ content: ArraySlice<UInt8>) throws {
         guard let first = content.first else {
-            throw X509Error.invalidDER("an INTEGER has no content octets (X.690 8.3.1)")
+            throw ASN1Error.invalidDER("an INTEGER has no content octets (X.690 8.3.1)")
         }
         guard content.count > 1 else { return }
         let second = content[content.startIndex + 1]
         if (first == 0 && second & 0x80 == 0) || (first == 0xFF && second & 0x80 != 0) {
-            throw X509Error.invalidDER("an INTEGER is not encoded in the minimum number of octets (X.690 8.3.2)")
+            throw ASN1Error.invalidDER("an INTEGER is not encoded in the minimum number of octets (X.690 8.3.2)")
         }
     }
 }

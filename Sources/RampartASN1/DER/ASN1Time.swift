@@ -13,17 +13,17 @@ public enum ASN1Time {
     ///
     /// - Parameter node: The element.
     /// - Returns: The instant.
-    /// - Throws: ``X509Error`` with code `invalidDER` when the element is neither type or breaks the profile above.
+    /// - Throws: ``ASN1Error`` with code `invalidDER` when the element is neither type or breaks the profile above.
     public static func date(from node: ASN1Node) throws -> Date {
         let text = Array(node.contentSlice)
         let yearDigits: Int
         switch node.identifier {
         case .utcTime: yearDigits = 2
         case .generalizedTime: yearDigits = 4
-        default: throw X509Error.invalidDER("a time should be a UTCTime or GeneralizedTime but is a \(node.identifier)")
+        default: throw ASN1Error.invalidDER("a time should be a UTCTime or GeneralizedTime but is a \(node.identifier)")
         }
         guard text.count == yearDigits + 11, text.last == UInt8(ascii: "Z") else {
-            throw X509Error.invalidDER(
+            throw ASN1Error.invalidDER(
                 "a \(node.identifier) must be \(yearDigits == 2 ? "YYMMDDHHMMSSZ" : "YYYYMMDDHHMMSSZ") (RFC 5280 4.1.2.5)"
             )
         }
@@ -34,7 +34,7 @@ public enum ASN1Time {
             for _ in 0..<width {
                 let digit = text[index]
                 guard digit >= UInt8(ascii: "0"), digit <= UInt8(ascii: "9") else {
-                    throw X509Error.invalidDER("a \(node.identifier) holds a non-digit (RFC 5280 4.1.2.5)")
+                    throw ASN1Error.invalidDER("a \(node.identifier) holds a non-digit (RFC 5280 4.1.2.5)")
                 }
                 value = value * 10 + Int(digit - UInt8(ascii: "0"))
                 index += 1
@@ -47,7 +47,7 @@ public enum ASN1Time {
             let date = Self.date(
                 year: year, month: fields[1], day: fields[2], hour: fields[3], minute: fields[4], second: fields[5])
         else {
-            throw X509Error.invalidDER("a \(node.identifier) names a day or time that does not exist")
+            throw ASN1Error.invalidDER("a \(node.identifier) names a day or time that does not exist")
         }
         return date
     }

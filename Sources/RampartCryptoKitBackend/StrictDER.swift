@@ -1,1 +1,0 @@
-../RampartCrypto/StrictDER.swift
