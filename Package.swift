@@ -442,7 +442,7 @@ let package = Package(
         ),
         .testTarget(
             name: "RampartJOSETests",
-            dependencies: ["RampartJOSE", "RampartCrypto"],
+            dependencies: ["RampartJOSE", "RampartCrypto", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -2,6 +2,7 @@ import Foundation
 import RampartAttestService
 import RampartCrypto
 import RampartRequestSigning
+import TestSupport
 import Testing
 
 /// The gateway endpoints (Envoy `/ext-authz/<target>`, Traefik/Caddy `/forward-auth`, nginx `/auth-request`), the

@@ -2,6 +2,7 @@ import Foundation
 import RampartAttestService
 import RampartCrypto
 import RampartJOSE
+import TestSupport
 import Testing
 
 /// ``AccessTokenIssuer``: issue and verify, every refusal by code, rotation with overlap, keys shared through the

@@ -3,6 +3,7 @@ import RampartAttestService
 import RampartCrypto
 import RampartJOSE
 import RampartSQLite
+import TestSupport
 import Testing
 
 /// The `rampart_token_keys` operations on both stores, and the table's migration (schema version 4) from version 2.

@@ -1,6 +1,7 @@
 import Foundation
 import RampartCrypto
 import RampartJOSE
+import TestSupport
 import Testing
 
 /// ``Base64URL``: the one accepted spelling of every byte string, and the size bound checked before any work.
@@ -10,7 +11,7 @@ struct Base64URLTests {
         for count in 0...64 {
             let bytes = count == 0 ? [] : SecureRandom.bytes(count: count) + [0xFB, 0xFF].prefix(count % 3)
             let encoded = Base64URL.encode(bytes)
-            #expect(encoded == JOSEFixtures.base64URL(bytes))
+            #expect(encoded == JOSETestKeys.base64URL(bytes))
             #expect(Base64URL.decode(encoded.utf8, maximumByteCount: 128) == bytes)
         }
     }

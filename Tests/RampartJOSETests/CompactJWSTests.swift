@@ -1,11 +1,12 @@
 import Foundation
 import RampartCrypto
 import RampartJOSE
+import TestSupport
 import Testing
 
 /// ``CompactJWS`` and ``JWTClaims``: which refusal each malformed token or failed claim check gets.
 struct CompactJWSTests {
-    typealias F = JOSEFixtures
+    typealias F = JOSETestKeys
 
     static let now = 1_800_000_000.0
 
@@ -18,7 +19,7 @@ struct CompactJWSTests {
 
     @Test("a well-formed ES256 token splits into header, claims, signing input and a signature that verifies")
     func accepted() throws {
-        let token = F.es256(header: ["alg": "ES256", "kid": "ec-1"], claims: Self.claims())
+        let token = F.token(header: ["alg": "ES256", "kid": "ec-1"], claims: Self.claims())
         let jws = try CompactJWS(token, algorithms: JSONWebAlgorithm.all, what: "the token")
         #expect(jws.algorithm == .es256)
         #expect(jws.keyID == "ec-1")
@@ -64,7 +65,7 @@ struct CompactJWSTests {
         func check(_ overrides: [String: any Sendable], removing: String? = nil) -> JOSEError? {
             var values = Self.claims(overrides)
             if let removing { values[removing] = nil }
-            let token = F.es256(header: ["alg": "ES256"], claims: values)
+            let token = F.token(header: ["alg": "ES256"], claims: values)
             #expect(throws: Never.self) { try CompactJWS(token, algorithms: [.es256], what: "t") }
             guard let jws = try? CompactJWS(token, algorithms: [.es256], what: "t") else { return nil }
             let claims = JWTClaims(claims: jws.claims, what: "t")

@@ -1,12 +1,13 @@
 import Foundation
 import RampartCrypto
 import RampartJOSE
+import TestSupport
 import Testing
 
 /// ``JSONWebKeySet``: RFC 7517 documents with RS256 and ES256 keys, the skip rules, every refusal and limit, and the
 /// round trip to JSON.
 struct JSONWebKeySetTests {
-    typealias F = JOSEFixtures
+    typealias F = JOSETestKeys
 
     @Test("an RSA and a P-256 key are read with kid, use and alg, and verify their own signatures")
     func readsBothTypes() throws {
