@@ -360,6 +360,44 @@ struct AndroidKeyTests: RouterCalls {
         #expect(sidecar.headers["Rampart-Platform"] == "android")
     }
 
+    @Test("an Android key registered by a service of another environment is refused (wrongEnvironment)")
+    func otherEnvironment() async throws {
+        let (key, keyID, registered) = try await registerAndroid()
+        #expect(field(registered, "environment") == .string("production"))
+        let development = AttestationService(
+            store: store, verifier: FakeVerifier(), configuration: .init(environment: "development"),
+            keyAttestation: try KeyAttestationVerifier(policy: Self.policy(), extraRoots: [keystore.rootCertificate]))
+        let routes = try RouteTable(
+            rules: [RouteRule(method: "*", path: "/api/*", policy: .requireAssertion)], defaultPolicy: .requireAssertion
+        )
+        let other = Unconfigured(
+            router: ServiceRouter(service: development, subjectSource: .header(subjectHeader), routes: routes))
+        let refused = await other.router.respond(
+            to: HTTPRequest(
+                method: "POST", path: "/ext-authz" + Self.target,
+                headers: try Self.androidHeaders(key, keyID: keyID, challenge: try await other.challenge("assertion")),
+                body: Self.body))
+        #expect(refused.status == 403)
+        #expect(errorCode(refused) == "wrongEnvironment")
+        #expect(refused.bodyText.contains("Android key was registered by a production service"))
+    }
+
+    @Test("a certificateChain that is not an array of 1...10 base64 strings is invalidField")
+    func chainShapes() async throws {
+        let certificate = "\"\(Data([0x30, 0x00]).base64EncodedString())\""
+        for chain in [
+            "\"one string\"", "[]", "[1]", "[" + Array(repeating: certificate, count: 11).joined(separator: ",") + "]",
+            "[\"not base64!\"]",
+        ] {
+            let response = await call(
+                "POST", "/v1/attestations",
+                #"{"platform":"android","certificateChain":\#(chain),"challenge":"\#(try await challenge("attestation"))"}"#,
+                headers: [subjectHeader: "alice"])
+            #expect(response.status == 400, "\(chain)")
+            #expect(["invalidField", "invalidBase64"].contains(errorCode(response)), "\(chain): \(response.bodyText)")
+        }
+    }
+
     @Test("the android configuration is read with the policy's keys, and an unknown key is refused")
     func configuration() throws {
         let json = #"""
@@ -377,6 +415,8 @@ struct AndroidKeyTests: RouterCalls {
             (#"{"android": {"packageName": ["x"]}}"#, "unknown configuration key 'android.packageName'"),
             (#"{"android": {"minimumSecurityLevel": "software"}}"#, "\"tee\" or \"strongbox\""),
             (#"{"android": {"minimumOSPatchLevel": 2024}}"#, "YYYYMM"),
+            (#"{"android": {"signingCertificateDigests": ["not base64!"]}}"#, "not standard base64"),
+            (#"{"android": {"extraRoots": ["a", "b", "c", "d", "e", "f", "g", "h", "i"]}}"#, "at most 8 PEM files"),
         ] {
             let error = #expect(throws: AttestServiceError.self) {
                 try JSONDecoder().decode(ServiceConfiguration.self, from: Data(bad.utf8))
@@ -388,6 +428,11 @@ struct AndroidKeyTests: RouterCalls {
         missingRoot.android = .init(policy: try Self.policy(), extraRoots: ["/nonexistent/root.pem"])
         let error = #expect(throws: AttestServiceError.self) { try missingRoot.makeKeyAttestationVerifier() }
         #expect(error?.reason.contains("android.extraRoots") == true)
+        var missingList = ServiceConfiguration()
+        missingList.android = .init(policy: try Self.policy(), revocations: "/nonexistent/status.json")
+        let listError = #expect(throws: AttestServiceError.self) { try missingList.makeKeyAttestationVerifier() }
+        #expect(listError?.code == .invalidConfiguration)
+        #expect(listError?.reason.contains("android.revocations") == true, "\(listError?.reason ?? "")")
     }
 }
 
