@@ -75,6 +75,22 @@ struct PublicKeyTests {
         #expect(throws: CryptoError.invalidKey("")) { try PublicKey(spkiDER: vector.bytes) }
     }
 
+    @Test("keys are read with RampartASN1's key setting of DER: its refusals are invalidKey naming the rule broken")
+    func keyDERSetting() throws {
+        let body = Array(KeyFixtures.p256SPKI.dropFirst(2))
+        let cases: [(bytes: [UInt8], rule: String)] = [
+            ([0x3F, 0x01, 0x59] + body, "high-tag-number identifier"),
+            ([0x30, 0x5B] + body + [0x00, 0x00], "end-of-contents"),
+            ([0x10, 0x59] + body, "primitive form"),
+            ((0..<17).reduce([0x05, 0x00]) { inner, _ in [0x30, UInt8(inner.count)] + inner }, "deeper than 16"),
+        ]
+        for (bytes, rule) in cases {
+            let error = try #require(throws: CryptoError.self) { try PublicKey(spkiDER: bytes) }
+            #expect(error.code == .invalidKey)
+            #expect(error.reason.hasPrefix("not strict DER: ") && error.reason.contains(rule), "\(error.reason)")
+        }
+    }
+
     @Test("PEM round-trips; anything but one PUBLIC KEY block is invalidEncoding")
     func pem() throws {
         let key = try PublicKey(spkiDER: KeyFixtures.rsaPSSSPKI)
