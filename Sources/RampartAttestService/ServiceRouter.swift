@@ -276,8 +276,9 @@ public final class ServiceRouter: HTTPResponder {
         return JSONBody.response(
             status: 200,
             KeyBody(
-                keyId: key.keyID, subject: key.subject, environment: key.environment, counter: key.counter,
-                registeredAt: key.registeredAt, lastUsedAt: key.lastUsedAt, riskScore: service.riskScore(of: key),
+                keyId: key.keyID, subject: key.subject, environment: key.environment,
+                platform: key.platform.rawValue, counter: key.counter, registeredAt: key.registeredAt,
+                lastUsedAt: key.lastUsedAt, riskScore: service.riskScore(of: key),
                 blocked: service.isBlocked(key)))
     }
 
@@ -335,6 +336,9 @@ public final class ServiceRouter: HTTPResponder {
         let keyId: String
         let subject: String
         let environment: String
+        /// `ios` or `android`: which attestation registered the key, and so which header signs its requests.
+        let platform: String
+        /// The last App Attest counter accepted; always 0 for an Android key, which has none.
         let counter: UInt32
         let registeredAt: Date
         let lastUsedAt: Date?

@@ -2,6 +2,7 @@ import Foundation
 import RampartAttestService
 import RampartAttestSimulation
 import RampartCrypto
+import RampartJOSE
 import RampartKeyAttestation
 import RampartRequestSigning
 import RampartX509
@@ -103,6 +104,12 @@ struct AndroidKeyTests: RouterCalls {
         let stored = try await service.key(id: Array(Data(base64Encoded: keyID) ?? Data()))
         #expect(stored?.platform == .android)
         #expect(stored?.publicKeyInfo == key.certificateChain[0].subjectPublicKeyInfoBytes)
+        let lookup = await ServiceRouter(service: service, listener: .admin).respond(
+            to: HTTPRequest(
+                method: "GET", path: "/v1/keys/" + Base64URL.encode(Array(Data(base64Encoded: keyID) ?? Data()))))
+        #expect(lookup.status == 200, "\(lookup.bodyText)")
+        #expect(field(lookup, "platform") == .string("android"), "the operator's key lookup names the platform")
+        #expect(field(lookup, "counter") == .number(0))
 
         let headers = try Self.androidHeaders(key, keyID: keyID, challenge: try await challenge("assertion"))
         let allowed = await envoy(headers)
